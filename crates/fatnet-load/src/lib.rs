@@ -1,0 +1,2 @@
+//! Channel loads and the load factor.
+#![deny(missing_docs)]

@@ -1,0 +1,2 @@
+//! Message sets and traffic patterns.
+#![deny(missing_docs)]

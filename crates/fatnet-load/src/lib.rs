@@ -1,2 +1,453 @@
-//! Channel loads and the load factor.
+//! Channel loads, the load factor λ(M), congestion and dilation.
+//!
+//! Leiserson (paper 004, §III) defines `load(M, c)` as the number of messages of `M` whose path
+//! uses channel `c`, and the load factor `λ(M) = max_c load(M, c) / cap(c)`: no schedule
+//! delivers `M` in fewer than `λ(M)` delivery cycles, and Greenberg–Leiserson's Lemma 1 shows
+//! that on a fat-tree no directed cut has a larger load factor than the worst channel.
+//! Greenberg–Oh (paper 003) call the largest number of paths through one link the
+//! *congestion* `c` and the longest path the *dilation* `d`.
+//!
+//! **Key design decision: λ is exact and taken over bundles.** A [`LoadFactor`] is the
+//! rational `load / capacity` of its worst bundle, compared by cross-multiplication, so
+//! `⌈λ⌉` and "λ > 1" are never off by a rounding error. It is taken over bundles of parallel
+//! channels (see `fatnet_topology`): on the binary fat-tree a bundle is a channel; on the
+//! butterfly fat-tree, folded Clos and k-ary n-trees it is the group of links joining two tree
+//! nodes, which makes λ independent of the choice among shortest paths. Congestion, by
+//! contrast, is per channel and depends on the paths chosen ([`PathSelection`]).
+//!
+//! On the binary fat-tree, [`fat_tree_loads`] computes every channel's load from one pass over
+//! the messages and one pass over the tree, `O(|M| + n)`, without walking any path: the up
+//! channel above node `v` carries the messages with source below `v` minus those whose lowest
+//! common ancestor is below `v` (inclusive), and symmetrically for the down channel.
+
 #![deny(missing_docs)]
+
+use std::cmp::Ordering;
+
+use fatnet_topology::{AnyTopology, BundleId, ChannelId, FatTree, Topology};
+use fatnet_traffic::MessageSet;
+use rand::{Rng, SeedableRng};
+use rand_pcg::Pcg64;
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+/// Why a load analysis could not be done.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[non_exhaustive]
+pub enum LoadError {
+    /// The message set addresses more processors than the topology has.
+    #[error("message set is on {messages} processors but the topology has {topology} processors")]
+    ProcessorMismatch {
+        /// Processors of the message set.
+        messages: u64,
+        /// Processors of the topology.
+        topology: u64,
+    },
+    /// A path set names a channel the topology does not have.
+    #[error("path {path} uses channel {channel}, but the topology has {channels} channels")]
+    ChannelOutOfRange {
+        /// Index of the path.
+        path: usize,
+        /// The channel id.
+        channel: u32,
+        /// Number of channels.
+        channels: u32,
+    },
+}
+
+/// Which shortest path each message takes, on topologies with several.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum PathSelection {
+    /// The topology's standard oblivious routing ([`Topology::standard_path_index`]): the
+    /// canonical path on the hypercube, d-mod-k on multi-path trees.
+    #[default]
+    Standard,
+    /// Always path index 0 (the leftmost up-links on trees).
+    First,
+    /// A uniformly random shortest path per message, from one `Pcg64` stream seeded with
+    /// `seed` and consumed in message order.
+    Random {
+        /// The seed.
+        seed: u64,
+    },
+}
+
+/// An exact load factor `load / capacity`, with the bundle that attains it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LoadFactor {
+    /// Messages through the bundle.
+    pub load: u64,
+    /// Capacity of the bundle (at least 1).
+    pub capacity: u64,
+    /// The bundle, or `None` for an empty message set.
+    pub bundle: Option<BundleId>,
+}
+
+impl LoadFactor {
+    /// The load factor of an empty message set: 0.
+    pub const ZERO: LoadFactor = LoadFactor {
+        load: 0,
+        capacity: 1,
+        bundle: None,
+    };
+
+    /// λ as a float (for display; compare [`LoadFactor`]s exactly with [`LoadFactor::cmp_value`]).
+    pub fn value(&self) -> f64 {
+        self.load as f64 / self.capacity as f64
+    }
+
+    /// `⌈λ⌉`, the lower bound on delivery cycles.
+    pub fn ceil(&self) -> u64 {
+        self.load.div_ceil(self.capacity)
+    }
+
+    /// Whether λ > 1, i.e. the set is not deliverable in one cycle.
+    pub fn exceeds_one(&self) -> bool {
+        self.load > self.capacity
+    }
+
+    /// Exact comparison of the two ratios (ignoring which bundle attains them).
+    pub fn cmp_value(&self, other: &LoadFactor) -> Ordering {
+        (u128::from(self.load) * u128::from(other.capacity))
+            .cmp(&(u128::from(other.load) * u128::from(self.capacity)))
+    }
+}
+
+/// Per-channel loads of a message set routed on a topology, with path statistics.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChannelLoads {
+    /// `load(M, c)` for every channel `c`, indexed by `ChannelId`.
+    pub per_channel: Vec<u64>,
+    /// Number of messages.
+    pub messages: u64,
+    /// Longest path, in channels.
+    pub dilation: u64,
+    /// Sum of all path lengths (equals the sum of the channel loads).
+    pub total_path_length: u64,
+}
+
+/// Loads of every channel on any topology, by walking each message's path.
+///
+/// `O(Σ path lengths)`. For the binary fat-tree prefer [`fat_tree_loads`] (same result,
+/// `O(|M| + n)`); [`analyze`] picks it automatically.
+///
+/// # Errors
+///
+/// [`LoadError::ProcessorMismatch`] when the message set has more processors than `topo`.
+pub fn channel_loads<T: Topology + ?Sized>(
+    topo: &T,
+    messages: &MessageSet,
+    selection: PathSelection,
+) -> Result<ChannelLoads, LoadError> {
+    check_processors(topo, messages)?;
+    let mut per_channel = vec![0u64; topo.num_channels() as usize];
+    let mut rng = match selection {
+        PathSelection::Random { seed } => Some(Pcg64::seed_from_u64(seed)),
+        _ => None,
+    };
+    let mut path = Vec::new();
+    let (mut dilation, mut total) = (0u64, 0u64);
+    for m in messages.messages() {
+        let index = match selection {
+            PathSelection::First => 0,
+            PathSelection::Standard => topo.standard_path_index(m.src, m.dst),
+            PathSelection::Random { .. } => {
+                let count = topo.path_count(m.src, m.dst);
+                let rng = rng.as_mut().expect("seeded above");
+                if count == 1 {
+                    0
+                } else {
+                    rng.random_range(0..count)
+                }
+            }
+        };
+        topo.path_into(m.src, m.dst, index, &mut path);
+        for c in &path {
+            per_channel[c.index()] += 1;
+        }
+        dilation = dilation.max(path.len() as u64);
+        total += path.len() as u64;
+    }
+    Ok(ChannelLoads {
+        per_channel,
+        messages: messages.len() as u64,
+        dilation,
+        total_path_length: total,
+    })
+}
+
+/// Loads of every channel of a binary fat-tree in `O(|M| + n)`: one pass over the messages,
+/// one pass over the tree.
+///
+/// For tree node `v`, let `S(v)`, `D(v)` and `I(v)` count the messages whose source, whose
+/// destination, and whose lowest common ancestor lie in the subtree of `v`. A message leaves
+/// the subtree through `up(v)` exactly when its source is inside and its LCA is not, so
+/// `load(up(v)) = S(v) − I(v)` and `load(down(v)) = D(v) − I(v)`. The message pass adds 1 at
+/// the source leaf, the destination leaf and the LCA; the tree pass sums subtrees bottom-up.
+///
+/// # Errors
+///
+/// [`LoadError::ProcessorMismatch`] when the message set has more processors than `tree`.
+pub fn fat_tree_loads(tree: &FatTree, messages: &MessageSet) -> Result<ChannelLoads, LoadError> {
+    check_processors(tree, messages)?;
+    let n = tree.n() as usize;
+    // Counts per heap node 1..2n; index 0 unused. u64 so that any multiset size is exact.
+    let mut src = vec![0u64; 2 * n];
+    let mut dst = vec![0u64; 2 * n];
+    let mut lca = vec![0u64; 2 * n];
+    let (mut dilation, mut total) = (0u32, 0u64);
+    for m in messages.messages() {
+        let h = 32 - (m.src ^ m.dst).leading_zeros();
+        let a = n + m.src as usize;
+        src[a] += 1;
+        dst[n + m.dst as usize] += 1;
+        lca[a >> h] += 1;
+        dilation = dilation.max(h);
+        total += u64::from(h);
+    }
+    for v in (1..n).rev() {
+        src[v] = src[2 * v] + src[2 * v + 1];
+        dst[v] = dst[2 * v] + dst[2 * v + 1];
+        lca[v] += lca[2 * v] + lca[2 * v + 1];
+    }
+    let mut per_channel = vec![0u64; 2 * (2 * n - 1)];
+    for v in 1..2 * n {
+        per_channel[2 * (v - 1)] = src[v] - lca[v];
+        per_channel[2 * (v - 1) + 1] = dst[v] - lca[v];
+    }
+    Ok(ChannelLoads {
+        per_channel,
+        messages: messages.len() as u64,
+        dilation: 2 * u64::from(dilation),
+        total_path_length: 2 * total,
+    })
+}
+
+/// Everything `fatnet load` reports about a message set on a topology.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LoadReport {
+    /// Per-channel loads and path statistics.
+    pub loads: ChannelLoads,
+    /// `load(M, b)` for every bundle `b`.
+    pub per_bundle: Vec<u64>,
+    /// λ(M) over bundles, with the bundle that attains it (the lowest id among ties).
+    pub load_factor: LoadFactor,
+    /// The largest number of messages on one channel.
+    pub congestion: u64,
+    /// The channel that carries `congestion` messages (the lowest id among ties).
+    pub congestion_channel: Option<ChannelId>,
+}
+
+impl LoadReport {
+    /// Aggregates channel loads into bundle loads, λ and congestion.
+    pub fn new<T: Topology + ?Sized>(topo: &T, loads: ChannelLoads) -> Self {
+        let mut per_bundle = vec![0u64; topo.num_bundles() as usize];
+        let mut congestion = 0;
+        let mut congestion_channel = None;
+        for (c, &l) in loads.per_channel.iter().enumerate() {
+            if l == 0 {
+                continue;
+            }
+            let ch = ChannelId(c as u32);
+            per_bundle[topo.channel(ch).bundle.index()] += l;
+            if l > congestion {
+                congestion = l;
+                congestion_channel = Some(ch);
+            }
+        }
+        let mut load_factor = LoadFactor::ZERO;
+        for (b, &l) in per_bundle.iter().enumerate() {
+            if l == 0 {
+                continue;
+            }
+            let cand = LoadFactor {
+                load: l,
+                capacity: topo.bundle_capacity(BundleId(b as u32)),
+                bundle: Some(BundleId(b as u32)),
+            };
+            if cand.cmp_value(&load_factor) == Ordering::Greater {
+                load_factor = cand;
+            }
+        }
+        Self {
+            loads,
+            per_bundle,
+            load_factor,
+            congestion,
+            congestion_channel,
+        }
+    }
+
+    /// The `k` bundles of largest load factor, worst first (ties by lower id).
+    pub fn hottest_bundles<T: Topology + ?Sized>(&self, topo: &T, k: usize) -> Vec<LoadFactor> {
+        let mut all: Vec<LoadFactor> = self
+            .per_bundle
+            .iter()
+            .enumerate()
+            .filter(|&(_, &l)| l > 0)
+            .map(|(b, &l)| LoadFactor {
+                load: l,
+                capacity: topo.bundle_capacity(BundleId(b as u32)),
+                bundle: Some(BundleId(b as u32)),
+            })
+            .collect();
+        all.sort_by(|x, y| y.cmp_value(x).then(x.bundle.cmp(&y.bundle)));
+        all.truncate(k);
+        all
+    }
+
+    /// Whether every bundle carries at most its capacity (a one-cycle message set).
+    pub fn is_one_cycle(&self) -> bool {
+        !self.load_factor.exceeds_one()
+    }
+}
+
+/// Loads, λ, congestion and dilation of `messages` on `topo`, using the `O(|M| + n)`
+/// computation on binary fat-trees and path walking elsewhere.
+///
+/// # Errors
+///
+/// [`LoadError::ProcessorMismatch`] when the message set has more processors than `topo`.
+pub fn analyze(
+    topo: &AnyTopology,
+    messages: &MessageSet,
+    selection: PathSelection,
+) -> Result<LoadReport, LoadError> {
+    let loads = match topo.as_fat_tree() {
+        Some(tree) => fat_tree_loads(tree, messages)?,
+        None => channel_loads(topo, messages, selection)?,
+    };
+    Ok(LoadReport::new(topo, loads))
+}
+
+/// Congestion (largest number of paths on one channel) and dilation (longest path) of an
+/// explicit path set.
+///
+/// # Errors
+///
+/// [`LoadError::ChannelOutOfRange`] when a path names a channel `topo` does not have.
+pub fn congestion_and_dilation<T: Topology + ?Sized>(
+    topo: &T,
+    paths: &[Vec<ChannelId>],
+) -> Result<(u64, u64), LoadError> {
+    let channels = topo.num_channels();
+    let mut load = vec![0u64; channels as usize];
+    let mut dilation = 0u64;
+    for (i, p) in paths.iter().enumerate() {
+        for c in p {
+            if c.0 >= channels {
+                return Err(LoadError::ChannelOutOfRange {
+                    path: i,
+                    channel: c.0,
+                    channels,
+                });
+            }
+            load[c.index()] += 1;
+        }
+        dilation = dilation.max(p.len() as u64);
+    }
+    Ok((load.into_iter().max().unwrap_or(0), dilation))
+}
+
+fn check_processors<T: Topology + ?Sized>(topo: &T, m: &MessageSet) -> Result<(), LoadError> {
+    if m.processors() > topo.num_processors() {
+        return Err(LoadError::ProcessorMismatch {
+            messages: u64::from(m.processors()),
+            topology: u64::from(topo.num_processors()),
+        });
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use fatnet_topology::CapacityProfile;
+    use fatnet_traffic::Message;
+
+    fn set(n: u32, pairs: &[(u32, u32)]) -> MessageSet {
+        MessageSet::new(
+            n,
+            pairs
+                .iter()
+                .map(|&(src, dst)| Message { src, dst })
+                .collect(),
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn fast_fat_tree_loads_equal_path_walking() {
+        let tree = FatTree::new(8, CapacityProfile::Constant(1)).unwrap();
+        let m = set(8, &[(0, 7), (1, 2), (3, 3), (7, 0), (4, 5), (4, 5), (2, 6)]);
+        let fast = fat_tree_loads(&tree, &m).unwrap();
+        let slow = channel_loads(&tree, &m, PathSelection::First).unwrap();
+        assert_eq!(fast, slow);
+        assert_eq!(fast.dilation, 6);
+        // (3,3) is a self-message: no channels.
+        assert_eq!(
+            fast.total_path_length,
+            [6, 4, 6, 2, 2, 6].iter().sum::<u64>()
+        );
+    }
+
+    #[test]
+    fn load_factor_is_exact_and_names_the_bundle() {
+        // Complement on n = 8 with unit capacities: every message crosses the root, so the
+        // two root-child up channels carry 4 messages each: λ = 4.
+        let tree = FatTree::new(8, CapacityProfile::Constant(1)).unwrap();
+        let m = set(8, &(0..8).map(|i| (i, 7 - i)).collect::<Vec<_>>());
+        let r = analyze(&tree.clone().into(), &m, PathSelection::Standard).unwrap();
+        assert_eq!((r.load_factor.load, r.load_factor.capacity), (4, 1));
+        assert_eq!(
+            r.load_factor.bundle,
+            Some(BundleId(FatTree::up_channel(2).0))
+        );
+        assert_eq!(r.congestion, 4);
+        assert!(!r.is_one_cycle());
+        // Full bisection (doubling) carries the complement in one cycle.
+        let full = FatTree::new(8, CapacityProfile::Doubling { leaf: 1 }).unwrap();
+        let r = analyze(&full.into(), &m, PathSelection::Standard).unwrap();
+        assert!(r.is_one_cycle());
+        assert_eq!(r.load_factor.ceil(), 1);
+    }
+
+    #[test]
+    fn empty_set_has_zero_load_factor() {
+        let tree = FatTree::new(4, CapacityProfile::Constant(1)).unwrap();
+        let r = analyze(&tree.into(), &set(4, &[]), PathSelection::Standard).unwrap();
+        assert_eq!(r.load_factor, LoadFactor::ZERO);
+        assert_eq!(r.congestion, 0);
+        assert_eq!(r.congestion_channel, None);
+    }
+
+    #[test]
+    fn too_many_processors_is_an_error() {
+        let tree = FatTree::new(4, CapacityProfile::Constant(1)).unwrap();
+        assert_eq!(
+            fat_tree_loads(&tree, &set(8, &[(0, 7)])),
+            Err(LoadError::ProcessorMismatch {
+                messages: 8,
+                topology: 4
+            })
+        );
+    }
+
+    #[test]
+    fn exact_comparison_distinguishes_close_ratios() {
+        let a = LoadFactor {
+            load: 1_000_000_001,
+            capacity: 1_000_000_000,
+            bundle: None,
+        };
+        let b = LoadFactor {
+            load: 1_000_000_000,
+            capacity: 999_999_999,
+            bundle: None,
+        };
+        assert_eq!(a.cmp_value(&b), Ordering::Less);
+        assert!(a.exceeds_one());
+        assert_eq!(a.ceil(), 2);
+    }
+}

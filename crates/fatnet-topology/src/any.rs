@@ -1,17 +1,19 @@
 //! [`AnyTopology`]: one value that holds any topology of this crate.
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use crate::{
     BundleId, Channel, ChannelId, FatTree, Node, NodeId, Processor, Topology, TopologyError,
 };
+use crate::{Butterfly, Clos, FoldedClos, Hypercube};
+use crate::{ButterflyFatTree, KAryNTree};
 
 /// Declares `AnyTopology` with one variant per topology type and forwards [`Topology`] to it.
 macro_rules! any_topology {
     ($($variant:ident($ty:ty)),* $(,)?) => {
         /// Any topology of this crate, for code that picks the network at run time (the CLI,
         /// experiment configs). Built from a [`crate::TopologySpec`].
-        #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+        #[derive(Clone, Debug, PartialEq, Serialize)]
         #[serde(rename_all = "snake_case", tag = "kind")]
         #[non_exhaustive]
         pub enum AnyTopology {
@@ -42,6 +44,12 @@ macro_rules! any_topology {
 
 any_topology! {
     FatTree(FatTree),
+    ButterflyFatTree(ButterflyFatTree),
+    KAryNTree(KAryNTree),
+    FoldedClos(FoldedClos),
+    Clos(Clos),
+    Hypercube(Hypercube),
+    Butterfly(Butterfly),
 }
 
 impl AnyTopology {

@@ -22,6 +22,14 @@ pub enum TopologyError {
         /// The value given.
         value: u64,
     },
+    /// A parameter that must be even is not.
+    #[error("{param} = {value} must be even")]
+    NotEven {
+        /// The parameter's name.
+        param: &'static str,
+        /// The value given.
+        value: u64,
+    },
     /// A parameter is outside the range the construction supports.
     #[error("{param} = {value} is out of range (allowed {min}..={max})")]
     OutOfRange {
@@ -41,7 +49,9 @@ pub enum TopologyError {
         level: u32,
     },
     /// A custom capacity profile has the wrong number of levels.
-    #[error("custom capacities: expected {expected} levels (leaf level first, root channel last), got {got}")]
+    #[error(
+        "custom capacities: expected {expected} levels (leaf level first, root channel last), got {got}"
+    )]
     CapacityCount {
         /// Number of levels the tree has (lg n + 1).
         expected: usize,
@@ -81,7 +91,9 @@ pub enum TopologyError {
         processors: u64,
     },
     /// A topology spec names an unknown topology kind.
-    #[error("unknown topology `{kind}` (expected one of: fattree, bft, ftree, clos, karyntree, hypercube, butterfly)")]
+    #[error(
+        "unknown topology `{kind}` (expected one of: fattree, bft, ftree, clos, karyntree, hypercube, butterfly)"
+    )]
     UnknownTopology {
         /// The kind as written.
         kind: String,
@@ -119,7 +131,9 @@ pub enum TopologyError {
         expected: &'static str,
     },
     /// An unknown fat-tree capacity profile.
-    #[error("unknown capacity profile `{profile}` (expected constant, doubling, area, volume, universal, standard or custom)")]
+    #[error(
+        "unknown capacity profile `{profile}` (expected constant, doubling, area, volume, universal, standard or custom)"
+    )]
     UnknownProfile {
         /// The profile as written.
         profile: String,

@@ -40,10 +40,7 @@ pub fn to_dot<T: Topology + ?Sized>(topo: &T) -> String {
         },
         &|_, (_, node)| match node.kind {
             NodeKind::Processor => format!("label=\"p{}\" shape=box", node.index),
-            NodeKind::Switch => format!(
-                "label=\"s{}.{}\" shape=circle",
-                node.level, node.index
-            ),
+            NodeKind::Switch => format!("label=\"s{}.{}\" shape=circle", node.level, node.index),
             NodeKind::External => "label=\"external\" shape=doublecircle".to_string(),
         },
     );

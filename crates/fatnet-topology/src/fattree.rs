@@ -85,7 +85,7 @@ pub enum CapacityProfile {
 /// Levels: a channel's level is its height `h`, the height of the node beneath it (leaf
 /// channels 0, the root's external channel `lg n`). Leiserson numbers levels by depth
 /// `k = lg n − h` instead; [`FatTree::depth`] converts.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct FatTree {
     levels: u32,
     profile: CapacityProfile,
@@ -107,7 +107,10 @@ impl FatTree {
     /// - [`TopologyError::TooLarge`] when a capacity overflows `u64`.
     pub fn new(n: u64, profile: CapacityProfile) -> Result<Self, TopologyError> {
         if !n.is_power_of_two() {
-            return Err(TopologyError::NotPowerOfTwo { param: "n", value: n });
+            return Err(TopologyError::NotPowerOfTwo {
+                param: "n",
+                value: n,
+            });
         }
         if !(2..=1u64 << MAX_LEVELS).contains(&n) {
             return Err(TopologyError::OutOfRange {
@@ -355,9 +358,9 @@ fn capacities(levels: u32, profile: &CapacityProfile) -> Result<Vec<u64>, Topolo
     let to_u64 = |x: u128| u64::try_from(x).map_err(|_| too_large(x));
     match profile {
         CapacityProfile::Constant(c) => Ok(vec![*c; levels as usize + 1]),
-        CapacityProfile::Doubling { leaf } => heights
-            .map(|h| to_u64(u128::from(*leaf) << h))
-            .collect(),
+        CapacityProfile::Doubling { leaf } => {
+            heights.map(|h| to_u64(u128::from(*leaf) << h)).collect()
+        }
         CapacityProfile::Area { leaf, growth } => heights
             .map(|h| match growth {
                 AreaGrowth::Stepped => to_u64(u128::from(*leaf) << (h / 2)),
@@ -482,8 +485,14 @@ mod tests {
         assert_eq!(by_depth(64, 16), [16, 11, 7, 4, 3, 2, 1]);
         assert_eq!(by_depth(64, 32), [32, 21, 13, 8, 4, 2, 1]);
         assert_eq!(by_depth(64, 64), [64, 32, 16, 8, 4, 2, 1]);
-        assert_eq!(by_depth(1024, 128), [128, 81, 51, 32, 21, 13, 8, 6, 4, 2, 1]);
-        assert_eq!(by_depth(1024, 256), [256, 162, 102, 64, 41, 26, 16, 8, 4, 2, 1]);
+        assert_eq!(
+            by_depth(1024, 128),
+            [128, 81, 51, 32, 21, 13, 8, 6, 4, 2, 1]
+        );
+        assert_eq!(
+            by_depth(1024, 256),
+            [256, 162, 102, 64, 41, 26, 16, 8, 4, 2, 1]
+        );
         assert_eq!(
             by_depth(4096, 256),
             [256, 162, 102, 64, 41, 26, 16, 11, 7, 4, 3, 2, 1]
@@ -548,7 +557,10 @@ mod tests {
     fn bad_parameters_are_typed_errors() {
         assert!(matches!(
             FatTree::new(12, CapacityProfile::Constant(1)),
-            Err(TopologyError::NotPowerOfTwo { param: "n", value: 12 })
+            Err(TopologyError::NotPowerOfTwo {
+                param: "n",
+                value: 12
+            })
         ));
         assert!(matches!(
             FatTree::new(1, CapacityProfile::Constant(1)),
@@ -606,7 +618,19 @@ mod tests {
 
     #[test]
     fn integer_roots() {
-        for x in [0u128, 1, 2, 3, 4, 8, 26, 27, 28, 1 << 100, (1 << 90) + 12345] {
+        for x in [
+            0u128,
+            1,
+            2,
+            3,
+            4,
+            8,
+            26,
+            27,
+            28,
+            1 << 100,
+            (1 << 90) + 12345,
+        ] {
             let s = isqrt(x);
             assert!(s * s <= x && (s + 1) * (s + 1) > x);
             let c = icbrt(x);

@@ -31,15 +31,27 @@
 #![deny(missing_docs)]
 
 mod any;
+mod bft;
+mod butterfly;
+mod clos;
 mod error;
 mod export;
 mod fattree;
+mod hypercube;
+mod karyntree;
 mod spec;
+#[cfg(test)]
+mod testing;
 
 pub use any::AnyTopology;
+pub use bft::ButterflyFatTree;
+pub use butterfly::{Butterfly, MAX_BUTTERFLY_DIMENSION};
+pub use clos::{Clos, FoldedClos};
 pub use error::TopologyError;
 pub use export::{LevelSummary, level_summary, to_dot, to_petgraph};
 pub use fattree::{AreaGrowth, CapacityProfile, FatTree, VolumeGrowth};
+pub use hypercube::{Hypercube, MAX_HYPERCUBE_DIMENSION};
+pub use karyntree::KAryNTree;
 pub use spec::TopologySpec;
 
 use serde::{Deserialize, Serialize};

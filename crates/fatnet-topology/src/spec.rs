@@ -11,6 +11,12 @@
 //! | `fattree:n=N,profile=universal,w=W` | Leiserson's universal fat-tree, root capacity `W` |
 //! | `fattree:n=N,profile=standard` | Greenberg–Leiserson's standard fat-tree |
 //! | `fattree:n=N,profile=custom,caps=C0/C1/...` | explicit capacities, leaf level first |
+//! | `bft:n=N` | Greenberg–Oh's butterfly fat-tree on `N = 4^h` processors |
+//! | `karyntree:k=K,levels=L` | Petrini–Vanneschi's `K`-ary `L`-tree on `K^L` processors |
+//! | `ftree:n=N,m=M,r=R` | Yuan's folded Clos `ftree(N+M, R)`: `R` bottom switches with `N` processors, `M` top switches |
+//! | `clos:n=N,m=M,r=R` | unfolded three-stage `Clos(N, M, R)` |
+//! | `hypercube:d=D` | Stamoulis' `D`-dimensional hypercube |
+//! | `butterfly:d=D` | Stamoulis' `D`-dimensional butterfly |
 //!
 //! Other kinds are documented on their variants.
 
@@ -20,6 +26,8 @@ use std::str::FromStr;
 use serde::{Deserialize, Serialize};
 
 use crate::{AnyTopology, AreaGrowth, CapacityProfile, FatTree, TopologyError, VolumeGrowth};
+use crate::{Butterfly, Clos, FoldedClos, Hypercube};
+use crate::{ButterflyFatTree, KAryNTree};
 
 /// A parsed topology description; [`TopologySpec::build`] constructs the network.
 ///
@@ -35,6 +43,46 @@ pub enum TopologySpec {
         /// Capacity profile.
         profile: CapacityProfile,
     },
+    /// `bft:n=N`: Greenberg and Oh's butterfly fat-tree ([`ButterflyFatTree`]).
+    Bft {
+        /// Number of processors, a power of four.
+        n: u64,
+    },
+    /// `karyntree:k=K,levels=L`: Petrini and Vanneschi's k-ary n-tree ([`KAryNTree`]).
+    KAryNTree {
+        /// Arity: down and up ports per switch.
+        k: u64,
+        /// Number of switch levels `n`.
+        levels: u64,
+    },
+    /// `ftree:n=N,m=M,r=R`: Yuan's two-level folded Clos `ftree(n+m, r)` ([`FoldedClos`]).
+    FoldedClos {
+        /// Processors per bottom switch.
+        n: u64,
+        /// Top switches (up links per bottom switch).
+        m: u64,
+        /// Bottom switches.
+        r: u64,
+    },
+    /// `clos:n=N,m=M,r=R`: the unfolded three-stage `Clos(n, m, r)` ([`Clos`]).
+    Clos {
+        /// Terminals per input (output) switch.
+        n: u64,
+        /// Middle switches.
+        m: u64,
+        /// Input (output) switches.
+        r: u64,
+    },
+    /// `hypercube:d=D`: the `d`-dimensional hypercube ([`Hypercube`]).
+    Hypercube {
+        /// Dimension.
+        d: u64,
+    },
+    /// `butterfly:d=D`: the `d`-dimensional butterfly ([`Butterfly`]).
+    Butterfly {
+        /// Dimension.
+        d: u64,
+    },
 }
 
 impl TopologySpec {
@@ -46,6 +94,12 @@ impl TopologySpec {
     pub fn build(&self) -> Result<AnyTopology, TopologyError> {
         Ok(match self {
             TopologySpec::FatTree { n, profile } => FatTree::new(*n, profile.clone())?.into(),
+            TopologySpec::Bft { n } => ButterflyFatTree::new(*n)?.into(),
+            TopologySpec::KAryNTree { k, levels } => KAryNTree::new(*k, *levels)?.into(),
+            TopologySpec::FoldedClos { n, m, r } => FoldedClos::new(*n, *m, *r)?.into(),
+            TopologySpec::Clos { n, m, r } => Clos::new(*n, *m, *r)?.into(),
+            TopologySpec::Hypercube { d } => Hypercube::new(*d)?.into(),
+            TopologySpec::Butterfly { d } => Butterfly::new(*d)?.into(),
         })
     }
 }
@@ -58,6 +112,33 @@ impl FromStr for TopologySpec {
         let (kind, rest) = s.split_once(':').unwrap_or((s, ""));
         match kind {
             "fattree" => parse_fattree(Params::parse("fattree", rest)?),
+            "bft" => {
+                let mut p = Params::parse("bft", rest)?;
+                let n = p.required_u64("n")?;
+                p.finish()?;
+                Ok(TopologySpec::Bft { n })
+            }
+            "karyntree" => {
+                let mut p = Params::parse("karyntree", rest)?;
+                let k = p.required_u64("k")?;
+                let levels = p.required_u64("levels")?;
+                p.finish()?;
+                Ok(TopologySpec::KAryNTree { k, levels })
+            }
+            "ftree" => {
+                let (n, m, r) = parse_nmr(Params::parse("ftree", rest)?)?;
+                Ok(TopologySpec::FoldedClos { n, m, r })
+            }
+            "clos" => {
+                let (n, m, r) = parse_nmr(Params::parse("clos", rest)?)?;
+                Ok(TopologySpec::Clos { n, m, r })
+            }
+            "hypercube" => Ok(TopologySpec::Hypercube {
+                d: parse_d(Params::parse("hypercube", rest)?)?,
+            }),
+            "butterfly" => Ok(TopologySpec::Butterfly {
+                d: parse_d(Params::parse("butterfly", rest)?)?,
+            }),
             other => Err(TopologyError::UnknownTopology {
                 kind: other.to_string(),
             }),
@@ -68,6 +149,12 @@ impl FromStr for TopologySpec {
 impl fmt::Display for TopologySpec {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
+            TopologySpec::FoldedClos { n, m, r } => write!(f, "ftree:n={n},m={m},r={r}"),
+            TopologySpec::Clos { n, m, r } => write!(f, "clos:n={n},m={m},r={r}"),
+            TopologySpec::Hypercube { d } => write!(f, "hypercube:d={d}"),
+            TopologySpec::Butterfly { d } => write!(f, "butterfly:d={d}"),
+            TopologySpec::Bft { n } => write!(f, "bft:n={n}"),
+            TopologySpec::KAryNTree { k, levels } => write!(f, "karyntree:k={k},levels={levels}"),
             TopologySpec::FatTree { n, profile } => {
                 write!(f, "fattree:n={n},profile=")?;
                 match profile {
@@ -147,7 +234,11 @@ fn parse_fattree(mut p: Params<'_>) -> Result<TopologySpec, TopologyError> {
                 caps.split('/')
                     .map(|c| {
                         c.trim().parse::<u64>().map_err(|_| {
-                            bad("caps", caps, "capacities separated by `/`, leaf level first")
+                            bad(
+                                "caps",
+                                caps,
+                                "capacities separated by `/`, leaf level first",
+                            )
                         })
                     })
                     .collect::<Result<_, _>>()?,
@@ -161,6 +252,22 @@ fn parse_fattree(mut p: Params<'_>) -> Result<TopologySpec, TopologyError> {
     };
     p.finish()?;
     Ok(TopologySpec::FatTree { n, profile })
+}
+
+/// The `n=N,m=M,r=R` keys of `ftree` and `clos`.
+fn parse_nmr(mut p: Params<'_>) -> Result<(u64, u64, u64), TopologyError> {
+    let n = p.required_u64("n")?;
+    let m = p.required_u64("m")?;
+    let r = p.required_u64("r")?;
+    p.finish()?;
+    Ok((n, m, r))
+}
+
+/// The `d=D` key of `hypercube` and `butterfly`.
+fn parse_d(mut p: Params<'_>) -> Result<u64, TopologyError> {
+    let d = p.required_u64("d")?;
+    p.finish()?;
+    Ok(d)
 }
 
 pub(crate) fn bad(key: &str, value: &str, expected: &'static str) -> TopologyError {
@@ -244,6 +351,106 @@ mod tests {
     use crate::Topology;
 
     #[test]
+    fn bft_and_karyntree_specs_parse_build_and_round_trip() {
+        for s in [
+            "bft:n=4",
+            "bft:n=1024",
+            "karyntree:k=2,levels=1",
+            "karyntree:k=4,levels=3",
+        ] {
+            let spec: TopologySpec = s.parse().unwrap();
+            assert_eq!(spec.to_string(), s);
+            assert_eq!(spec.to_string().parse::<TopologySpec>().unwrap(), spec);
+            let t = spec.build().unwrap();
+            assert_eq!(t.name(), s);
+        }
+        let spec: TopologySpec = " karyntree: levels=2 , k=3 ".parse().unwrap();
+        assert_eq!(spec, TopologySpec::KAryNTree { k: 3, levels: 2 });
+        assert_eq!(spec.to_string(), "karyntree:k=3,levels=2");
+        let t = spec.build().unwrap();
+        assert!(matches!(t, AnyTopology::KAryNTree(_)));
+        assert_eq!((t.num_processors(), t.num_switches()), (9, 6));
+        let t = "bft:n=64".parse::<TopologySpec>().unwrap().build().unwrap();
+        assert!(matches!(t, AnyTopology::ButterflyFatTree(_)));
+        assert_eq!((t.num_processors(), t.num_switches()), (64, 28));
+    }
+
+    #[test]
+    fn bad_bft_and_karyntree_specs_name_the_problem() {
+        let err = |s: &str| s.parse::<TopologySpec>().unwrap_err();
+        let build_err = |s: &str| s.parse::<TopologySpec>().unwrap().build().unwrap_err();
+        assert!(matches!(
+            err("bft"),
+            TopologyError::MissingKey {
+                topology: "bft",
+                key: "n"
+            }
+        ));
+        assert!(matches!(
+            err("bft:n=16,k=2"),
+            TopologyError::UnknownKey {
+                topology: "bft",
+                ..
+            }
+        ));
+        assert!(matches!(
+            err("bft:n=sixteen"),
+            TopologyError::BadValue { .. }
+        ));
+        assert!(matches!(
+            err("karyntree:k=4"),
+            TopologyError::MissingKey {
+                topology: "karyntree",
+                key: "levels"
+            }
+        ));
+        assert!(matches!(
+            err("karyntree:k=4,levels=2,n=16"),
+            TopologyError::UnknownKey {
+                topology: "karyntree",
+                ..
+            }
+        ));
+        assert!(matches!(
+            err("karyntree:k=-4,levels=2"),
+            TopologyError::BadValue { .. }
+        ));
+        assert!(matches!(
+            err("karyntree:k=4,k=4,levels=2"),
+            TopologyError::DuplicateKey { .. }
+        ));
+        assert_eq!(
+            build_err("bft:n=32"),
+            TopologyError::NotPowerOfFour {
+                param: "n",
+                value: 32
+            }
+        );
+        assert!(matches!(
+            build_err("bft:n=1"),
+            TopologyError::OutOfRange { param: "n", .. }
+        ));
+        assert!(matches!(
+            build_err("karyntree:k=1,levels=3"),
+            TopologyError::OutOfRange { param: "k", .. }
+        ));
+        assert!(matches!(
+            build_err("karyntree:k=2,levels=0"),
+            TopologyError::OutOfRange {
+                param: "levels",
+                ..
+            }
+        ));
+        assert!(matches!(
+            build_err("karyntree:k=1000,levels=4"),
+            TopologyError::TooLarge {
+                what: "channels",
+                ..
+            }
+        ));
+    }
+
+    #[test]
     fn fattree_specs_parse_build_and_round_trip() {
         for s in [
             "fattree:n=1024,profile=universal,w=128",
@@ -268,15 +475,112 @@ mod tests {
     }
 
     #[test]
-    fn bad_specs_name_the_problem() {
-        let err = |s: &str| s.parse::<TopologySpec>().unwrap_err();
-        assert!(matches!(err("torus:n=4"), TopologyError::UnknownTopology { .. }));
+    fn clos_hypercube_butterfly_specs_parse_build_and_round_trip() {
+        for s in [
+            "ftree:n=2,m=3,r=4",
+            "clos:n=2,m=3,r=4",
+            "hypercube:d=5",
+            "butterfly:d=3",
+        ] {
+            let spec: TopologySpec = s.parse().unwrap();
+            assert_eq!(spec.to_string(), s);
+            assert_eq!(spec.to_string().parse::<TopologySpec>().unwrap(), spec);
+            let t = spec.build().unwrap();
+            assert_eq!(t.name(), s);
+        }
+        let spec: TopologySpec = " ftree: r=20 , m=16, n=4 ".parse().unwrap();
+        assert_eq!(spec, TopologySpec::FoldedClos { n: 4, m: 16, r: 20 });
+        assert_eq!(spec.to_string(), "ftree:n=4,m=16,r=20");
+        let t = spec.build().unwrap();
+        assert!(matches!(t, AnyTopology::FoldedClos(_)));
+        assert_eq!((t.num_switches(), t.num_processors()), (36, 80));
         assert!(matches!(
-            err("fattree:n=16"),
+            "clos:n=1,m=2,r=3"
+                .parse::<TopologySpec>()
+                .unwrap()
+                .build()
+                .unwrap(),
+            AnyTopology::Clos(_)
+        ));
+        assert!(matches!(
+            "hypercube:d=3"
+                .parse::<TopologySpec>()
+                .unwrap()
+                .build()
+                .unwrap(),
+            AnyTopology::Hypercube(_)
+        ));
+        assert!(matches!(
+            "butterfly:d=3"
+                .parse::<TopologySpec>()
+                .unwrap()
+                .build()
+                .unwrap(),
+            AnyTopology::Butterfly(_)
+        ));
+    }
+
+    #[test]
+    fn bad_clos_hypercube_butterfly_specs_name_the_problem() {
+        let err = |s: &str| s.parse::<TopologySpec>().unwrap_err();
+        let build_err = |s: &str| s.parse::<TopologySpec>().unwrap().build().unwrap_err();
+        assert!(matches!(
+            err("ftree:n=2,m=3"),
             TopologyError::MissingKey {
-                key: "profile",
+                topology: "ftree",
+                key: "r"
+            }
+        ));
+        assert!(matches!(
+            err("clos:n=2,m=3,r=4,d=1"),
+            TopologyError::UnknownKey {
+                topology: "clos",
                 ..
             }
+        ));
+        assert!(matches!(
+            err("hypercube"),
+            TopologyError::MissingKey {
+                topology: "hypercube",
+                key: "d"
+            }
+        ));
+        assert!(matches!(
+            err("butterfly:d=-1"),
+            TopologyError::BadValue { .. }
+        ));
+        assert!(matches!(
+            err("hypercube:d=2,d=3"),
+            TopologyError::DuplicateKey { .. }
+        ));
+        assert!(matches!(
+            build_err("ftree:n=0,m=1,r=1"),
+            TopologyError::OutOfRange { param: "n", .. }
+        ));
+        assert!(matches!(
+            build_err("clos:n=1,m=1,r=99999999999"),
+            TopologyError::TooLarge { .. }
+        ));
+        assert!(matches!(
+            build_err("hypercube:d=25"),
+            TopologyError::OutOfRange { param: "d", .. }
+        ));
+        assert!(matches!(
+            build_err("butterfly:d=0"),
+            TopologyError::OutOfRange { param: "d", .. }
+        ));
+    }
+
+    #[test]
+    fn bad_specs_name_the_problem() {
+        let err = |s: &str| s.parse::<TopologySpec>().unwrap_err();
+        assert!(matches!(
+            err("torus:n=4"),
+            TopologyError::UnknownTopology { .. }
+        ));
+        assert!(matches!(
+            err("fattree:n=16"),
+            TopologyError::MissingKey { key: "profile", .. }
         ));
         assert!(matches!(
             err("fattree:n=16,profile=doubling,w=3"),

@@ -1,2 +1,48 @@
-//! Message sets and traffic patterns.
+//! Message sets and traffic patterns for interconnection networks.
+//!
+//! This crate provides the workloads of the fatnet papers. They are the families that
+//! Greenberg and Leiserson's "Randomized Routing on Fat-Trees" lists (permutations,
+//! replicated permutations, nearest-neighbour mesh traffic laid out in Morton order,
+//! Valiant's random intermediates, uniform random traffic), Greenberg and Oh's wormhole
+//! benchmarks (random instance, complement, many-to-one) and Stamoulis' hypercube destination
+//! law (5.1), where each address bit is flipped with probability `p`.
+//!
+//! **Key design decision: a message set is just numbers.** A [`MessageSet`] is a validated
+//! `Vec` of (source, destination) pairs over `n` processors, and a message's id is its
+//! position. The crate knows nothing about topologies, only `n`. Any network crate can route
+//! the same set, and the set can be stored in a file and read back bit for bit.
+//!
+//! - [`patterns`] holds one generator per family. Randomized generators take
+//!   `rng: &mut R` and consume it in a documented order.
+//! - [`TrafficSpec`] parses the command-line strings (`permutation`, `replicated:k=4`,
+//!   `valiant:base=complement`, `file:PATH`, ...). Its [`generate`](TrafficSpec::generate)
+//!   is the seeded entry point, using `rand_pcg::Pcg64::seed_from_u64(seed)`.
+//! - [`io`] reads and writes the text (`src dst` per line) and JSON file formats.
+//!
+//! All errors are [`TrafficError`]s. No function panics on bad input.
+//!
+//! ```
+//! use fatnet_traffic::{TrafficSpec, patterns};
+//!
+//! let spec: TrafficSpec = "replicated:k=2".parse()?;
+//! let set = spec.generate(16, 42)?;
+//! assert_eq!(set.len(), 32);
+//! assert_eq!((set.max_out_degree(), set.max_in_degree()), (2, 2));
+//! assert_eq!(spec.to_string(), "replicated:k=2");
+//!
+//! let c = patterns::complement(16)?;
+//! assert!(c.is_permutation() && c.messages()[3].dst == 12);
+//! # Ok::<(), fatnet_traffic::TrafficError>(())
+//! ```
+
 #![deny(missing_docs)]
+
+mod error;
+pub mod io;
+mod message;
+pub mod patterns;
+pub mod spec;
+
+pub use error::TrafficError;
+pub use message::{MAX_MESSAGES, Message, MessageId, MessageSet};
+pub use spec::{TrafficSpec, ValiantBase};

@@ -1,0 +1,449 @@
+//! The `fatnet` command.
+//!
+//! Strings are parsed here, once, into the typed specs of the library crates; everything
+//! below this file works on types. Errors are printed on one line and exit with status 2.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{Context, Result};
+use clap::{Parser, Subcommand, ValueEnum};
+use fatnet::load::{LoadFactor, LoadReport, PathSelection, analyze};
+use fatnet::topology::{
+    AnyTopology, BundleId, ChannelId, Direction, Topology, TopologySpec, level_summary, to_dot,
+};
+use fatnet::traffic::{MessageSet, TrafficSpec};
+use serde::Serialize;
+
+const TOPOLOGY_GRAMMAR: &str = "\
+TOPOLOGY SPECS (KIND:key=value,...):
+  fattree:n=N,profile=constant,cap=C        binary fat-tree (Leiserson), n a power of two
+  fattree:n=N,profile=doubling[,leaf=C]     capacities C*2^h: full bisection
+  fattree:n=N,profile=area[,leaf=C][,growth=smooth|stepped]
+                                            area-universal: x sqrt2 per level (or x2 every 2)
+  fattree:n=N,profile=volume[,leaf=C][,growth=smooth|stepped]
+                                            volume-universal: x 4^(1/3) per level (or x4 every 3)
+  fattree:n=N,profile=universal,w=W         Leiserson universal, min(ceil(n/2^k), ceil(w/2^(2k/3))),
+                                            n^(2/3) <= W <= n
+  fattree:n=N,profile=standard              Greenberg-Leiserson standard tree (lg n even)
+  fattree:n=N,profile=custom,caps=C0/C1/..  explicit capacities, leaf level first, root last
+  bft:n=N                                   Greenberg-Oh butterfly fat-tree, N a power of 4
+  ftree:n=N,m=M,r=R                         Yuan folded Clos ftree(n+m, r)
+  clos:n=N,m=M,r=R                          unfolded Clos(n, m, r)
+  karyntree:k=K,levels=L                    k-ary n-tree (Petrini-Vanneschi), K^L processors
+  hypercube:d=D                             d-dimensional hypercube (Stamoulis)
+  butterfly:d=D                             d-dimensional butterfly (Stamoulis)";
+
+const TRAFFIC_GRAMMAR: &str = "\
+TRAFFIC (--traffic NAME[:key=value,...]):
+  permutation          uniform random permutation (seeded)
+  complement           i -> n-1-i
+  bitrev               i -> bit reversal of i (n a power of two)
+  transpose            swap the high and low halves of the bits (lg n even)
+  many-to-one          0..n/2-1 -> n-1 and n/2..n-1 -> 0 (Greenberg-Oh hot spots)
+  uniform[:self=true]  each processor to a uniform destination (self excluded by default)
+  replicated:k=K       K independent random permutations
+  mesh[:torus=true]    nearest neighbours of a sqrt(n) x sqrt(n) mesh in Morton order
+  valiant[:base=NAME]  Valiant's random intermediates applied to NAME (default permutation)
+  bitflip:p=P          each address bit flipped with probability P (Stamoulis (5.1))
+  file:PATH            a message-set file: JSON, or text with one `src dst` pair per line";
+
+/// Fat-tree and related interconnection networks: build topologies, generate traffic,
+/// measure how hard a message set loads a network.
+#[derive(Debug, Parser)]
+#[command(name = "fatnet", version, about, propagate_version = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Summarise a topology: processors, switches, channels and capacities per level.
+    #[command(after_help = TOPOLOGY_GRAMMAR)]
+    Topology {
+        /// The topology, e.g. `fattree:n=1024,profile=universal,w=128` or `bft:n=4096`.
+        spec: TopologySpec,
+        /// Print JSON instead of a table.
+        #[arg(long, conflicts_with = "dot")]
+        json: bool,
+        /// Print the network in Graphviz DOT (processors boxes, switches circles, channel
+        /// labels = capacities).
+        #[arg(long)]
+        dot: bool,
+    },
+    /// Load factor λ(M), the hottest channels, congestion and dilation of a message set.
+    #[command(after_help = format!("{TOPOLOGY_GRAMMAR}\n\n{TRAFFIC_GRAMMAR}"))]
+    Load {
+        /// The topology.
+        spec: TopologySpec,
+        /// The message set: a pattern or `file:PATH`.
+        #[arg(long, short)]
+        traffic: TrafficSpec,
+        /// Seed of the random patterns and of `--paths random`.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Shortest path of each message where there are several.
+        #[arg(long, value_enum, default_value_t = Paths::Standard)]
+        paths: Paths,
+        /// How many of the hottest bundles to list.
+        #[arg(long, default_value_t = 5)]
+        top: usize,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Generate a message set and write it as text (`src dst` per line) or JSON.
+    #[command(after_help = TRAFFIC_GRAMMAR)]
+    Traffic {
+        /// Number of processors.
+        #[arg(long, short)]
+        processors: u32,
+        /// The pattern.
+        #[arg(long, short)]
+        traffic: TrafficSpec,
+        /// Seed of the random patterns.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = Format::Text)]
+        format: Format,
+        /// Output file (written atomically); standard output if absent.
+        #[arg(long, short)]
+        output: Option<PathBuf>,
+    },
+}
+
+/// Path selection on topologies with several shortest paths.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum Paths {
+    /// The topology's standard oblivious routing: canonical on the hypercube, d-mod-k on trees.
+    Standard,
+    /// Always the first shortest path (leftmost up-links).
+    First,
+    /// A uniformly random shortest path per message (uses --seed).
+    Random,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum Format {
+    /// One `src dst` pair per line.
+    Text,
+    /// `{"processors": n, "messages": [[src, dst], ...]}`.
+    Json,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let mut out = std::io::stdout().lock();
+    match run(cli, &mut out) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            let _ = out.flush();
+            eprintln!("error: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run(cli: Cli, out: &mut impl Write) -> Result<()> {
+    match cli.command {
+        Command::Topology { spec, json, dot } => {
+            let topo = spec.build().context("cannot build topology")?;
+            if dot {
+                writeln!(out, "{}", to_dot(&topo))?;
+            } else if json {
+                serde_json::to_writer_pretty(&mut *out, &TopologySummary::new(&spec, &topo))?;
+                writeln!(out)?;
+            } else {
+                print_topology(out, &spec, &topo)?;
+            }
+        }
+        Command::Load {
+            spec,
+            traffic,
+            seed,
+            paths,
+            top,
+            json,
+        } => {
+            let topo = spec.build().context("cannot build topology")?;
+            let messages = traffic
+                .generate(topo.num_processors(), seed)
+                .with_context(|| format!("cannot make traffic `{traffic}`"))?;
+            let selection = match paths {
+                Paths::Standard => PathSelection::Standard,
+                Paths::First => PathSelection::First,
+                Paths::Random => PathSelection::Random { seed },
+            };
+            let report = analyze(&topo, &messages, selection)?;
+            let summary = LoadSummary::new(&spec, &traffic, seed, &topo, &messages, &report, top);
+            if json {
+                serde_json::to_writer_pretty(&mut *out, &summary)?;
+                writeln!(out)?;
+            } else {
+                print_load(out, &summary)?;
+            }
+        }
+        Command::Traffic {
+            processors,
+            traffic,
+            seed,
+            format,
+            output,
+        } => {
+            let messages = traffic
+                .generate(processors, seed)
+                .with_context(|| format!("cannot make traffic `{traffic}`"))?;
+            let mut buf = Vec::new();
+            match format {
+                Format::Text => fatnet::traffic::io::write_text(&mut buf, &messages)?,
+                Format::Json => fatnet::traffic::io::write_json(&mut buf, &messages)?,
+            }
+            match output {
+                None => out.write_all(&buf)?,
+                Some(path) => write_atomically(&path, &buf)?,
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Writes `bytes` to a temporary file beside `path`, then renames it: never a half-written file.
+fn write_atomically(path: &std::path::Path, bytes: &[u8]) -> Result<()> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => std::path::Path::new("."),
+    };
+    let mut tmp = tempfile::NamedTempFile::new_in(dir)
+        .with_context(|| format!("cannot write in {}", dir.display()))?;
+    tmp.write_all(bytes)?;
+    tmp.persist(path)
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    Ok(())
+}
+
+#[derive(Debug, Serialize)]
+struct TopologySummary {
+    spec: String,
+    processors: u32,
+    switches: u32,
+    nodes: u32,
+    channels: u32,
+    bundles: u32,
+    levels: Vec<fatnet::topology::LevelSummary>,
+}
+
+impl TopologySummary {
+    fn new(spec: &TopologySpec, topo: &AnyTopology) -> Self {
+        Self {
+            spec: spec.to_string(),
+            processors: topo.num_processors(),
+            switches: topo.num_switches(),
+            nodes: topo.num_nodes(),
+            channels: topo.num_channels(),
+            bundles: topo.num_bundles(),
+            levels: level_summary(topo),
+        }
+    }
+}
+
+fn direction_name(d: Direction) -> &'static str {
+    match d {
+        Direction::Up => "up",
+        Direction::Down => "down",
+        Direction::Forward => "forward",
+    }
+}
+
+fn range(lo: u64, hi: u64) -> String {
+    if lo == hi {
+        lo.to_string()
+    } else {
+        format!("{lo}..{hi}")
+    }
+}
+
+fn print_topology(out: &mut impl Write, spec: &TopologySpec, topo: &AnyTopology) -> Result<()> {
+    let s = TopologySummary::new(spec, topo);
+    writeln!(out, "topology    {}", s.spec)?;
+    writeln!(out, "processors  {}", s.processors)?;
+    writeln!(out, "switches    {}", s.switches)?;
+    writeln!(out, "channels    {}", s.channels)?;
+    writeln!(out, "bundles     {}", s.bundles)?;
+    writeln!(out)?;
+    writeln!(
+        out,
+        "{:>5}  {:<8} {:>10} {:>12} {:>9} {:>16}",
+        "level", "dir", "channels", "capacity", "bundles", "bundle capacity"
+    )?;
+    for l in &s.levels {
+        writeln!(
+            out,
+            "{:>5}  {:<8} {:>10} {:>12} {:>9} {:>16}",
+            l.level,
+            direction_name(l.direction),
+            l.channels,
+            range(l.min_capacity, l.max_capacity),
+            l.bundles,
+            range(l.min_bundle_capacity, l.max_bundle_capacity)
+        )?;
+    }
+    Ok(())
+}
+
+#[derive(Debug, Serialize)]
+struct HotBundle {
+    bundle: u32,
+    load: u64,
+    capacity: u64,
+    load_factor: f64,
+    level: u32,
+    direction: &'static str,
+    /// A representative channel of the bundle: `from -> to` node ids.
+    channel: u32,
+    from: u32,
+    to: u32,
+}
+
+#[derive(Debug, Serialize)]
+struct LoadSummary {
+    topology: String,
+    traffic: String,
+    seed: u64,
+    messages: u64,
+    self_messages: u64,
+    load_factor: f64,
+    load_factor_exact: ExactLambda,
+    lower_bound_cycles: u64,
+    one_cycle: bool,
+    congestion: u64,
+    congestion_channel: Option<u32>,
+    dilation: u64,
+    total_path_length: u64,
+    hottest: Vec<HotBundle>,
+}
+
+#[derive(Debug, Serialize)]
+struct ExactLambda {
+    load: u64,
+    capacity: u64,
+}
+
+impl LoadSummary {
+    fn new(
+        spec: &TopologySpec,
+        traffic: &TrafficSpec,
+        seed: u64,
+        topo: &AnyTopology,
+        messages: &MessageSet,
+        report: &LoadReport,
+        top: usize,
+    ) -> Self {
+        let lf: LoadFactor = report.load_factor;
+        // A representative channel per bundle, found in one pass.
+        let hot = report.hottest_bundles(topo, top);
+        let mut repr: Vec<Option<ChannelId>> = vec![None; hot.len()];
+        for c in 0..topo.num_channels() {
+            let b = topo.channel(ChannelId(c)).bundle;
+            for (i, h) in hot.iter().enumerate() {
+                if h.bundle == Some(b) && repr[i].is_none() {
+                    repr[i] = Some(ChannelId(c));
+                }
+            }
+            if repr.iter().all(Option::is_some) {
+                break;
+            }
+        }
+        let hottest = hot
+            .iter()
+            .zip(repr)
+            .filter_map(|(h, c)| {
+                let c = c?;
+                let ch = topo.channel(c);
+                let BundleId(b) = h.bundle?;
+                Some(HotBundle {
+                    bundle: b,
+                    load: h.load,
+                    capacity: h.capacity,
+                    load_factor: h.value(),
+                    level: ch.level,
+                    direction: direction_name(ch.direction),
+                    channel: c.0,
+                    from: ch.from.0,
+                    to: ch.to.0,
+                })
+            })
+            .collect();
+        Self {
+            topology: spec.to_string(),
+            traffic: traffic.to_string(),
+            seed,
+            messages: report.loads.messages,
+            self_messages: messages.self_messages() as u64,
+            load_factor: lf.value(),
+            load_factor_exact: ExactLambda {
+                load: lf.load,
+                capacity: lf.capacity,
+            },
+            lower_bound_cycles: lf.ceil(),
+            one_cycle: report.is_one_cycle(),
+            congestion: report.congestion,
+            congestion_channel: report.congestion_channel.map(|c| c.0),
+            dilation: report.loads.dilation,
+            total_path_length: report.loads.total_path_length,
+            hottest,
+        }
+    }
+}
+
+fn print_load(out: &mut impl Write, s: &LoadSummary) -> Result<()> {
+    writeln!(out, "topology        {}", s.topology)?;
+    writeln!(out, "traffic         {} (seed {})", s.traffic, s.seed)?;
+    writeln!(
+        out,
+        "messages        {} ({} to self)",
+        s.messages, s.self_messages
+    )?;
+    writeln!(
+        out,
+        "load factor     {:.6} = {}/{}  (>= {} delivery cycles; {})",
+        s.load_factor,
+        s.load_factor_exact.load,
+        s.load_factor_exact.capacity,
+        s.lower_bound_cycles,
+        if s.one_cycle {
+            "one-cycle set"
+        } else {
+            "not one-cycle"
+        }
+    )?;
+    writeln!(out, "congestion      {}", s.congestion)?;
+    writeln!(out, "dilation        {}", s.dilation)?;
+    writeln!(out, "path length sum {}", s.total_path_length)?;
+    if !s.hottest.is_empty() {
+        writeln!(out)?;
+        writeln!(
+            out,
+            "{:>9} {:>10} {:>9} {:>10} {:>6}  {:<8} channel (from -> to)",
+            "bundle", "load", "capacity", "λ", "level", "dir"
+        )?;
+        for h in &s.hottest {
+            writeln!(
+                out,
+                "{:>9} {:>10} {:>9} {:>10.4} {:>6}  {:<8} {} ({} -> {})",
+                h.bundle,
+                h.load,
+                h.capacity,
+                h.load_factor,
+                h.level,
+                h.direction,
+                h.channel,
+                h.from,
+                h.to
+            )?;
+        }
+    }
+    Ok(())
+}

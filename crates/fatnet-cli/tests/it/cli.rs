@@ -1,0 +1,197 @@
+//! The `fatnet` command as a user runs it.
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+use serde_json::Value;
+
+fn fatnet() -> Command {
+    Command::cargo_bin("fatnet").unwrap()
+}
+
+fn json(args: &[&str]) -> Value {
+    let out = fatnet()
+        .args(args)
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    serde_json::from_slice(&out).unwrap()
+}
+
+#[test]
+fn topology_json_counts_every_kind() {
+    // (spec, processors, switches, channels)
+    for (spec, p, s, c) in [
+        (
+            "fattree:n=1024,profile=universal,w=128",
+            1024,
+            1023,
+            4 * 1024 - 2,
+        ),
+        ("bft:n=64", 64, (64 - 8) / 2, 0),
+        ("ftree:n=4,m=16,r=9", 36, 25, 2 * 36 + 2 * 9 * 16),
+        ("clos:n=4,m=16,r=9", 36, 34, 2 * 36 + 2 * 9 * 16),
+        ("karyntree:k=4,levels=3", 64, 48, 2 * 3 * 64),
+        ("hypercube:d=10", 1024, 0, 10 * 1024),
+        ("butterfly:d=8", 256, 9 * 256, 8 * 512),
+    ] {
+        let v = json(&["topology", spec, "--json"]);
+        assert_eq!(v["processors"], p, "{spec}");
+        assert_eq!(v["switches"], s, "{spec}");
+        if c > 0 {
+            assert_eq!(v["channels"], c, "{spec}");
+        }
+        assert_eq!(v["spec"], spec);
+        assert!(v["levels"].as_array().is_some_and(|l| !l.is_empty()));
+    }
+}
+
+#[test]
+fn universal_fat_tree_summary_lists_the_exact_profile() {
+    let v = json(&["topology", "fattree:n=64,profile=universal,w=16", "--json"]);
+    let caps: Vec<u64> = v["levels"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|l| l["direction"] == "up")
+        .map(|l| l["max_capacity"].as_u64().unwrap())
+        .collect();
+    // heights 0..=6: Leiserson's [16, 11, 7, 4, 3, 2, 1] read from the leaves.
+    assert_eq!(caps, [1, 2, 3, 4, 7, 11, 16]);
+}
+
+#[test]
+fn load_reports_the_exact_load_factor() {
+    // Complement on an 8-leaf tree of unit capacities: 4 messages on each root-child channel.
+    let v = json(&[
+        "load",
+        "fattree:n=8,profile=constant,cap=1",
+        "--traffic",
+        "complement",
+        "--json",
+    ]);
+    assert_eq!(v["messages"], 8);
+    assert_eq!(v["load_factor"], 4.0);
+    assert_eq!(v["load_factor_exact"]["load"], 4);
+    assert_eq!(v["congestion"], 4);
+    assert_eq!(v["dilation"], 6);
+    assert_eq!(v["one_cycle"], false);
+    // Full bisection carries any permutation in one cycle.
+    let v = json(&[
+        "load",
+        "fattree:n=256,profile=doubling",
+        "--traffic",
+        "permutation",
+        "--seed",
+        "3",
+        "--json",
+    ]);
+    assert_eq!(v["one_cycle"], true);
+    assert!(v["load_factor"].as_f64().unwrap() <= 1.0);
+}
+
+#[test]
+fn load_is_reproducible_from_the_seed() {
+    let args = [
+        "load",
+        "bft:n=256",
+        "--traffic",
+        "uniform",
+        "--seed",
+        "11",
+        "--paths",
+        "random",
+        "--json",
+    ];
+    assert_eq!(json(&args), json(&args));
+    let other = json(&[
+        "load",
+        "bft:n=256",
+        "--traffic",
+        "uniform",
+        "--seed",
+        "12",
+        "--paths",
+        "random",
+        "--json",
+    ]);
+    assert_ne!(json(&args)["hottest"], other["hottest"]);
+}
+
+#[test]
+fn traffic_file_round_trips_through_load() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.txt");
+    fatnet()
+        .args([
+            "traffic",
+            "--processors",
+            "64",
+            "--traffic",
+            "transpose",
+            "--output",
+        ])
+        .arg(&path)
+        .assert()
+        .success();
+    let file_arg = format!("file:{}", path.display());
+    let from_file = json(&["load", "hypercube:d=6", "--traffic", &file_arg, "--json"]);
+    let direct = json(&["load", "hypercube:d=6", "--traffic", "transpose", "--json"]);
+    assert_eq!(from_file["load_factor"], direct["load_factor"]);
+    assert_eq!(from_file["congestion"], direct["congestion"]);
+    assert_eq!(from_file["messages"], 64);
+}
+
+#[test]
+fn bad_input_is_a_one_line_error_with_status_2() {
+    for args in [
+        vec!["topology", "fattree:n=12,profile=doubling"],
+        vec!["topology", "torus:n=4"],
+        vec!["topology", "bft:n=32"],
+        vec!["topology", "fattree:n=64,profile=universal,w=8"],
+        vec!["load", "hypercube:d=4", "--traffic", "transpose:x=1"],
+        vec!["load", "hypercube:d=3", "--traffic", "transpose"],
+        vec![
+            "load",
+            "hypercube:d=4",
+            "--traffic",
+            "file:/nonexistent/m.txt",
+        ],
+    ] {
+        let assert = fatnet().args(&args).assert().code(2);
+        let err = String::from_utf8(assert.get_output().stderr.clone()).unwrap();
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+        assert!(err.trim().starts_with("error"), "{args:?}: {err}");
+    }
+}
+
+#[test]
+fn out_of_range_ids_in_a_file_are_rejected_without_panic() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("bad.txt");
+    std::fs::write(&path, "0 1\n2 99\n").unwrap();
+    fatnet()
+        .args(["load", "hypercube:d=3", "--traffic"])
+        .arg(format!("file:{}", path.display()))
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("99"));
+}
+
+#[test]
+fn dot_output_is_graphviz() {
+    fatnet()
+        .args(["topology", "hypercube:d=2", "--dot"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("digraph").and(predicate::str::contains("->")));
+}
+
+#[test]
+fn help_documents_the_grammar() {
+    fatnet().args(["load", "--help"]).assert().success().stdout(
+        predicate::str::contains("profile=universal,w=W")
+            .and(predicate::str::contains("many-to-one")),
+    );
+}

@@ -1,0 +1,3 @@
+//! Integration tests of the `fatnet` binary.
+
+mod cli;

@@ -1,0 +1,3 @@
+//! Integration tests of fatnet-load: `props` checks the load-factor theorems with proptest.
+
+mod props;

@@ -1,0 +1,178 @@
+//! Reproduction of the papers' tables: one typed experiment per table, the published values,
+//! and the comparison "paper vs ours" with a verdict per cell.
+//!
+//! **Key design decision: the papers' numbers are data, our numbers are computed.** Each
+//! [`Experiment`] holds the published values (with the known misprints of the implementation
+//! notes flagged as such, never corrected) and computes its own values from the library, so a
+//! disagreement shows in the generated table instead of being tuned away. Generated files carry
+//! the command and seed that made them and no timestamp: regenerating is a no-op unless a
+//! result changed, which `cargo xtask reproduce --check` enforces.
+
+#![deny(missing_docs)]
+
+mod table;
+pub mod yuan;
+
+pub use table::{Cell, Table, Verdict};
+
+use std::fmt;
+use std::str::FromStr;
+
+use thiserror::Error;
+
+/// Errors of the reproduction pipeline.
+#[derive(Debug, Error)]
+#[non_exhaustive]
+pub enum ReproError {
+    /// An unknown paper name.
+    #[error("unknown paper `{0}` (expected one of: {known})", known = Paper::ALL.iter().map(|p| p.slug()).collect::<Vec<_>>().join(", "))]
+    UnknownPaper(String),
+    /// The library refused to build what an experiment asked for.
+    #[error("experiment {experiment}: {message}")]
+    Experiment {
+        /// Experiment id.
+        experiment: String,
+        /// What went wrong.
+        message: String,
+    },
+    /// Writing CSV failed.
+    #[error("csv: {0}")]
+    Csv(#[from] csv::Error),
+}
+
+/// The five papers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Paper {
+    /// Leiserson, "Fat-Trees" (1985).
+    Leiserson,
+    /// Greenberg & Leiserson, "Randomized routing on fat-trees" (1986).
+    GreenbergLeiserson,
+    /// Yuan, "On nonblocking folded-Clos networks".
+    Yuan,
+    /// Greenberg & Oh, "Universal wormhole routing" (1997).
+    GreenbergOh,
+    /// Stamoulis, "Routing and performance evaluation in interconnection networks" (1991).
+    Stamoulis,
+}
+
+impl Paper {
+    /// All papers, in the order of the reproduction report.
+    pub const ALL: [Paper; 5] = [
+        Paper::Leiserson,
+        Paper::GreenbergLeiserson,
+        Paper::Yuan,
+        Paper::GreenbergOh,
+        Paper::Stamoulis,
+    ];
+
+    /// The folder name under `docs/reproduction/` and the `--paper` value.
+    pub fn slug(self) -> &'static str {
+        match self {
+            Paper::Leiserson => "leiserson",
+            Paper::GreenbergLeiserson => "greenberg-leiserson",
+            Paper::Yuan => "yuan",
+            Paper::GreenbergOh => "greenberg-oh",
+            Paper::Stamoulis => "stamoulis",
+        }
+    }
+
+    /// Full citation.
+    pub fn citation(self) -> &'static str {
+        match self {
+            Paper::Leiserson => {
+                "C. E. Leiserson, \"Fat-Trees: Universal Networks for Hardware-Efficient Supercomputing\", IEEE Trans. Computers C-34(10), 1985"
+            }
+            Paper::GreenbergLeiserson => {
+                "R. I. Greenberg, C. E. Leiserson, \"Randomized routing on fat-trees\", MIT/LCS/TM-307, 1986"
+            }
+            Paper::Yuan => {
+                "X. Yuan, \"On Nonblocking Folded-Clos Networks in Computer Communication Environments\""
+            }
+            Paper::GreenbergOh => {
+                "R. I. Greenberg, H.-C. Oh, \"Universal Wormhole Routing\", IEEE TPDS 8(3), 1997"
+            }
+            Paper::Stamoulis => {
+                "G. D. Stamoulis, \"Routing and Performance Evaluation in Interconnection Networks\", MIT PhD thesis LIDS-TH-2035, 1991"
+            }
+        }
+    }
+}
+
+impl fmt::Display for Paper {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.slug())
+    }
+}
+
+impl FromStr for Paper {
+    type Err = ReproError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Paper::ALL
+            .into_iter()
+            .find(|p| p.slug() == s)
+            .ok_or_else(|| ReproError::UnknownPaper(s.to_string()))
+    }
+}
+
+/// How much work an experiment may do.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Effort {
+    /// The full run: the project's main job.
+    #[default]
+    Full,
+    /// Reduced trials, for CI.
+    Quick,
+}
+
+/// One table or figure of a paper.
+pub trait Experiment: Sync {
+    /// The paper.
+    fn paper(&self) -> Paper;
+    /// File stem under `docs/reproduction/<paper>/`, e.g. `table1`.
+    fn id(&self) -> &'static str;
+    /// The master seed, or `None` for a deterministic experiment.
+    fn seed(&self) -> Option<u64>;
+    /// Whether `--quick` changes the result (stochastic experiments with fewer trials). Quick
+    /// results are written under `docs/reproduction/<paper>/quick/` so that they never replace
+    /// the full run.
+    fn quick_differs(&self) -> bool;
+    /// Runs the experiment.
+    ///
+    /// # Errors
+    ///
+    /// [`ReproError::Experiment`] when the library rejects the experiment's parameters.
+    fn run(&self, effort: Effort) -> Result<Table, ReproError>;
+}
+
+/// Every experiment, in report order.
+pub fn registry() -> Vec<Box<dyn Experiment>> {
+    vec![Box::new(yuan::TableOne)]
+}
+
+/// The experiments of one paper, or all when `paper` is `None`.
+pub fn select(paper: Option<Paper>) -> Vec<Box<dyn Experiment>> {
+    registry()
+        .into_iter()
+        .filter(|e| paper.is_none_or(|p| e.paper() == p))
+        .collect()
+}
+
+/// The command that regenerates an experiment, as recorded in its output.
+pub fn command_for(e: &dyn Experiment, effort: Effort) -> String {
+    let quick = if effort == Effort::Quick && e.quick_differs() {
+        " --quick"
+    } else {
+        ""
+    };
+    format!("cargo xtask reproduce{quick} --paper {}", e.paper().slug())
+}
+
+/// Path of an experiment's output, relative to `docs/reproduction/`, without extension.
+pub fn output_stem(e: &dyn Experiment, effort: Effort) -> String {
+    if effort == Effort::Quick && e.quick_differs() {
+        format!("{}/quick/{}", e.paper().slug(), e.id())
+    } else {
+        format!("{}/{}", e.paper().slug(), e.id())
+    }
+}

@@ -1,0 +1,207 @@
+//! Yuan, "On Nonblocking Folded-Clos Networks": Table I.
+//!
+//! Table I compares the size of the nonblocking two-level folded Clos `ftree(n+n², n+n²)`
+//! (built from `N = n+n²`-port switches, nonblocking under Yuan's n² routing) with the
+//! traditional rearrangeably nonblocking two-level m-port tree `FT(N, 2)`, for 20-, 30- and
+//! 42-port switches. Our numbers come from the networks themselves: we build
+//! [`FoldedClos::nonblocking`] and [`FoldedClos::two_level_mport`] and count their switches and
+//! processor ports; the closed forms (`2n²+n`, `n³+n²`, `3N/2`, `N²/2`) are printed beside them
+//! as a cross-check.
+//!
+//! Choices recorded here (see `notes/001-yuan-nonblocking-clos.md` §5):
+//! - the OCR lost the table's first column; rows are the switch sizes 20, 30, 42 (n = 4, 5, 6)
+//!   named in the text;
+//! - the third row prints 88 switches and 884 ports where both the formulas and the built
+//!   networks give 78 and 882. We report both numbers and mark the cells as suspected
+//!   misprints; we do not correct the paper's value;
+//! - rows for other radices of the form n+n² are added as extensions, marked "not in paper".
+
+use fatnet::topology::{FoldedClos, Topology};
+
+use crate::{Cell, Effort, Experiment, Paper, ReproError, Table, Verdict};
+
+/// A value printed in the paper, with the implementation notes' remark if they flag it.
+#[derive(Clone, Copy, Debug)]
+struct Printed {
+    value: u64,
+    suspected_misprint: Option<&'static str>,
+}
+
+const fn ok(value: u64) -> Option<Printed> {
+    Some(Printed {
+        value,
+        suspected_misprint: None,
+    })
+}
+
+/// One row of Table I: switch radix N and the four printed values (None: not in the paper).
+struct Row {
+    radix: u64,
+    printed: [Option<Printed>; 4],
+}
+
+const ROWS: [Row; 7] = [
+    Row {
+        radix: 20,
+        printed: [ok(36), ok(80), ok(30), ok(200)],
+    },
+    Row {
+        radix: 30,
+        printed: [ok(55), ok(150), ok(45), ok(450)],
+    },
+    Row {
+        radix: 42,
+        printed: [
+            Some(Printed {
+                value: 88,
+                suspected_misprint: Some(
+                    "printed 88; 2n²+n = 78 for n = 6 and the built network has 78 switches (OCR or print slip 7→8?)",
+                ),
+            }),
+            ok(252),
+            ok(63),
+            Some(Printed {
+                value: 884,
+                suspected_misprint: Some(
+                    "printed 884; N²/2 = 882 for N = 42 and the built network has 882 ports (OCR or print slip 2→4?)",
+                ),
+            }),
+        ],
+    },
+    Row {
+        radix: 6,
+        printed: [None; 4],
+    },
+    Row {
+        radix: 12,
+        printed: [None; 4],
+    },
+    Row {
+        radix: 56,
+        printed: [None; 4],
+    },
+    Row {
+        radix: 72,
+        printed: [None; 4],
+    },
+];
+
+/// Yuan's Table I: size of nonblocking `ftree(n+n², n+n²)` and `FT(n+n², 2)`.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct TableOne;
+
+/// `n` with `n + n² = radix`, if there is one.
+pub fn n_for_radix(radix: u64) -> Option<u64> {
+    let n = ((1 + 4 * radix).isqrt() - 1) / 2;
+    (n * n + n == radix && n >= 1).then_some(n)
+}
+
+impl Experiment for TableOne {
+    fn paper(&self) -> Paper {
+        Paper::Yuan
+    }
+
+    fn id(&self) -> &'static str {
+        "table1"
+    }
+
+    fn seed(&self) -> Option<u64> {
+        None
+    }
+
+    fn quick_differs(&self) -> bool {
+        false
+    }
+
+    fn run(&self, _effort: Effort) -> Result<Table, ReproError> {
+        let err = |message: String| ReproError::Experiment {
+            experiment: "yuan/table1".to_string(),
+            message,
+        };
+        let mut cells = Vec::new();
+        for row in &ROWS {
+            let n = n_for_radix(row.radix)
+                .ok_or_else(|| err(format!("radix {} is not of the form n+n²", row.radix)))?;
+            let nb = FoldedClos::nonblocking(n).map_err(|e| err(e.to_string()))?;
+            let ft = FoldedClos::two_level_mport(row.radix).map_err(|e| err(e.to_string()))?;
+            let ours = [
+                u64::from(nb.num_switches()),
+                u64::from(nb.num_processors()),
+                u64::from(ft.num_switches()),
+                u64::from(ft.num_processors()),
+            ];
+            let formulas = [
+                ("2n²+n", 2 * n * n + n),
+                ("n³+n²", n * n * n + n * n),
+                ("3N/2", 3 * row.radix / 2),
+                ("N²/2", row.radix * row.radix / 2),
+            ];
+            let networks = [
+                format!("nonblocking ftree({n}+{}, {})", n * n, n + n * n),
+                format!("nonblocking ftree({n}+{}, {})", n * n, n + n * n),
+                format!(
+                    "FT({}, 2) = ftree({}+{}, {})",
+                    row.radix,
+                    row.radix / 2,
+                    row.radix / 2,
+                    row.radix
+                ),
+                format!(
+                    "FT({}, 2) = ftree({}+{}, {})",
+                    row.radix,
+                    row.radix / 2,
+                    row.radix / 2,
+                    row.radix
+                ),
+            ];
+            let quantities = ["switches", "ports", "switches", "ports"];
+            for i in 0..4 {
+                let (formula, formula_value) = formulas[i];
+                let (paper, verdict, note) = match row.printed[i] {
+                    None => (None, Verdict::NotInPaper, String::new()),
+                    Some(p) if p.value == ours[i] => {
+                        (Some(p.value.to_string()), Verdict::Match, String::new())
+                    }
+                    Some(p) => match p.suspected_misprint {
+                        Some(why) => (
+                            Some(p.value.to_string()),
+                            Verdict::SuspectedMisprint,
+                            why.to_string(),
+                        ),
+                        None => (Some(p.value.to_string()), Verdict::Mismatch, String::new()),
+                    },
+                };
+                let agree = if formula_value == ours[i] {
+                    "="
+                } else {
+                    "≠ (built network disagrees with the formula)"
+                };
+                cells.push(Cell {
+                    key: vec![
+                        format!("{}-port (n={n})", row.radix),
+                        networks[i].clone(),
+                        quantities[i].to_string(),
+                    ],
+                    paper,
+                    ours: ours[i].to_string(),
+                    detail: format!("{formula} {agree} {formula_value}"),
+                    verdict,
+                    note,
+                });
+            }
+        }
+        Ok(Table {
+            paper: Paper::Yuan,
+            id: "table1",
+            title: "Yuan, Table I: size of nonblocking ftree(n+n², n+n²) and FT(n+n², 2)".to_string(),
+            key_columns: vec!["switch".into(), "network".into(), "quantity".into()],
+            detail_column: "formula".into(),
+            cells,
+            notes: vec![
+                "Ours counts the switches and processor ports of the networks built by `FoldedClos::nonblocking(n)` (ftree(n+n², n+n²): n+n² bottom and n² top switches) and `FoldedClos::two_level_mport(N)` (FT(N, 2) as ftree(N/2+N/2, N)).".into(),
+                "The OCR of the paper lost the table's first column; the rows are the 20-, 30- and 42-port switches named in the text. Rows for 6-, 12-, 56- and 72-port switches are extensions.".into(),
+                "The paper's third row prints 88 and 884; both disagree with the formulas and the built networks (78, 882). Reported as suspected misprints, not corrected.".into(),
+            ],
+        })
+    }
+}

@@ -1,0 +1,3 @@
+//! Integration tests of fatnet-repro: `paper` compares the generated tables with the papers.
+
+mod paper;

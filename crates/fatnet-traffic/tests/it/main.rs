@@ -1,0 +1,3 @@
+//! Integration tests of `fatnet-traffic`: one binary, one module per concern.
+
+mod props;

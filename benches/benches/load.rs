@@ -19,7 +19,7 @@ fn load_factor(c: &mut Criterion) {
         g.bench_function(format!("fast/n=2^{levels}/perm_x4"), |b| {
             b.iter(|| {
                 let loads = fat_tree_loads(black_box(&tree), black_box(&m)).unwrap();
-                LoadReport::new(&tree, loads).load_factor
+                LoadReport::for_fat_tree(&tree, loads).load_factor
             })
         });
         if levels <= 16 {

@@ -11,7 +11,8 @@ use anyhow::{Context, Result};
 use clap::{Parser, Subcommand, ValueEnum};
 use fatnet::load::{LoadFactor, LoadReport, PathSelection, analyze};
 use fatnet::topology::{
-    AnyTopology, BundleId, ChannelId, Direction, Topology, TopologySpec, level_summary, to_dot,
+    AnyTopology, BundleId, ChannelId, Direction, Topology, TopologySpec, level_summary, node_label,
+    to_dot,
 };
 use fatnet::traffic::{MessageSet, TrafficSpec};
 use serde::Serialize;
@@ -141,10 +142,27 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             let _ = out.flush();
-            eprintln!("error: {e:#}");
+            eprintln!("error: {}", one_line(&e));
             ExitCode::from(2)
         }
     }
+}
+
+/// The error and its causes on one line, skipping a cause whose text an outer message
+/// already includes (library errors often print their source themselves).
+fn one_line(e: &anyhow::Error) -> String {
+    let mut line = String::new();
+    for cause in e.chain() {
+        let text = cause.to_string();
+        if line.contains(&text) {
+            continue;
+        }
+        if !line.is_empty() {
+            line.push_str(": ");
+        }
+        line.push_str(&text);
+    }
+    line
 }
 
 fn run(cli: Cli, out: &mut impl Write) -> Result<()> {
@@ -301,10 +319,11 @@ struct HotBundle {
     load_factor: f64,
     level: u32,
     direction: &'static str,
-    /// A representative channel of the bundle: `from -> to` node ids.
+    /// A representative channel of the bundle and its end nodes (`p<i>` processor,
+    /// `s<level>.<index>` switch, `external`).
     channel: u32,
-    from: u32,
-    to: u32,
+    from: String,
+    to: String,
 }
 
 #[derive(Debug, Serialize)]
@@ -371,8 +390,8 @@ impl LoadSummary {
                     level: ch.level,
                     direction: direction_name(ch.direction),
                     channel: c.0,
-                    from: ch.from.0,
-                    to: ch.to.0,
+                    from: node_label(topo, ch.from),
+                    to: node_label(topo, ch.to),
                 })
             })
             .collect();

@@ -192,10 +192,12 @@ pub fn channel_loads<T: Topology + ?Sized>(
 pub fn fat_tree_loads(tree: &FatTree, messages: &MessageSet) -> Result<ChannelLoads, LoadError> {
     check_processors(tree, messages)?;
     let n = tree.n() as usize;
-    // Counts per heap node 1..2n; index 0 unused. u64 so that any multiset size is exact.
-    let mut src = vec![0u64; 2 * n];
-    let mut dst = vec![0u64; 2 * n];
-    let mut lca = vec![0u64; 2 * n];
+    // Counts per heap node 1..2n (index 0 unused). A MessageSet holds at most
+    // `fatnet_traffic::MAX_MESSAGES` = u32::MAX messages, so u32 counters are exact and halve
+    // the memory traffic of the random-access increments.
+    let mut src = vec![0u32; 2 * n];
+    let mut dst = vec![0u32; 2 * n];
+    let mut lca = vec![0u32; 2 * n];
     let (mut dilation, mut total) = (0u32, 0u64);
     for m in messages.messages() {
         let h = 32 - (m.src ^ m.dst).leading_zeros();
@@ -211,10 +213,10 @@ pub fn fat_tree_loads(tree: &FatTree, messages: &MessageSet) -> Result<ChannelLo
         dst[v] = dst[2 * v] + dst[2 * v + 1];
         lca[v] += lca[2 * v] + lca[2 * v + 1];
     }
-    let mut per_channel = vec![0u64; 2 * (2 * n - 1)];
+    let mut per_channel = Vec::with_capacity(2 * (2 * n - 1));
     for v in 1..2 * n {
-        per_channel[2 * (v - 1)] = src[v] - lca[v];
-        per_channel[2 * (v - 1) + 1] = dst[v] - lca[v];
+        per_channel.push(u64::from(src[v] - lca[v]));
+        per_channel.push(u64::from(dst[v] - lca[v]));
     }
     Ok(ChannelLoads {
         per_channel,
@@ -225,12 +227,14 @@ pub fn fat_tree_loads(tree: &FatTree, messages: &MessageSet) -> Result<ChannelLo
 }
 
 /// Everything `fatnet load` reports about a message set on a topology.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct LoadReport {
     /// Per-channel loads and path statistics.
     pub loads: ChannelLoads,
-    /// `load(M, b)` for every bundle `b`.
-    pub per_bundle: Vec<u64>,
+    /// `load(M, b)` for every bundle `b`, or `None` when every bundle is one channel with the
+    /// same id (then the bundle loads are `loads.per_channel`); read it with
+    /// [`LoadReport::per_bundle`].
+    bundle_loads: Option<Vec<u64>>,
     /// λ(M) over bundles, with the bundle that attains it (the lowest id among ties).
     pub load_factor: LoadFactor,
     /// The largest number of messages on one channel.
@@ -270,9 +274,71 @@ impl LoadReport {
                 load_factor = cand;
             }
         }
+        let identity = topo.num_bundles() == topo.num_channels()
+            && (0..topo.num_channels()).all(|c| topo.channel(ChannelId(c)).bundle.0 == c);
         Self {
             loads,
-            per_bundle,
+            bundle_loads: (!identity).then_some(per_bundle),
+            load_factor,
+            congestion,
+            congestion_channel,
+        }
+    }
+
+    /// `load(M, b)` for every bundle `b`, indexed by `BundleId`.
+    pub fn per_bundle(&self) -> &[u64] {
+        self.bundle_loads
+            .as_deref()
+            .unwrap_or(&self.loads.per_channel)
+    }
+
+    /// [`LoadReport::new`] for the binary fat-tree, where bundles are channels and capacities
+    /// depend only on the height: one pass over the channels, level by level, without
+    /// building a [`fatnet_topology::Channel`] per channel.
+    ///
+    /// # Panics
+    ///
+    /// If `loads` does not have one entry per channel of `tree`.
+    pub fn for_fat_tree(tree: &FatTree, loads: ChannelLoads) -> Self {
+        assert_eq!(loads.per_channel.len(), tree.num_channels() as usize);
+        let mut congestion = 0;
+        let mut congestion_channel = None;
+        let mut load_factor = LoadFactor::ZERO;
+        // Tree nodes of depth k are heap numbers 2^k..2^(k+1); their channels are contiguous.
+        for depth in 0..=tree.levels() {
+            let capacity = tree.capacity_at_height(tree.levels() - depth);
+            let first = 2 * ((1usize << depth) - 1);
+            let chunk = &loads.per_channel[first..first + (2usize << depth)];
+            // Lowest index of the maximum in this level.
+            let (mut best, mut at) = (0u64, 0usize);
+            for (i, &l) in chunk.iter().enumerate() {
+                if l > best {
+                    best = l;
+                    at = i;
+                }
+            }
+            if best == 0 {
+                continue;
+            }
+            let c = (first + at) as u32;
+            // Levels come in increasing channel order, so strict comparisons keep the lowest id
+            // among ties, as in `LoadReport::new`.
+            if best > congestion {
+                congestion = best;
+                congestion_channel = Some(ChannelId(c));
+            }
+            let cand = LoadFactor {
+                load: best,
+                capacity,
+                bundle: Some(BundleId(c)),
+            };
+            if cand.cmp_value(&load_factor) == Ordering::Greater {
+                load_factor = cand;
+            }
+        }
+        Self {
+            bundle_loads: None,
+            loads,
             load_factor,
             congestion,
             congestion_channel,
@@ -282,7 +348,7 @@ impl LoadReport {
     /// The `k` bundles of largest load factor, worst first (ties by lower id).
     pub fn hottest_bundles<T: Topology + ?Sized>(&self, topo: &T, k: usize) -> Vec<LoadFactor> {
         let mut all: Vec<LoadFactor> = self
-            .per_bundle
+            .per_bundle()
             .iter()
             .enumerate()
             .filter(|&(_, &l)| l > 0)
@@ -314,11 +380,10 @@ pub fn analyze(
     messages: &MessageSet,
     selection: PathSelection,
 ) -> Result<LoadReport, LoadError> {
-    let loads = match topo.as_fat_tree() {
-        Some(tree) => fat_tree_loads(tree, messages)?,
-        None => channel_loads(topo, messages, selection)?,
-    };
-    Ok(LoadReport::new(topo, loads))
+    Ok(match topo.as_fat_tree() {
+        Some(tree) => LoadReport::for_fat_tree(tree, fat_tree_loads(tree, messages)?),
+        None => LoadReport::new(topo, channel_loads(topo, messages, selection)?),
+    })
 }
 
 /// Congestion (largest number of paths on one channel) and dilation (longest path) of an
@@ -411,6 +476,20 @@ mod tests {
         let r = analyze(&full.into(), &m, PathSelection::Standard).unwrap();
         assert!(r.is_one_cycle());
         assert_eq!(r.load_factor.ceil(), 1);
+    }
+
+    #[test]
+    fn fat_tree_report_equals_the_generic_report() {
+        let tree = FatTree::universal(64, 16).unwrap();
+        let pairs: Vec<(u32, u32)> = (0..200u32)
+            .map(|i| ((i * 37) % 64, (i * 11 + 5) % 64))
+            .collect();
+        let m = set(64, &pairs);
+        let loads = fat_tree_loads(&tree, &m).unwrap();
+        let fast = LoadReport::for_fat_tree(&tree, loads.clone());
+        let generic = LoadReport::new(&tree, loads);
+        assert_eq!(fast, generic);
+        assert!(fast.load_factor.load > 0);
     }
 
     #[test]

@@ -57,7 +57,6 @@ impl AnyTopology {
     pub fn as_fat_tree(&self) -> Option<&FatTree> {
         match self {
             AnyTopology::FatTree(t) => Some(t),
-            #[allow(unreachable_patterns)]
             _ => None,
         }
     }

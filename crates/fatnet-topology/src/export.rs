@@ -47,6 +47,21 @@ pub fn to_dot<T: Topology + ?Sized>(topo: &T) -> String {
     format!("// {}\n{dot:?}", topo.name())
 }
 
+/// A short name of node `v`: `p<i>` for processor `i`, `s<level>.<index>` for a switch,
+/// `external` for the world outside a fat-tree's root. Processors of the unfolded Clos have
+/// an input and an output terminal, both named after the processor.
+pub fn node_label<T: Topology + ?Sized>(topo: &T, v: NodeId) -> String {
+    label(&topo.node(v))
+}
+
+fn label(node: &Node) -> String {
+    match node.kind {
+        NodeKind::Processor => format!("p{}", node.index),
+        NodeKind::Switch => format!("s{}.{}", node.level, node.index),
+        NodeKind::External => "external".to_string(),
+    }
+}
+
 /// Channels of one level and direction, and their capacities.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LevelSummary {

@@ -48,7 +48,7 @@ pub use bft::ButterflyFatTree;
 pub use butterfly::{Butterfly, MAX_BUTTERFLY_DIMENSION};
 pub use clos::{Clos, FoldedClos};
 pub use error::TopologyError;
-pub use export::{LevelSummary, level_summary, to_dot, to_petgraph};
+pub use export::{LevelSummary, level_summary, node_label, to_dot, to_petgraph};
 pub use fattree::{AreaGrowth, CapacityProfile, FatTree, VolumeGrowth};
 pub use hypercube::{Hypercube, MAX_HYPERCUBE_DIMENSION};
 pub use karyntree::KAryNTree;

@@ -74,7 +74,7 @@ proptest! {
             prop_assert_ne!(lf.cmp_value(&r.load_factor), Ordering::Greater);
         }
         if let Some(b) = r.load_factor.bundle {
-            prop_assert_eq!(r.per_bundle[b.index()], r.load_factor.load);
+            prop_assert_eq!(r.per_bundle()[b.index()], r.load_factor.load);
             prop_assert_eq!(tree.bundle_capacity(b), r.load_factor.capacity);
         } else {
             prop_assert_eq!(r.load_factor.load, 0);

@@ -104,7 +104,8 @@ impl FatTree {
     /// - [`TopologyError::CapacityCount`] when a custom profile has not `lg n + 1` values;
     /// - [`TopologyError::UniversalRootCapacity`] when a universal `w` is not in `[n^(2/3), n]`;
     /// - [`TopologyError::StandardNeedsEvenLevels`] for the standard profile with `lg n` odd;
-    /// - [`TopologyError::TooLarge`] when a capacity overflows `u64`.
+    /// - [`TopologyError::TooLarge`] when a capacity overflows `u64`, or when the exact
+    ///   rounding needs more than 128 bits (smooth volume growth with `leaf` above about 2^41).
     pub fn new(n: u64, profile: CapacityProfile) -> Result<Self, TopologyError> {
         if !n.is_power_of_two() {
             return Err(TopologyError::NotPowerOfTwo {
@@ -261,7 +262,8 @@ impl Topology for FatTree {
     }
 
     fn num_channels(&self) -> u32 {
-        4 * self.n() - 2
+        // 4n − 2, without the intermediate 4n that overflows u32 at n = 2^30.
+        4 * (self.n() - 1) + 2
     }
 
     fn num_bundles(&self) -> u32 {
@@ -448,11 +450,12 @@ fn ceil_div_cbrt_pow4(w: u128, k: u32) -> u128 {
 
 /// Integer square root: the largest `s` with `s² <= x`.
 fn isqrt(x: u128) -> u128 {
+    // The float estimate can be 2^64 for x near 2^128, whose square overflows.
     let mut s = (x as f64).sqrt() as u128;
-    while s * s > x {
+    while s.checked_mul(s).is_none_or(|sq| sq > x) {
         s -= 1;
     }
-    while (s + 1) * (s + 1) <= x {
+    while (s + 1).checked_mul(s + 1).is_some_and(|sq| sq <= x) {
         s += 1;
     }
     s

@@ -65,7 +65,7 @@ enum Command {
     #[command(after_help = TOPOLOGY_GRAMMAR)]
     Topology {
         /// The topology, e.g. `fattree:n=1024,profile=universal,w=128` or `bft:n=4096`.
-        spec: TopologySpec,
+        spec: String,
         /// Print JSON instead of a table.
         #[arg(long, conflicts_with = "dot")]
         json: bool,
@@ -78,10 +78,10 @@ enum Command {
     #[command(after_help = format!("{TOPOLOGY_GRAMMAR}\n\n{TRAFFIC_GRAMMAR}"))]
     Load {
         /// The topology.
-        spec: TopologySpec,
+        spec: String,
         /// The message set: a pattern or `file:PATH`.
         #[arg(long, short)]
-        traffic: TrafficSpec,
+        traffic: String,
         /// Seed of the random patterns and of `--paths random`.
         #[arg(long, default_value_t = 1)]
         seed: u64,
@@ -103,7 +103,7 @@ enum Command {
         processors: u32,
         /// The pattern.
         #[arg(long, short)]
-        traffic: TrafficSpec,
+        traffic: String,
         /// Seed of the random patterns.
         #[arg(long, default_value_t = 1)]
         seed: u64,
@@ -168,7 +168,7 @@ fn one_line(e: &anyhow::Error) -> String {
 fn run(cli: Cli, out: &mut impl Write) -> Result<()> {
     match cli.command {
         Command::Topology { spec, json, dot } => {
-            let topo = spec.build().context("cannot build topology")?;
+            let (spec, topo) = topology(&spec)?;
             if dot {
                 writeln!(out, "{}", to_dot(&topo))?;
             } else if json {
@@ -186,7 +186,8 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<()> {
             top,
             json,
         } => {
-            let topo = spec.build().context("cannot build topology")?;
+            let (spec, topo) = topology(&spec)?;
+            let traffic = traffic_spec(&traffic)?;
             let messages = traffic
                 .generate(topo.num_processors(), seed)
                 .with_context(|| format!("cannot make traffic `{traffic}`"))?;
@@ -211,6 +212,7 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<()> {
             format,
             output,
         } => {
+            let traffic = traffic_spec(&traffic)?;
             let messages = traffic
                 .generate(processors, seed)
                 .with_context(|| format!("cannot make traffic `{traffic}`"))?;
@@ -226,6 +228,23 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// Parses and builds a topology spec: errors are one line naming the spec.
+fn topology(spec: &str) -> Result<(TopologySpec, AnyTopology)> {
+    let parsed: TopologySpec = spec
+        .parse()
+        .with_context(|| format!("invalid topology spec `{spec}`"))?;
+    let topo = parsed
+        .build()
+        .with_context(|| format!("cannot build `{spec}`"))?;
+    Ok((parsed, topo))
+}
+
+/// Parses a traffic spec.
+fn traffic_spec(spec: &str) -> Result<TrafficSpec> {
+    spec.parse()
+        .with_context(|| format!("invalid traffic spec `{spec}`"))
 }
 
 /// Writes `bytes` to a temporary file beside `path`, then renames it: never a half-written file.

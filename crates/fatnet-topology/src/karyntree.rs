@@ -361,10 +361,21 @@ impl Topology for KAryNTree {
     /// Up from `src` to a height-`h` switch, taking up port `⌊index/k^(i−1)⌋ mod k` at height
     /// `i`, then the unique down path to `dst`; empty when `src == dst`.
     fn path_into(&self, src: Processor, dst: Processor, index: u128, out: &mut Vec<ChannelId>) {
-        let count = self.path_count(src, dst);
-        assert!(index < count, "path index {index} >= path count {count}");
-        out.clear();
+        assert!(
+            src < self.num_leaves() && dst < self.num_leaves(),
+            "processor out of range"
+        );
         let top = self.lca_height(src, dst);
+        let count = if top == 0 {
+            1
+        } else {
+            u64::from(self.k).pow(top - 1)
+        };
+        assert!(
+            index < u128::from(count),
+            "path index {index} >= path count {count}"
+        );
+        out.clear();
         if top == 0 {
             return;
         }
@@ -395,7 +406,11 @@ impl Topology for KAryNTree {
 
     /// d-mod-k: `dst mod path_count(src, dst)`.
     fn standard_path_index(&self, src: Processor, dst: Processor) -> u128 {
-        u128::from(dst) % self.path_count(src, dst)
+        // path_count < k^n <= 2^32: plain u64 arithmetic, no u128 division.
+        match self.lca_height(src, dst) {
+            0 => 0,
+            h => u128::from(u64::from(dst) % u64::from(self.k).pow(h - 1)),
+        }
     }
 
     fn distance(&self, src: Processor, dst: Processor) -> usize {

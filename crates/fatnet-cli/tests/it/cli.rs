@@ -162,7 +162,8 @@ fn bad_input_is_a_one_line_error_with_status_2() {
         let assert = fatnet().args(&args).assert().code(2);
         let err = String::from_utf8(assert.get_output().stderr.clone()).unwrap();
         assert!(!err.contains("panicked"), "{args:?}: {err}");
-        assert!(err.trim().starts_with("error"), "{args:?}: {err}");
+        assert!(err.trim().starts_with("error: "), "{args:?}: {err}");
+        assert_eq!(err.trim().lines().count(), 1, "{args:?}: {err}");
     }
 }
 
@@ -194,4 +195,51 @@ fn help_documents_the_grammar() {
         predicate::str::contains("profile=universal,w=W")
             .and(predicate::str::contains("many-to-one")),
     );
+}
+
+#[test]
+fn load_works_on_every_topology_kind() {
+    // The complement crosses the middle of every network: check the reported numbers are
+    // consistent with each other on every kind, for each path selection.
+    for spec in [
+        "fattree:n=64,profile=standard",
+        "bft:n=64",
+        "ftree:n=4,m=4,r=16",
+        "clos:n=4,m=4,r=16",
+        "karyntree:k=4,levels=3",
+        "hypercube:d=6",
+        "butterfly:d=6",
+    ] {
+        for paths in ["standard", "first", "random"] {
+            let v = json(&[
+                "load",
+                spec,
+                "--traffic",
+                "complement",
+                "--paths",
+                paths,
+                "--json",
+            ]);
+            assert_eq!(v["messages"], 64, "{spec}");
+            let lf = v["load_factor"].as_f64().unwrap();
+            let exact = &v["load_factor_exact"];
+            let (l, c) = (
+                exact["load"].as_f64().unwrap(),
+                exact["capacity"].as_f64().unwrap(),
+            );
+            assert!((lf - l / c).abs() < 1e-12, "{spec}");
+            assert!(lf > 0.0, "{spec}");
+            assert_eq!(v["one_cycle"], lf <= 1.0, "{spec}");
+            assert_eq!(
+                v["lower_bound_cycles"].as_f64().unwrap(),
+                lf.ceil(),
+                "{spec}"
+            );
+            // congestion >= the load of the hottest bundle divided over its channels
+            assert!(v["congestion"].as_u64().unwrap() >= 1, "{spec}");
+            let hottest = v["hottest"].as_array().unwrap();
+            assert_eq!(hottest[0]["load_factor"].as_f64().unwrap(), lf, "{spec}");
+            assert!(v["dilation"].as_u64().unwrap() >= 2, "{spec}");
+        }
+    }
 }

@@ -17,6 +17,8 @@ use fatnet::topology::{
 use fatnet::traffic::{MessageSet, TrafficSpec};
 use serde::Serialize;
 
+mod schedule_cmd;
+
 const TOPOLOGY_GRAMMAR: &str = "\
 TOPOLOGY SPECS (KIND:key=value,...):
   fattree:n=N,profile=constant,cap=C        binary fat-tree (Leiserson), n a power of two
@@ -95,6 +97,10 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Leiserson's off-line schedule of a message set on a fat-tree (Theorem 1 or
+    /// Corollary 2), verified cycle by cycle.
+    #[command(after_help = format!("{TOPOLOGY_GRAMMAR}\n\n{TRAFFIC_GRAMMAR}"))]
+    Schedule(schedule_cmd::ScheduleArgs),
     /// Generate a message set and write it as text (`src dst` per line) or JSON.
     #[command(after_help = TRAFFIC_GRAMMAR)]
     Traffic {
@@ -205,6 +211,7 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<()> {
                 print_load(out, &summary)?;
             }
         }
+        Command::Schedule(args) => schedule_cmd::run(args, out)?,
         Command::Traffic {
             processors,
             traffic,

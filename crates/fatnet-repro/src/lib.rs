@@ -10,6 +10,7 @@
 
 #![deny(missing_docs)]
 
+pub mod leiserson;
 mod table;
 pub mod yuan;
 
@@ -147,7 +148,7 @@ pub trait Experiment: Sync {
 
 /// Every experiment, in report order.
 pub fn registry() -> Vec<Box<dyn Experiment>> {
-    vec![Box::new(yuan::TableOne)]
+    vec![Box::new(leiserson::Schedules), Box::new(yuan::TableOne)]
 }
 
 /// The experiments of one paper, or all when `paper` is `None`.
@@ -156,6 +157,16 @@ pub fn select(paper: Option<Paper>) -> Vec<Box<dyn Experiment>> {
         .into_iter()
         .filter(|e| paper.is_none_or(|p| e.paper() == p))
         .collect()
+}
+
+/// Seed of row or trial `index` of an experiment with master seed `seed`: SplitMix64 of the
+/// pair, so a row's result does not depend on which other rows run, in what order, or on how
+/// many threads.
+pub fn derive_seed(seed: u64, index: u64) -> u64 {
+    let mut z = seed.wrapping_add(0x9E37_79B9_7F4A_7C15u64.wrapping_mul(index.wrapping_add(1)));
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
 }
 
 /// The command that regenerates an experiment, as recorded in its output.

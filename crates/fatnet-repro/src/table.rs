@@ -21,6 +21,10 @@ pub enum Verdict {
     Mismatch,
     /// The paper prints no value here (an extension row).
     NotInPaper,
+    /// The paper states a bound (a theorem), not a value, and our value respects it.
+    WithinBound,
+    /// The paper states a bound and our value violates it.
+    BoundViolated,
 }
 
 impl Verdict {
@@ -32,6 +36,8 @@ impl Verdict {
             Verdict::SuspectedMisprint => "MISMATCH (suspected misprint)",
             Verdict::Mismatch => "MISMATCH",
             Verdict::NotInPaper => "not in paper",
+            Verdict::WithinBound => "within bound",
+            Verdict::BoundViolated => "BOUND VIOLATED",
         }
     }
 }
@@ -81,6 +87,8 @@ impl Table {
             Verdict::SuspectedMisprint,
             Verdict::Mismatch,
             Verdict::NotInPaper,
+            Verdict::WithinBound,
+            Verdict::BoundViolated,
         ]
         .into_iter()
         .map(|v| (v, self.cells.iter().filter(|c| c.verdict == v).count()))

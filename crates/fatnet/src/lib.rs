@@ -18,6 +18,7 @@
 #![deny(missing_docs)]
 
 pub use fatnet_load as load;
+pub use fatnet_offline as offline;
 pub use fatnet_topology as topology;
 pub use fatnet_traffic as traffic;
 

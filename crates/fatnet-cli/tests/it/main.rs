@@ -1,3 +1,4 @@
 //! Integration tests of the `fatnet` binary.
 
 mod cli;
+mod schedule;

@@ -1,0 +1,1 @@
+//! Yuan (stub in this worktree).

@@ -1,0 +1,152 @@
+//! The one error type of this crate.
+
+use thiserror::Error;
+
+/// Why an off-line problem could not be set up.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[non_exhaustive]
+pub enum OfflineError {
+    /// The message set addresses more processors than the topology has.
+    #[error("message set is on {messages} processors but the topology has {topology}")]
+    ProcessorMismatch {
+        /// Processors of the message set.
+        messages: u64,
+        /// Processors of the topology.
+        topology: u64,
+    },
+    /// A message id is not in the message set.
+    #[error("message {message} is not in the message set ({messages} messages)")]
+    UnknownMessage {
+        /// The id.
+        message: u32,
+        /// Size of the message set.
+        messages: u64,
+    },
+    /// The messages given to a split do not all cross the same node in the same direction.
+    #[error(
+        "message {message} does not cross node {node} in the same direction as message {first}"
+    )]
+    NotOneGroup {
+        /// The first message of the group.
+        first: u32,
+        /// The message that differs.
+        message: u32,
+        /// Heap number of the first message's lowest common ancestor.
+        node: u32,
+    },
+    /// A message from a processor to itself cannot be split (it crosses no node).
+    #[error("message {message} goes from a processor to itself and crosses no node")]
+    SelfMessage {
+        /// The id.
+        message: u32,
+    },
+    /// Corollary 2 needs every capacity above lg n (above the channel's depth for the
+    /// depth variant), so that the fictitious capacities are at least one.
+    #[error(
+        "Corollary 2 needs capacities above {needed}: channel {channel} has capacity {capacity}"
+    )]
+    CapacityTooSmall {
+        /// The channel.
+        channel: u32,
+        /// Its capacity.
+        capacity: u64,
+        /// The capacity it would need to exceed.
+        needed: u64,
+    },
+    /// A parameter is out of the supported range.
+    #[error("{param} = {value} is out of range ({allowed})")]
+    OutOfRange {
+        /// The parameter.
+        param: &'static str,
+        /// The value given.
+        value: u64,
+        /// The allowed range, in words.
+        allowed: &'static str,
+    },
+    /// A node id is not a node of the network (hypercube tasks: `node >= 2^d`).
+    #[error("node {node} is out of range (the network has {nodes} nodes)")]
+    NodeOutOfRange {
+        /// The id.
+        node: u64,
+        /// Number of nodes.
+        nodes: u64,
+    },
+    /// A task that needs distinct nodes got the same node twice.
+    #[error("node {node} is given twice; the nodes must be distinct")]
+    DuplicateNode {
+        /// The repeated id.
+        node: u32,
+    },
+    /// A dimension order of a hypercube spanning tree is not a permutation of `1..=d`.
+    #[error("the dimension order is not a permutation of 1..={d}")]
+    NotAPermutation {
+        /// The cube's dimension.
+        d: u32,
+    },
+    /// A folded Clos routing or algorithm needs more top switches than the network has.
+    #[error("{what} needs {needed} top switches but the network has m = {m}")]
+    TooFewTopSwitches {
+        /// What needs them (a routing or an algorithm).
+        what: &'static str,
+        /// Top switches needed.
+        needed: u64,
+        /// Top switches of the network.
+        m: u64,
+    },
+    /// A folded Clos routing names a top switch the network does not have.
+    #[error("the route of {src} -> {dst} uses top switch {top}, but the network has m = {m}")]
+    TopOutOfRange {
+        /// Source leaf.
+        src: u32,
+        /// Destination leaf.
+        dst: u32,
+        /// The top switch named.
+        top: u64,
+        /// Top switches of the network.
+        m: u64,
+    },
+    /// A folded Clos routing gives a pair across bottom switches no top switch.
+    #[error("the routing gives {src} -> {dst} no top switch")]
+    NoTopSwitch {
+        /// Source leaf.
+        src: u32,
+        /// Destination leaf.
+        dst: u32,
+    },
+    /// A list of routes does not have one entry per message.
+    #[error("{routes} routes given for {messages} messages")]
+    RouteCountMismatch {
+        /// Routes given.
+        routes: u64,
+        /// Messages.
+        messages: u64,
+    },
+    /// A message across bottom switches has no top switch in a list of folded Clos routes.
+    #[error("message {message} crosses bottom switches but has no top switch")]
+    MissingTop {
+        /// The message id.
+        message: u32,
+    },
+    /// A message within one bottom switch (or to itself) was given a top switch.
+    #[error("message {message} stays within one bottom switch but was given a top switch")]
+    NeedlessTop {
+        /// The message id.
+        message: u32,
+    },
+    /// A message set that must be a (partial) permutation repeats a source or a destination.
+    #[error("message {message} repeats a source or a destination: the set is not a permutation")]
+    MessagesNotPermutation {
+        /// The first message whose source or destination was already used.
+        message: u32,
+    },
+    /// An exhaustive search would exceed its budget before it could start.
+    #[error("{what} is too large: {size} exceeds the limit {limit}")]
+    SearchTooLarge {
+        /// What is too large.
+        what: &'static str,
+        /// Its size.
+        size: u64,
+        /// The limit.
+        limit: u64,
+    },
+}

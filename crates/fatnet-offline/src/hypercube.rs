@@ -1,0 +1,1 @@
+//! Stamoulis (stub in this worktree).

@@ -17,6 +17,8 @@ use fatnet::topology::{
 use fatnet::traffic::{MessageSet, TrafficSpec};
 use serde::Serialize;
 
+mod clos_cmd;
+mod exchange_cmd;
 mod schedule_cmd;
 
 const TOPOLOGY_GRAMMAR: &str = "\
@@ -101,6 +103,16 @@ enum Command {
     /// Corollary 2), verified cycle by cycle.
     #[command(after_help = format!("{TOPOLOGY_GRAMMAR}\n\n{TRAFFIC_GRAMMAR}"))]
     Schedule(schedule_cmd::ScheduleArgs),
+    /// Stamoulis' optimal total exchange on the d-cube (every node sends a packet to every
+    /// other node in 2^(d-1) slots), verified slot by slot.
+    Exchange(exchange_cmd::ExchangeArgs),
+    /// Stamoulis' simultaneous broadcasts on the d-cube (chapter 4), verified slot by slot.
+    Broadcast(exchange_cmd::BroadcastArgs),
+    /// Yuan's folded Clos ftree(n+m, r): check a routing for nonblocking (Lemma 1, with a
+    /// counterexample), its exact worst-case contention, or route a pattern
+    /// (`check|worst|route --n N --m M --r R --routing yuan|dmodm|smodm|adaptive`).
+    #[command(after_help = TRAFFIC_GRAMMAR)]
+    Clos(clos_cmd::ClosArgs),
     /// Generate a message set and write it as text (`src dst` per line) or JSON.
     #[command(after_help = TRAFFIC_GRAMMAR)]
     Traffic {
@@ -212,6 +224,9 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<()> {
             }
         }
         Command::Schedule(args) => schedule_cmd::run(args, out)?,
+        Command::Exchange(args) => exchange_cmd::run(args, out)?,
+        Command::Broadcast(args) => exchange_cmd::run_broadcast(args, out)?,
+        Command::Clos(args) => clos_cmd::run(args, out)?,
         Command::Traffic {
             processors,
             traffic,

@@ -128,76 +128,112 @@ pub fn ceil_lg(lf: &LoadFactor) -> u32 {
     j
 }
 
-/// One part of a group: the same messages sorted by source leaf and by destination leaf.
+/// One part of a group, numbered locally: position `i` is the `i`-th message in source-leaf
+/// order. Keeping the leaves beside the positions and the destination order as positions
+/// makes every array of a split as small as the part and mostly read in sequence.
 #[derive(Debug, Default)]
 struct Part {
-    by_src: Vec<u32>,
-    by_dst: Vec<u32>,
+    /// Message ids, in source-leaf order.
+    ids: Vec<u32>,
+    /// Source leaf of each position.
+    src_leaf: Vec<u32>,
+    /// Positions in destination-leaf order.
+    dst_pos: Vec<u32>,
+    /// Destination leaf of each entry of `dst_pos`.
+    dst_leaf: Vec<u32>,
 }
 
-/// Scratch state of the splits, indexed by message position.
-struct Splitter<'a> {
-    msgs: &'a [Message],
-    src_mate: Vec<u32>,
-    dst_mate: Vec<u32>,
-    color: Vec<u8>,
-    stack: Vec<(u32, u32)>,
-}
-
-impl<'a> Splitter<'a> {
-    fn new(msgs: &'a [Message]) -> Self {
-        Self {
-            msgs,
-            src_mate: vec![NONE; msgs.len()],
-            dst_mate: vec![NONE; msgs.len()],
-            color: vec![UNCOLORED; msgs.len()],
-            stack: Vec::new(),
+impl Part {
+    /// A part from message ids sorted by source and by destination; `pos` is scratch of one
+    /// entry per message of the set.
+    fn new(msgs: &[Message], by_src: &[u32], by_dst: &[u32], pos: &mut [u32]) -> Self {
+        for (i, &m) in by_src.iter().enumerate() {
+            pos[m as usize] = i as u32;
+        }
+        Part {
+            ids: by_src.to_vec(),
+            src_leaf: by_src.iter().map(|&m| msgs[m as usize].src).collect(),
+            dst_pos: by_dst.iter().map(|&m| pos[m as usize]).collect(),
+            dst_leaf: by_dst.iter().map(|&m| msgs[m as usize].dst).collect(),
         }
     }
 
-    /// Splits `part` into `(Q_2k, Q_2k+1)`, both kept sorted by source and by destination.
+    fn with_capacity(k: usize) -> Self {
+        Part {
+            ids: Vec::with_capacity(k),
+            src_leaf: Vec::with_capacity(k),
+            dst_pos: Vec::with_capacity(k),
+            dst_leaf: Vec::with_capacity(k),
+        }
+    }
+}
+
+/// Scratch state of the splits, indexed by position within the part being split.
+#[derive(Default)]
+struct Splitter {
+    src_mate: Vec<u32>,
+    dst_mate: Vec<u32>,
+    color: Vec<u8>,
+    new_pos: Vec<u32>,
+    stack: Vec<(u32, u32)>,
+}
+
+impl Splitter {
+    /// Splits `part` into `(Q_2k, Q_2k+1)`.
     fn split(&mut self, part: &Part) -> (Part, Part) {
-        let msgs = self.msgs;
+        let p = part.ids.len();
+        if self.color.len() < p {
+            self.src_mate.resize(p, NONE);
+            self.dst_mate.resize(p, NONE);
+            self.color.resize(p, UNCOLORED);
+            self.new_pos.resize(p, 0);
+        }
         let unpaired_src = hierarchical_pairing(
-            &part.by_src,
-            |m| msgs[m as usize].src,
-            &mut self.src_mate,
+            (0..p as u32).zip(part.src_leaf.iter().copied()),
+            &mut self.src_mate[..p],
             &mut self.stack,
         );
         hierarchical_pairing(
-            &part.by_dst,
-            |m| msgs[m as usize].dst,
-            &mut self.dst_mate,
+            part.dst_pos
+                .iter()
+                .copied()
+                .zip(part.dst_leaf.iter().copied()),
+            &mut self.dst_mate[..p],
             &mut self.stack,
         );
-        for &m in &part.by_src {
-            self.color[m as usize] = UNCOLORED;
-        }
+        self.color[..p].fill(UNCOLORED);
         // The open path (odd |Q|) must be walked from its unpaired source end.
         if unpaired_src != NONE {
             self.trace(unpaired_src);
         }
-        for &m in &part.by_src {
-            self.trace(m);
+        for i in 0..p as u32 {
+            self.trace(i);
         }
-        let color = &self.color;
-        let pick = |order: &[u32], c: u8| -> Vec<u32> {
-            order
-                .iter()
-                .copied()
-                .filter(|&m| color[m as usize] == c)
-                .collect()
-        };
-        (
-            Part {
-                by_src: pick(&part.by_src, EVEN),
-                by_dst: pick(&part.by_dst, EVEN),
-            },
-            Part {
-                by_src: pick(&part.by_src, ODD),
-                by_dst: pick(&part.by_dst, ODD),
-            },
-        )
+        let (mut even, mut odd) = (Part::with_capacity(p / 2 + 1), Part::with_capacity(p / 2));
+        let (mut ne, mut no) = (0u32, 0u32);
+        for i in 0..p {
+            let child = if self.color[i] == EVEN {
+                self.new_pos[i] = ne;
+                ne += 1;
+                &mut even
+            } else {
+                self.new_pos[i] = no;
+                no += 1;
+                &mut odd
+            };
+            child.ids.push(part.ids[i]);
+            child.src_leaf.push(part.src_leaf[i]);
+        }
+        for (&i, &leaf) in part.dst_pos.iter().zip(&part.dst_leaf) {
+            let child = if self.color[i as usize] == EVEN {
+                &mut even
+            } else {
+                &mut odd
+            };
+            child.dst_pos.push(self.new_pos[i as usize]);
+            child.dst_leaf.push(leaf);
+        }
+        (even, odd)
     }
 
     /// Walks the chain from `start` along destination pairs then source pairs, alternating
@@ -221,16 +257,26 @@ impl<'a> Splitter<'a> {
         }
     }
 
-    /// Splits `part` `rounds` times in lockstep: `2^rounds` parts in heap order
-    /// (`Q_r, …, Q_2r−1`).
-    fn split_rounds(&mut self, part: Part, rounds: u32) -> Vec<Part> {
-        let mut sets = vec![part];
+    /// Splits `part` `rounds` times in lockstep into the `2^rounds` parts `Q_r, …, Q_2r−1`
+    /// and returns the nonempty ones with their index `i` (part `Q_r+i`).
+    ///
+    /// A part of one message is not split further: its split is always (itself, ∅), so it
+    /// ends as part `i·2^rest`. Without this shortcut a small group split many times (as in
+    /// Corollary 2, where the round count is global) would cost `2^rounds` empty splits.
+    fn split_rounds(&mut self, part: Part, rounds: u32) -> Vec<(u64, Part)> {
+        let mut sets = vec![(0u64, part)];
         for _ in 0..rounds {
             let mut next = Vec::with_capacity(2 * sets.len());
-            for s in &sets {
-                let (a, b) = self.split(s);
-                next.push(a);
-                next.push(b);
+            for (i, s) in sets {
+                if s.ids.len() <= 1 {
+                    next.push((2 * i, s));
+                    continue;
+                }
+                let (a, b) = self.split(&s);
+                next.push((2 * i, a));
+                if !b.ids.is_empty() {
+                    next.push((2 * i + 1, b));
+                }
             }
             sets = next;
         }
@@ -238,7 +284,7 @@ impl<'a> Splitter<'a> {
     }
 }
 
-/// Pairs the ends of `order` (sorted by `leaf`) so that at most one end of every subtree is
+/// Pairs the `(end, leaf)` pairs of `ends` (sorted by leaf) so that at most one end of every subtree is
 /// paired outside it; returns the end left unpaired (`NONE` if none).
 ///
 /// One stack pass: the stack holds the open tree nodes on the right spine of the ends seen so
@@ -246,14 +292,10 @@ impl<'a> Splitter<'a> {
 /// `b`, the nodes below height `bit_length(a ^ b)` are complete: their two leftovers are
 /// paired (or the one that exists moves up).
 fn hierarchical_pairing(
-    order: &[u32],
-    leaf: impl Fn(u32) -> u32,
+    ends: impl Iterator<Item = (u32, u32)>,
     mate: &mut [u32],
     stack: &mut Vec<(u32, u32)>,
 ) -> u32 {
-    let Some(&first) = order.first() else {
-        return NONE;
-    };
     let merge = |a: u32, b: u32, mate: &mut [u32]| -> u32 {
         match (a, b) {
             (NONE, x) | (x, NONE) => x,
@@ -264,14 +306,15 @@ fn hierarchical_pairing(
             }
         }
     };
-    for &m in order {
-        mate[m as usize] = NONE;
-    }
     stack.clear();
+    let mut ends = ends;
+    let Some((first, mut prev_leaf)) = ends.next() else {
+        return NONE;
+    };
+    mate[first as usize] = NONE;
     let mut cur = first;
-    let mut prev_leaf = leaf(first);
-    for &m in &order[1..] {
-        let l = leaf(m);
+    for (m, l) in ends {
+        mate[m as usize] = NONE;
         let h = 32 - (prev_leaf ^ l).leading_zeros();
         while let Some(&(hs, left)) = stack.last() {
             if hs >= h {
@@ -367,12 +410,9 @@ impl Groups {
         }
     }
 
-    fn part(&self, key: usize) -> Part {
+    fn part(&self, key: usize, msgs: &[Message], pos: &mut [u32]) -> Part {
         let r = self.start[key]..self.start[key + 1];
-        Part {
-            by_src: self.by_src[r.clone()].to_vec(),
-            by_dst: self.by_dst[r].to_vec(),
-        }
+        Part::new(msgs, &self.by_src[r.clone()], &self.by_dst[r], pos)
     }
 
     fn len(&self, key: usize) -> usize {
@@ -425,8 +465,10 @@ pub fn split(
     by_src.sort_by_key(|&m| msgs[m as usize].src);
     let mut by_dst = ids;
     by_dst.sort_by_key(|&m| msgs[m as usize].dst);
-    let (even, odd) = Splitter::new(msgs).split(&Part { by_src, by_dst });
-    let ids = |p: Part| p.by_src.into_iter().map(MessageId).collect();
+    let mut pos = vec![0u32; msgs.len()];
+    let part = Part::new(msgs, &by_src, &by_dst, &mut pos);
+    let (even, odd) = Splitter::default().split(&part);
+    let ids = |p: Part| p.ids.into_iter().map(MessageId).collect();
     Ok(Split {
         even: ids(even),
         odd: ids(odd),
@@ -547,7 +589,8 @@ pub fn theorem1(tree: &FatTree, messages: &MessageSet) -> Result<LeisersonSchedu
     let msgs = messages.messages();
     let n = tree.n();
     let groups = Groups::new(n, msgs);
-    let mut splitter = Splitter::new(msgs);
+    let mut splitter = Splitter::default();
+    let mut pos = vec![0u32; msgs.len()];
     let mut cycles: Vec<Vec<MessageId>> = Vec::new();
     let mut loads = vec![0u64; tree.num_channels() as usize];
     let mut scratch = Vec::new();
@@ -562,20 +605,18 @@ pub fn theorem1(tree: &FatTree, messages: &MessageSet) -> Result<LeisersonSchedu
         loads_of(tree, msgs, ids, &mut loads, &mut scratch);
         group_lf[keys.clone()].fill(LoadFactor::ZERO);
         group_load_factors(tree, depth, &loads, &mut group_lf);
-        let first = cycles.len();
+        let mut parts = Vec::new();
         for key in keys {
             if groups.len(key) == 0 {
                 continue;
             }
-            let parts = splitter.split_rounds(groups.part(key), ceil_lg(&group_lf[key]));
-            if cycles.len() < first + parts.len() {
-                cycles.resize_with(first + parts.len(), Vec::new);
-            }
-            for (i, p) in parts.into_iter().enumerate() {
-                cycles[first + i].extend(p.by_src.into_iter().map(MessageId));
-            }
+            parts.extend(
+                splitter.split_rounds(groups.part(key, msgs, &mut pos), ceil_lg(&group_lf[key])),
+            );
         }
-        result.cycles_per_level[depth as usize] = (cycles.len() - first) as u64;
+        let level = assemble(parts);
+        result.cycles_per_level[depth as usize] = level.len() as u64;
+        cycles.extend(level);
     }
     add_self_messages(&mut cycles, &groups.self_messages);
     result.schedule = Schedule::new(cycles);
@@ -660,25 +701,38 @@ pub fn corollary2(
     }
     let msgs = messages.messages();
     let groups = Groups::new(tree.n(), msgs);
-    let mut splitter = Splitter::new(msgs);
-    let mut cycles: Vec<Vec<MessageId>> = vec![Vec::new(); 1 << rounds];
+    let mut splitter = Splitter::default();
+    let mut pos = vec![0u32; msgs.len()];
+    let mut parts = Vec::new();
     for key in 2..2 * tree.n() as usize {
         if groups.len(key) == 0 {
             continue;
         }
-        for (i, p) in splitter
-            .split_rounds(groups.part(key), rounds)
-            .into_iter()
-            .enumerate()
-        {
-            cycles[i].extend(p.by_src.into_iter().map(MessageId));
-        }
+        parts.extend(splitter.split_rounds(groups.part(key, msgs, &mut pos), rounds));
     }
+    let mut cycles = assemble(parts);
     add_self_messages(&mut cycles, &groups.self_messages);
-    // Parts can be empty when groups are small; an empty cycle is no cycle.
-    cycles.retain(|c| !c.is_empty());
     result.schedule = Schedule::new(cycles);
     Ok(result)
+}
+
+/// Cycle `i` is the union of the parts with index `i` over all groups; indices no group
+/// reaches give no (empty) cycle.
+fn assemble(mut parts: Vec<(u64, Part)>) -> Vec<Vec<MessageId>> {
+    parts.sort_by_key(|(i, _)| *i);
+    let mut cycles: Vec<Vec<MessageId>> = Vec::new();
+    let mut last = None;
+    for (i, p) in parts {
+        if last != Some(i) {
+            cycles.push(Vec::new());
+            last = Some(i);
+        }
+        cycles
+            .last_mut()
+            .expect("pushed above")
+            .extend(p.ids.into_iter().map(MessageId));
+    }
+    cycles
 }
 
 fn add_self_messages(cycles: &mut Vec<Vec<MessageId>>, selfs: &[u32]) {
@@ -748,14 +802,17 @@ mod tests {
         let leaves = [0u32, 1, 1, 2];
         let order: Vec<u32> = (0..4).collect();
         let mut mate = vec![NONE; 4];
-        let left = hierarchical_pairing(&order, |m| leaves[m as usize], &mut mate, &mut Vec::new());
+        let left = hierarchical_pairing(
+            order.iter().map(|&m| (m, leaves[m as usize])),
+            &mut mate,
+            &mut Vec::new(),
+        );
         assert_eq!(left, NONE);
         assert_eq!(mate, [3, 2, 1, 0]);
         // odd count: one end stays unpaired
         let mut mate = vec![NONE; 3];
         let left = hierarchical_pairing(
-            &[0, 1, 2],
-            |m| [0u32, 1, 3][m as usize],
+            [(0, 0), (1, 1), (2, 3)].into_iter(),
             &mut mate,
             &mut Vec::new(),
         );

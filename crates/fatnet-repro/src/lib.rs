@@ -11,8 +11,10 @@
 #![deny(missing_docs)]
 
 pub mod leiserson;
+pub mod stamoulis;
 mod table;
 pub mod yuan;
+pub mod yuan_min_m;
 
 pub use table::{Cell, Table, Verdict};
 
@@ -148,7 +150,14 @@ pub trait Experiment: Sync {
 
 /// Every experiment, in report order.
 pub fn registry() -> Vec<Box<dyn Experiment>> {
-    vec![Box::new(leiserson::Schedules), Box::new(yuan::TableOne)]
+    vec![
+        Box::new(leiserson::Schedules),
+        Box::new(yuan::TableOne),
+        Box::new(yuan_min_m::MinM),
+        Box::new(stamoulis::Figure3_2),
+        Box::new(stamoulis::TotalExchange),
+        Box::new(stamoulis::Broadcasts),
+    ]
 }
 
 /// The experiments of one paper, or all when `paper` is `None`.

@@ -1,4 +1,6 @@
 //! Integration tests of the `fatnet` binary.
 
 mod cli;
+mod clos;
+mod exchange;
 mod schedule;

@@ -1,3 +1,5 @@
 //! Integration tests of fatnet-offline: `props` checks the theorems with proptest.
 
 mod props;
+mod props_clos;
+mod props_hypercube;

@@ -1,0 +1,83 @@
+//! Stamoulis (paper 002): Figure 3.2, Proposition 3.1 and the chapter-4 bounds, as generated.
+
+use fatnet_repro::stamoulis::{Broadcasts, Figure3_2, TotalExchange};
+use fatnet_repro::{Effort, Experiment, Paper, Verdict, command_for, select};
+
+#[test]
+fn figure_3_2_matches_cell_by_cell() {
+    let t = Figure3_2.run(Effort::Full).unwrap();
+    // 1 + 3 + 7 + 15 printed entries.
+    assert_eq!(t.cells.len(), 26);
+    assert!(t.cells.iter().all(|c| c.verdict == Verdict::Match), "{t:?}");
+    assert!(t.cells.iter().all(|c| c.detail.ends_with("(=)")));
+    let cell = |table: &str, slot: &str, arc: &str| {
+        t.cells
+            .iter()
+            .find(|c| c.key == [table, slot, arc])
+            .unwrap_or_else(|| panic!("no cell {table} {slot} {arc}"))
+    };
+    assert_eq!(cell("table 4", "5", "(0, e4)").ours, "1111");
+    assert_eq!(cell("table 4", "8", "(0, e4)").ours, "1000");
+    assert_eq!(
+        cell("table 3", "2", "(0, e3)").paper.as_deref(),
+        Some("0111")
+    );
+}
+
+#[test]
+fn total_exchange_meets_proposition_3_1_for_d_up_to_10() {
+    let t = TotalExchange.run(Effort::Full).unwrap();
+    assert_eq!(t.cells.len(), 3 * 10);
+    assert!(t.cells.iter().all(|c| c.verdict == Verdict::Match));
+    let slots = t
+        .cells
+        .iter()
+        .find(|c| c.key == ["10", "completion time (slots)"])
+        .unwrap();
+    assert_eq!(slots.ours, "512");
+    assert!(slots.detail.contains("2^d − 1 = 1023"));
+}
+
+#[test]
+fn broadcasts_respect_the_bounds_except_where_flagged() {
+    let t = Broadcasts.run(Effort::Full).unwrap();
+    assert!(t.cells.iter().all(|c| c.verdict != Verdict::Mismatch));
+    for c in &t.cells {
+        match c.verdict {
+            Verdict::SuspectedMisprint => assert!(c.key[0].contains("as printed"), "{c:?}"),
+            Verdict::BoundViolated => {
+                // Only the asymptotic "factor between 3/2 and 2", on small cubes.
+                assert!(c.key[0].contains("multinode / optimum"), "{c:?}");
+                assert!(c.key[1].parse::<u32>().unwrap() <= 8);
+            }
+            _ => {}
+        }
+    }
+    let thesis_example = t
+        .cells
+        .iter()
+        .find(|c| c.key[3].contains("thesis example"))
+        .unwrap();
+    assert_eq!(thesis_example.paper.as_deref(), Some("≤ 2⌈K/d⌉+4d+2 = 18"));
+    assert!(thesis_example.ours.parse::<u64>().unwrap() <= 18);
+}
+
+#[test]
+fn stamoulis_experiments_are_registered_and_deterministic() {
+    let ids: Vec<&str> = select(Some(Paper::Stamoulis))
+        .iter()
+        .map(|e| e.id())
+        .collect();
+    assert_eq!(ids, ["fig3_2", "total_exchange", "broadcasts"]);
+    for e in select(Some(Paper::Stamoulis)) {
+        assert!(!e.quick_differs());
+        assert_eq!(
+            command_for(e.as_ref(), Effort::Quick),
+            "cargo xtask reproduce --paper stamoulis"
+        );
+    }
+    assert_eq!(
+        Broadcasts.run(Effort::Full).unwrap(),
+        Broadcasts.run(Effort::Quick).unwrap()
+    );
+}

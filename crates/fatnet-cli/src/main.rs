@@ -19,6 +19,7 @@ use serde::Serialize;
 
 mod clos_cmd;
 mod exchange_cmd;
+mod route_cmd;
 mod schedule_cmd;
 
 const TOPOLOGY_GRAMMAR: &str = "\
@@ -113,6 +114,10 @@ enum Command {
     /// (`check|worst|route --n N --m M --r R --routing yuan|dmodm|smodm|adaptive`).
     #[command(after_help = TRAFFIC_GRAMMAR)]
     Clos(clos_cmd::ClosArgs),
+    /// On-line routing in the delivery-cycle model (Greenberg–Leiserson): RANDOM, GREEDY,
+    /// RANDOM′ or the constant-switch router, over many seeded trials, next to λ(M).
+    #[command(after_help = format!("{TOPOLOGY_GRAMMAR}\n\n{TRAFFIC_GRAMMAR}"))]
+    Route(route_cmd::RouteArgs),
     /// Generate a message set and write it as text (`src dst` per line) or JSON.
     #[command(after_help = TRAFFIC_GRAMMAR)]
     Traffic {
@@ -224,6 +229,7 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<()> {
             }
         }
         Command::Schedule(args) => schedule_cmd::run(args, out)?,
+        Command::Route(args) => route_cmd::run_route(args, out)?,
         Command::Exchange(args) => exchange_cmd::run(args, out)?,
         Command::Broadcast(args) => exchange_cmd::run_broadcast(args, out)?,
         Command::Clos(args) => clos_cmd::run(args, out)?,

@@ -10,7 +10,9 @@
 
 #![deny(missing_docs)]
 
+pub mod greenberg_leiserson;
 pub mod leiserson;
+pub mod runner;
 pub mod stamoulis;
 mod table;
 pub mod yuan;
@@ -152,6 +154,7 @@ pub trait Experiment: Sync {
 pub fn registry() -> Vec<Box<dyn Experiment>> {
     vec![
         Box::new(leiserson::Schedules),
+        Box::new(greenberg_leiserson::RandomCycles),
         Box::new(yuan::TableOne),
         Box::new(yuan_min_m::MinM),
         Box::new(stamoulis::Figure3_2),

@@ -3,4 +3,5 @@
 mod cli;
 mod clos;
 mod exchange;
+mod route;
 mod schedule;

@@ -1,0 +1,255 @@
+//! Simulators and on-line routers.
+//!
+//! This crate holds the **delivery-cycle engine** of Leiserson (paper 004) and Greenberg–
+//! Leiserson (paper 000): in a cycle a set of messages is injected, every channel carries at
+//! most `cap(c)` of them, the excess is dropped by a [`DropPolicy`], and undelivered messages
+//! stay at their source to be retried. Routers ([`Greedy`], [`RandomRouter`],
+//! [`RandomPrime`], [`Interleaved`]) are policies that choose what to inject; [`run`] owns the
+//! only time loop.
+//!
+//! **Key design decision: one engine, routers as policies, one random stream.** A run draws
+//! everything (the router's choices, the switches' random drops, the wires) from one
+//! `rand_pcg::Pcg64` seeded with the run's `u64` seed, in a fixed order, so a run is a
+//! function of its seed. Conservation (sent = delivered + dropped each cycle; delivered +
+//! undelivered = |M|) is checked every cycle and a violation is an error, never a hang: runs
+//! stop at `max_cycles` and report that they did.
+
+#![deny(missing_docs)]
+
+mod engine;
+mod router;
+
+pub use engine::{CycleStats, DeliveryEngine, DropPolicy};
+pub use router::{Greedy, Interleaved, RandomParams, RandomPrime, RandomRouter, Router, Selection};
+
+use fatnet_load::{LoadFactor, LoadReport, fat_tree_loads};
+use fatnet_topology::FatTree;
+use fatnet_traffic::{Message, MessageSet};
+use rand::{Rng, SeedableRng};
+use rand_pcg::Pcg64;
+use serde::Serialize;
+use thiserror::Error;
+
+/// Why a simulation could not run.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[non_exhaustive]
+pub enum OnlineError {
+    /// The message set has more processors than the tree.
+    #[error("message set is on {messages} processors but the topology has {topology}")]
+    ProcessorMismatch {
+        /// Processors of the message set.
+        messages: u64,
+        /// Processors of the topology.
+        topology: u64,
+    },
+    /// The wire-level model needs one counter per wire.
+    #[error("the wire-level model supports at most 2^32 wires, this tree has {wires}")]
+    TooManyWires {
+        /// Wires of the tree.
+        wires: u64,
+    },
+    /// A router selected a message that is delivered or not in the set.
+    #[error("router {router} selected message {message}, which is not undelivered")]
+    BadSelection {
+        /// The router.
+        router: String,
+        /// The message.
+        message: u32,
+    },
+    /// A router's subset probability is not in [0, 1].
+    #[error("router {router} asked for a p-subset with p = {p}")]
+    BadProbability {
+        /// The router.
+        router: String,
+        /// The probability, as text.
+        p: String,
+    },
+    /// The engine lost or duplicated a message (a bug, reported rather than hidden).
+    #[error("conservation violated in cycle {cycle}: {detail}")]
+    Conservation {
+        /// The cycle.
+        cycle: u64,
+        /// What did not add up.
+        detail: String,
+    },
+}
+
+/// Options of a run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct RunConfig {
+    /// Give up after this many cycles (the report says the run did not finish).
+    pub max_cycles: u64,
+    /// Compute λ of the undelivered messages after every cycle (costs `O(|U| + n)` per cycle).
+    pub trace_load_factor: bool,
+}
+
+impl Default for RunConfig {
+    fn default() -> Self {
+        Self {
+            max_cycles: 1_000_000,
+            trace_load_factor: false,
+        }
+    }
+}
+
+/// One cycle of a run.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct CycleTrace {
+    /// Messages injected.
+    pub sent: u64,
+    /// Messages delivered.
+    pub delivered: u64,
+    /// Messages still undelivered after the cycle.
+    pub remaining: u64,
+    /// λ of the undelivered messages after the cycle, if traced.
+    pub load_factor_remaining: Option<f64>,
+}
+
+/// The result of routing a message set to completion (or to `max_cycles`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RunReport {
+    /// The router's name.
+    pub router: String,
+    /// The drop policy.
+    pub policy: DropPolicy,
+    /// The seed of the run.
+    pub seed: u64,
+    /// Messages.
+    pub messages: u64,
+    /// λ(M), exact.
+    pub load_factor: LoadFactor,
+    /// `⌈λ(M)⌉`: no router needs fewer cycles.
+    pub lower_bound: u64,
+    /// Delivery cycles used.
+    pub cycles: u64,
+    /// Whether every message was delivered.
+    pub finished: bool,
+    /// Message-channel steps simulated.
+    pub steps: u64,
+    /// Per-cycle trace.
+    pub trace: Vec<CycleTrace>,
+}
+
+/// λ of a message set on a tree.
+fn load_factor(tree: &FatTree, m: &MessageSet) -> LoadFactor {
+    let loads = fat_tree_loads(tree, m).expect("processors checked by the engine");
+    LoadReport::for_fat_tree(tree, loads).load_factor
+}
+
+/// Routes `messages` on `tree` with `router` until everything is delivered or
+/// `config.max_cycles` cycles have run; everything random comes from `Pcg64` seeded with `seed`.
+///
+/// # Errors
+///
+/// [`OnlineError`] for a message set on more processors than the tree, a router that selects
+/// a message twice or a delivered one, or (a bug) a conservation violation.
+pub fn run(
+    tree: &FatTree,
+    messages: &MessageSet,
+    policy: DropPolicy,
+    router: &mut dyn Router,
+    seed: u64,
+    config: RunConfig,
+) -> Result<RunReport, OnlineError> {
+    let mut engine = DeliveryEngine::new(tree, messages, policy)?;
+    let mut rng = Pcg64::seed_from_u64(seed);
+    let total = messages.len() as u64;
+    let lambda = load_factor(tree, messages);
+    let mut undelivered: Vec<u32> = (0..total as u32).collect();
+    let mut is_undelivered = vec![true; messages.len()];
+    let mut report = RunReport {
+        router: router.name(),
+        policy,
+        seed,
+        messages: total,
+        load_factor: lambda,
+        lower_bound: lambda.ceil(),
+        cycles: 0,
+        finished: false,
+        steps: 0,
+        trace: Vec::new(),
+    };
+    let mut sent: Vec<u32> = Vec::new();
+    let mut delivered: Vec<u32> = Vec::new();
+    let mut delivered_total = 0u64;
+    while !undelivered.is_empty() && report.cycles < config.max_cycles {
+        sent.clear();
+        match router.select(&undelivered, &mut rng) {
+            Selection::All => sent.extend_from_slice(&undelivered),
+            Selection::Subset(p) => {
+                if !(0.0..=1.0).contains(&p) {
+                    return Err(OnlineError::BadProbability {
+                        router: report.router.clone(),
+                        p: p.to_string(),
+                    });
+                }
+                sent.extend(undelivered.iter().copied().filter(|_| rng.random_bool(p)));
+            }
+            Selection::Ids(ids) => {
+                for m in ids {
+                    match is_undelivered.get_mut(m as usize) {
+                        Some(u) if *u => *u = false, // marked as "selected" for the check
+                        _ => {
+                            return Err(OnlineError::BadSelection {
+                                router: report.router.clone(),
+                                message: m,
+                            });
+                        }
+                    }
+                    sent.push(m);
+                }
+                for &m in &sent {
+                    is_undelivered[m as usize] = true;
+                }
+            }
+        }
+        delivered.clear();
+        let stats = engine.cycle(&sent, &mut rng, &mut delivered);
+        report.cycles += 1;
+        report.steps += stats.steps;
+        if stats.delivered + stats.dropped != stats.sent {
+            return Err(OnlineError::Conservation {
+                cycle: report.cycles,
+                detail: format!(
+                    "sent {} ≠ delivered {} + dropped {}",
+                    stats.sent, stats.delivered, stats.dropped
+                ),
+            });
+        }
+        for &m in &delivered {
+            if !std::mem::replace(&mut is_undelivered[m as usize], false) {
+                return Err(OnlineError::Conservation {
+                    cycle: report.cycles,
+                    detail: format!("message {m} delivered twice"),
+                });
+            }
+        }
+        undelivered.retain(|&m| is_undelivered[m as usize]);
+        let remaining = undelivered.len() as u64;
+        delivered_total += stats.delivered;
+        if delivered_total + remaining != total {
+            return Err(OnlineError::Conservation {
+                cycle: report.cycles,
+                detail: format!(
+                    "delivered {delivered_total} + undelivered {remaining} ≠ {total} messages"
+                ),
+            });
+        }
+        let load_factor_remaining = config.trace_load_factor.then(|| {
+            let rest: Vec<Message> = undelivered
+                .iter()
+                .map(|&m| messages.messages()[m as usize])
+                .collect();
+            let set = MessageSet::new(messages.processors(), rest).expect("subset of a valid set");
+            load_factor(tree, &set).value()
+        });
+        report.trace.push(CycleTrace {
+            sent: stats.sent,
+            delivered: stats.delivered,
+            remaining,
+            load_factor_remaining,
+        });
+    }
+    report.finished = undelivered.is_empty();
+    Ok(report)
+}

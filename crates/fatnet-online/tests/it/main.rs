@@ -1,0 +1,2 @@
+//! Integration tests of fatnet-online.
+mod props;

@@ -1,0 +1,30 @@
+//! Closed-form queueing and routing bounds: the formulas that the simulators' measurements are
+//! judged against.
+//!
+//! **Key design decision: closed forms only.** Every item is a function of plain numbers
+//! (loads, capacities, probabilities, `λ`, `n`): nothing here knows a topology, a message set
+//! or a simulator, and the crate depends on no other fatnet crate. A simulator computes `λ(M)`
+//! or a capacity profile with `fatnet-load` / `fatnet-topology` and hands the numbers in, so
+//! the bounds can be checked, tabulated and plotted without running anything, and a bound
+//! never silently follows a change in the code it is meant to judge.
+//!
+//! Modules:
+//! - [`greenberg_leiserson`]: Greenberg & Leiserson, "Randomized Routing on Fat-Trees"
+//!   (paper 000): the binomial tail and Lemmas 3–5, the congestion parameter `r`, the
+//!   constants of Lemma 7, the cycle budgets of TRY-GUESS and RANDOM (Theorem 8, Figure 4),
+//!   RANDOM′ (Theorem 11) and the constant-switch network of Figure 8.
+//!
+//! Later issues add Stamoulis' queueing formulas (discrete-time M/D/1 and M/D/c with
+//! synchronisation, stability conditions and delay bounds) and Greenberg–Oh's wormhole bounds
+//! in other modules.
+//!
+//! Conventions: `lg x = log2 x` and `ln x` is the natural logarithm, as in the papers; `e` is
+//! Euler's number. Invalid input (a probability outside `[0, 1]`, a zero capacity, a NaN, ...)
+//! is reported as a [`QueueingError`], never a panic.
+
+#![deny(missing_docs)]
+
+mod error;
+pub mod greenberg_leiserson;
+
+pub use error::{Parameter, QueueingError};

@@ -1,0 +1,576 @@
+//! The trial runner: independent random trials in parallel, with results that depend only on the
+//! master seed, and the statistics that summarise them.
+//!
+//! **Key design decision: a trial's randomness is a function of its index, never of the thread
+//! that runs it.** Trial `i` of a run with master seed `seed` receives the seed
+//! [`derive_seed(seed, i)`](crate::derive_seed) (SplitMix64 of the pair) and must draw all its
+//! randomness from a generator seeded with it, normally
+//! `rand_pcg::Pcg64::seed_from_u64(trial_seed)`. Trials share no generator and no accumulator, so
+//! the set of results is fixed before any thread starts; the runner returns them in trial order
+//! (`result[i]` is trial `i`), and every statistic is computed afterwards from that vector in
+//! index order. Hence the output is bit-for-bit the same for any number of threads and any
+//! scheduling, and the same as a sequential loop `for i in 0..trials { f(i, derive_seed(seed, i)) }`.
+//! The same property lets a sweep be split across machines (strided shares of the indices) or
+//! resumed after an interruption without changing a single trial.
+//!
+//! # How experiments use it
+//!
+//! ```
+//! use fatnet_repro::runner::{Summary, run_trials};
+//! use rand::{Rng, SeedableRng};
+//! use rand_pcg::Pcg64;
+//!
+//! const SEED: u64 = 2024;
+//! // One trial: everything random comes from `trial_seed`.
+//! let delays: Vec<f64> = run_trials(SEED, 100, |_i, trial_seed| {
+//!     let mut rng = Pcg64::seed_from_u64(trial_seed);
+//!     (0..10).map(|_| rng.random::<f64>()).sum::<f64>()
+//! });
+//! let summary = Summary::of(&delays);
+//! assert_eq!(summary.n, 100);
+//! let (low, high) = (summary.ci95_low.unwrap(), summary.ci95_high.unwrap());
+//! assert!(low < summary.mean.unwrap() && summary.mean.unwrap() < high);
+//! ```
+//!
+//! - Give each experiment one constant master seed (recorded in its output, see
+//!   [`Experiment::seed`](crate::Experiment::seed)) and derive everything from it; when a table
+//!   has several independent rows, give row `r` the master seed `derive_seed(SEED, r)` so that
+//!   rows do not share trials.
+//! - The trial closure must be a pure function of `(i, trial_seed)`: no `thread_rng`, no shared
+//!   mutable state, no iteration over a `HashMap` into the result.
+//! - Reduce with [`Summary::of`] (real-valued outcomes) or [`Proportion::of`] (success rates)
+//!   after the run, never with a shared accumulator inside the closure.
+//! - [`run_trials_with`] sets the thread count ([`RunnerConfig`]) and takes a progress hook for a
+//!   progress bar; neither changes the results. To run inside an existing rayon pool, call
+//!   [`run_trials`] within `pool.install(|| ...)`.
+//! - [`try_run_trials`] is for trials that can fail: it returns the error of the failing trial
+//!   with the lowest index, whichever thread fails first.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use rayon::prelude::*;
+
+use crate::derive_seed;
+
+/// How to run trials. Options, not results: no field changes what a run returns.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RunnerConfig {
+    /// Worker threads: `None` runs in the current rayon pool (the global pool, sized to the
+    /// machine, unless called inside `ThreadPool::install`); `Some(n)` builds a pool of `n`
+    /// threads for the run (`Some(0)` lets rayon pick, as for its global pool).
+    pub threads: Option<usize>,
+}
+
+/// Runs `trials` independent trials in the current rayon pool and returns their results in
+/// trial order.
+///
+/// Trial `i` (for `i` in `0..trials`) is `f(i, derive_seed(seed, i))`. The result is the same for
+/// any number of threads; see the [module documentation](self).
+///
+/// # Panics
+///
+/// If `trials` does not fit in `usize` (only possible on targets narrower than 64 bits), and if
+/// a trial panics (the panic is propagated once the other running trials end).
+pub fn run_trials<T, F>(seed: u64, trials: u64, f: F) -> Vec<T>
+where
+    F: Fn(u64, u64) -> T + Sync,
+    T: Send,
+{
+    run_trials_with(&RunnerConfig::default(), seed, trials, f, &|_| {})
+}
+
+/// [`run_trials`] with a thread count and a progress hook.
+///
+/// `progress(done)` is called once after each finished trial, with the number of trials finished
+/// so far: over a run it receives each of `1..=trials` exactly once. It runs on the worker
+/// threads, so calls can arrive slightly out of order (`done = 7` before `done = 6`); a progress
+/// bar should keep the maximum. The hook sees only counts, so it cannot affect the results; it
+/// should be cheap, as it runs between trials.
+///
+/// If the pool of `config.threads` cannot be built (the system refuses new threads), the trials
+/// run one after another on the calling thread: the same results, more slowly.
+///
+/// # Panics
+///
+/// As [`run_trials`].
+pub fn run_trials_with<T, F>(
+    config: &RunnerConfig,
+    seed: u64,
+    trials: u64,
+    f: F,
+    progress: &(dyn Fn(u64) + Sync),
+) -> Vec<T>
+where
+    F: Fn(u64, u64) -> T + Sync,
+    T: Send,
+{
+    let done = AtomicU64::new(0);
+    execute(config, trials, &|i| {
+        let result = f(i, derive_seed(seed, i));
+        progress(done.fetch_add(1, Ordering::Relaxed) + 1);
+        result
+    })
+}
+
+/// [`run_trials`] for trials that can fail: all results in trial order, or the error of the
+/// failing trial with the lowest index.
+///
+/// The error returned does not depend on timing: when trial `j` fails, trials above `j` that have
+/// not started are skipped, but every trial below `j` still runs, so a lower-index failure that
+/// happens later in time still wins.
+///
+/// # Errors
+///
+/// The error of the lowest-index trial for which `f` returned `Err`.
+///
+/// # Panics
+///
+/// As [`run_trials`].
+pub fn try_run_trials<T, E, F>(seed: u64, trials: u64, f: F) -> Result<Vec<T>, E>
+where
+    F: Fn(u64, u64) -> Result<T, E> + Sync,
+    T: Send,
+    E: Send,
+{
+    try_run_trials_with(&RunnerConfig::default(), seed, trials, f, &|_| {})
+}
+
+/// [`try_run_trials`] with a thread count and a progress hook, as in [`run_trials_with`].
+///
+/// `progress` is called after every trial that ran, failed or not; skipped trials (above a
+/// failure) are not counted, so it reaches `trials` exactly when no trial failed.
+///
+/// # Errors
+///
+/// As [`try_run_trials`].
+///
+/// # Panics
+///
+/// As [`run_trials`].
+pub fn try_run_trials_with<T, E, F>(
+    config: &RunnerConfig,
+    seed: u64,
+    trials: u64,
+    f: F,
+    progress: &(dyn Fn(u64) + Sync),
+) -> Result<Vec<T>, E>
+where
+    F: Fn(u64, u64) -> Result<T, E> + Sync,
+    T: Send,
+    E: Send,
+{
+    // Lowest index known to have failed (u64::MAX: none yet). It only decreases, so a trial
+    // skipped because its index was above it is above the final lowest failure too: every
+    // trial below the lowest failure runs.
+    let first_failure = AtomicU64::new(u64::MAX);
+    let done = AtomicU64::new(0);
+    let outcomes = execute(config, trials, &|i| {
+        if i > first_failure.load(Ordering::Relaxed) {
+            return None;
+        }
+        let outcome = f(i, derive_seed(seed, i));
+        if outcome.is_err() {
+            first_failure.fetch_min(i, Ordering::Relaxed);
+        }
+        progress(done.fetch_add(1, Ordering::Relaxed) + 1);
+        Some(outcome)
+    });
+    let mut results = Vec::with_capacity(outcomes.len());
+    for outcome in outcomes {
+        match outcome {
+            Some(Ok(result)) => results.push(result),
+            Some(Err(error)) => return Err(error),
+            None => unreachable!("a trial was skipped below the lowest failing trial"),
+        }
+    }
+    Ok(results)
+}
+
+/// Evaluates `body(i)` for `i` in `0..trials` on the pool `config` asks for, results in index
+/// order. `collect` on an indexed parallel iterator writes each result to its own slot, so the
+/// order never depends on scheduling.
+fn execute<T: Send>(
+    config: &RunnerConfig,
+    trials: u64,
+    body: &(dyn Fn(u64) -> T + Sync),
+) -> Vec<T> {
+    let n = usize::try_from(trials).expect("the number of trials exceeds the address space");
+    // usize -> u64 is lossless on every target Rust supports.
+    let parallel = || (0..n).into_par_iter().map(|i| body(i as u64)).collect();
+    match config.threads {
+        None => parallel(),
+        Some(threads) => match rayon::ThreadPoolBuilder::new().num_threads(threads).build() {
+            Ok(pool) => pool.install(parallel),
+            Err(_) => (0..trials).map(body).collect(),
+        },
+    }
+}
+
+/// The 97.5% quantile of the standard normal distribution, `z` of a two-sided 95% interval.
+const Z_975: f64 = 1.959_963_984_540_054;
+
+/// Largest degrees of freedom for which [`student_t_975`] inverts the exact distribution
+/// function; above it the Cornish–Fisher expansion is used.
+const T_EXACT_MAX_DF: u64 = 1000;
+
+/// The 97.5% quantile `t_{0.975, df}` of Student's t distribution with `df` degrees of freedom:
+/// the multiplier of the standard error in a two-sided 95% confidence interval for a mean.
+/// `None` for `df = 0`, where it does not exist.
+///
+/// Computed here rather than with a statistics crate (statrs would bring a linear-algebra
+/// dependency tree for one number), and exactly rather than from a table:
+///
+/// - for `df <= 1000`, by bisection on the closed-form distribution function of t for integer
+///   degrees of freedom (Abramowitz & Stegun 26.7.3–26.7.4, a finite sum of positive terms, so
+///   no cancellation): accurate to a few units in the last place;
+/// - for `df > 1000`, by the Cornish–Fisher expansion of t around the normal quantile to order
+///   `df⁻⁴` (A&S 26.7.5), whose truncation error there is below `1e-13`.
+///
+/// The unit tests compare both against reference values computed to 40 digits.
+pub fn student_t_975(df: u64) -> Option<f64> {
+    if df == 0 {
+        return None;
+    }
+    if df > T_EXACT_MAX_DF {
+        let nu = df as f64;
+        let x = Z_975;
+        let x2 = x * x;
+        let g1 = x * (x2 + 1.0) / 4.0;
+        let g2 = x * ((5.0 * x2 + 16.0) * x2 + 3.0) / 96.0;
+        let g3 = x * (((3.0 * x2 + 19.0) * x2 + 17.0) * x2 - 15.0) / 384.0;
+        let g4 = x * ((((79.0 * x2 + 776.0) * x2 + 1482.0) * x2 - 1920.0) * x2 - 945.0) / 92160.0;
+        return Some(x + (g1 + (g2 + (g3 + g4 / nu) / nu) / nu) / nu);
+    }
+    // P(|T| < t) increases from 0 to 1 in t; t_{0.975} <= t_{0.975, 1} ≈ 12.71 < 16.
+    let (mut low, mut high) = (0.0_f64, 16.0_f64);
+    for _ in 0..200 {
+        let mid = 0.5 * (low + high);
+        if mid <= low || mid >= high {
+            break;
+        }
+        if t_two_sided_probability(mid, df) < 0.95 {
+            low = mid;
+        } else {
+            high = mid;
+        }
+    }
+    Some(0.5 * (low + high))
+}
+
+/// `A(t | df) = P(|T| < t)` for Student's t with `df >= 1` degrees of freedom, `t >= 0`
+/// (Abramowitz & Stegun 26.7.3 for odd `df`, 26.7.4 for even).
+fn t_two_sided_probability(t: f64, df: u64) -> f64 {
+    let theta = (t / (df as f64).sqrt()).atan();
+    let (sin, cos) = theta.sin_cos();
+    let cos2 = cos * cos;
+    let (mut term, mut sum) = (1.0_f64, 1.0_f64);
+    if df % 2 == 0 {
+        // sinθ · (1 + 1/2 cos²θ + 1·3/(2·4) cos⁴θ + … + 1·3⋯(df−3)/(2·4⋯(df−2)) cos^(df−2)θ)
+        for k in 1..=(df - 2) / 2 {
+            let k = k as f64;
+            term *= (2.0 * k - 1.0) / (2.0 * k) * cos2;
+            sum += term;
+        }
+        sin * sum
+    } else if df == 1 {
+        theta * std::f64::consts::FRAC_2_PI
+    } else {
+        // 2/π · (θ + sinθ cosθ (1 + 2/3 cos²θ + … + 2·4⋯(df−3)/(3·5⋯(df−2)) cos^(df−3)θ))
+        for k in 1..=(df - 3) / 2 {
+            let k = k as f64;
+            term *= (2.0 * k) / (2.0 * k + 1.0) * cos2;
+            sum += term;
+        }
+        std::f64::consts::FRAC_2_PI * (theta + sin * cos * sum)
+    }
+}
+
+/// Summary statistics of a real-valued sample, with a 95% confidence interval for its mean.
+///
+/// Computed from the slice in index order (the trial order of [`run_trials`]), so the same
+/// sample always gives bit-identical fields. Fields that a sample this small does not define are
+/// `None` rather than NaN:
+///
+/// | n | `mean`, `min`, `max` | `std_dev`, `std_err`, `ci95_low`, `ci95_high` |
+/// |---|---|---|
+/// | 0 | `None` | `None` |
+/// | 1 | `Some` | `None` (no spread can be estimated from one value) |
+/// | ≥ 2 | `Some` | `Some` |
+///
+/// Samples are not checked for finiteness: a NaN or infinite sample propagates through the
+/// arithmetic as IEEE 754 prescribes (NaN makes `min` or `max` NaN too).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Summary {
+    /// Sample size.
+    pub n: u64,
+    /// Arithmetic mean.
+    pub mean: Option<f64>,
+    /// Sample standard deviation (Bessel-corrected: divides by `n − 1`).
+    pub std_dev: Option<f64>,
+    /// Standard error of the mean, `std_dev / √n`.
+    pub std_err: Option<f64>,
+    /// Lower end of the 95% confidence interval for the mean,
+    /// `mean − t_{0.975, n−1} · std_err` ([`student_t_975`]).
+    pub ci95_low: Option<f64>,
+    /// Upper end of the 95% confidence interval for the mean.
+    pub ci95_high: Option<f64>,
+    /// Smallest sample.
+    pub min: Option<f64>,
+    /// Largest sample.
+    pub max: Option<f64>,
+}
+
+impl Summary {
+    /// Summarises `samples`, in index order.
+    ///
+    /// The mean is the sum in index order divided by `n`; the variance is the two-pass sum of
+    /// squared deviations from that mean, divided by `n − 1` (more accurate than the one-pass
+    /// sum of squares).
+    pub fn of(samples: &[f64]) -> Summary {
+        let n = samples.len() as u64;
+        let Some((&first, rest)) = samples.split_first() else {
+            return Summary {
+                n,
+                mean: None,
+                std_dev: None,
+                std_err: None,
+                ci95_low: None,
+                ci95_high: None,
+                min: None,
+                max: None,
+            };
+        };
+        let (mut min, mut max) = (first, first);
+        for &x in rest {
+            if x.is_nan() || min.is_nan() {
+                min = f64::NAN;
+                max = f64::NAN;
+            } else {
+                min = min.min(x);
+                max = max.max(x);
+            }
+        }
+        if first.is_nan() {
+            (min, max) = (f64::NAN, f64::NAN);
+        }
+        let count = samples.len() as f64;
+        let mean = samples.iter().sum::<f64>() / count;
+        let spread = student_t_975(n - 1).map(|t| {
+            let squares: f64 = samples.iter().map(|x| (x - mean) * (x - mean)).sum();
+            let std_dev = (squares / (count - 1.0)).sqrt();
+            let std_err = std_dev / count.sqrt();
+            (std_dev, std_err, mean - t * std_err, mean + t * std_err)
+        });
+        Summary {
+            n,
+            mean: Some(mean),
+            std_dev: spread.map(|s| s.0),
+            std_err: spread.map(|s| s.1),
+            ci95_low: spread.map(|s| s.2),
+            ci95_high: spread.map(|s| s.3),
+            min: Some(min),
+            max: Some(max),
+        }
+    }
+}
+
+/// A success rate with its 95% Wilson score interval.
+///
+/// The Wilson interval (Wilson 1927) stays inside `[0, 1]` and keeps close to its nominal
+/// coverage for small samples and for rates near 0 or 1, where the normal ("Wald") interval
+/// `p̂ ± z·√(p̂(1−p̂)/n)` collapses to a point; with `z = z_{0.975}`:
+///
+/// `(p̂ + z²/2n ± z·√(p̂(1−p̂)/n + z²/4n²)) / (1 + z²/n)`.
+///
+/// With no trials, the rate and the interval are `None`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Proportion {
+    /// Number of successes.
+    pub successes: u64,
+    /// Number of trials.
+    pub trials: u64,
+    /// `successes / trials`.
+    pub estimate: Option<f64>,
+    /// Lower end of the 95% Wilson interval.
+    pub wilson95_low: Option<f64>,
+    /// Upper end of the 95% Wilson interval.
+    pub wilson95_high: Option<f64>,
+}
+
+impl Proportion {
+    /// The success rate of `outcomes` (`true` = success), e.g. the output of [`run_trials`].
+    pub fn of(outcomes: &[bool]) -> Proportion {
+        let successes = outcomes.iter().filter(|&&ok| ok).count() as u64;
+        Proportion::from_counts(successes, outcomes.len() as u64)
+            .expect("successes never exceed outcomes")
+    }
+
+    /// The success rate of `successes` out of `trials`; `None` if `successes > trials`.
+    pub fn from_counts(successes: u64, trials: u64) -> Option<Proportion> {
+        if successes > trials {
+            return None;
+        }
+        let mut proportion = Proportion {
+            successes,
+            trials,
+            estimate: None,
+            wilson95_low: None,
+            wilson95_high: None,
+        };
+        if trials > 0 {
+            let n = trials as f64;
+            let p = successes as f64 / n;
+            let z2 = Z_975 * Z_975;
+            let denominator = 1.0 + z2 / n;
+            let center = (p + z2 / (2.0 * n)) / denominator;
+            let half = Z_975 / denominator * (p * (1.0 - p) / n + z2 / (4.0 * n * n)).sqrt();
+            proportion.estimate = Some(p);
+            // Exact endpoints are 0 at p = 0 and 1 at p = 1; clamp away rounding.
+            proportion.wilson95_low = Some(if successes == 0 {
+                0.0
+            } else {
+                (center - half).max(0.0)
+            });
+            proportion.wilson95_high = Some(if successes == trials {
+                1.0
+            } else {
+                (center + half).min(1.0)
+            });
+        }
+        Some(proportion)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `t_{0.975, df}` as the nearest `f64`, computed with mpmath at 40 digits by inverting
+    /// the regularized incomplete beta function.
+    const T_975: [(u64, f64); 17] = [
+        (1, 12.706204736174705),
+        (2, 4.302652729749464),
+        (3, 3.1824463052837095),
+        (4, 2.7764451051977943),
+        (5, 2.5705818356363155),
+        (9, 2.2621571627982053),
+        (10, 2.228138851986275),
+        (29, 2.0452296421327043),
+        (30, 2.042272456301238),
+        (31, 2.0395134463964086),
+        (40, 2.0210753903062733),
+        (100, 1.9839715185235522),
+        (999, 1.96234146113345),
+        (1000, 1.9623390808264085),
+        (1001, 1.96233670528088),
+        (5000, 1.960438551706508),
+        (1_000_000, 1.959966356814107),
+    ];
+
+    #[test]
+    fn t_quantiles_match_reference_values() {
+        assert_eq!(student_t_975(0), None);
+        for (df, expected) in T_975 {
+            let t = student_t_975(df).unwrap();
+            assert!(
+                (t - expected).abs() <= 1e-12 * expected,
+                "df = {df}: {t} vs {expected}"
+            );
+        }
+    }
+
+    #[test]
+    fn t_quantile_is_continuous_across_the_method_switch_and_tends_to_z() {
+        let exact = student_t_975(T_EXACT_MAX_DF).unwrap();
+        let expansion = student_t_975(T_EXACT_MAX_DF + 1).unwrap();
+        assert!(exact > expansion && exact - expansion < 3e-6);
+        assert!((student_t_975(u64::MAX).unwrap() - Z_975).abs() < 1e-15);
+    }
+
+    #[test]
+    fn t_distribution_function_has_known_closed_forms() {
+        // df = 1 (Cauchy): P(|T| < 1) = 1/2; df = 2: P(|T| < t) = t / √(2 + t²).
+        assert!((t_two_sided_probability(1.0, 1) - 0.5).abs() < 1e-15);
+        for t in [0.5_f64, 1.0, 3.0] {
+            let expected = t / (2.0 + t * t).sqrt();
+            assert!((t_two_sided_probability(t, 2) - expected).abs() < 1e-15);
+        }
+        assert_eq!(t_two_sided_probability(0.0, 7), 0.0);
+    }
+
+    #[test]
+    fn summary_of_nothing_and_of_one_value() {
+        let empty = Summary::of(&[]);
+        assert_eq!(empty.n, 0);
+        assert_eq!((empty.mean, empty.min, empty.max), (None, None, None));
+        assert_eq!((empty.std_dev, empty.ci95_low), (None, None));
+
+        let one = Summary::of(&[4.5]);
+        assert_eq!(one.n, 1);
+        assert_eq!(
+            (one.mean, one.min, one.max),
+            (Some(4.5), Some(4.5), Some(4.5))
+        );
+        assert_eq!((one.std_dev, one.std_err), (None, None));
+        assert_eq!((one.ci95_low, one.ci95_high), (None, None));
+    }
+
+    #[test]
+    fn summary_of_a_constant_sample_has_a_zero_width_interval() {
+        let s = Summary::of(&[2.0; 6]);
+        assert_eq!(s.mean, Some(2.0));
+        assert_eq!((s.std_dev, s.std_err), (Some(0.0), Some(0.0)));
+        assert_eq!((s.ci95_low, s.ci95_high), (Some(2.0), Some(2.0)));
+    }
+
+    #[test]
+    fn summary_propagates_nan() {
+        for sample in [[f64::NAN, 1.0], [1.0, f64::NAN]] {
+            let s = Summary::of(&sample);
+            assert!(s.mean.unwrap().is_nan() && s.std_dev.unwrap().is_nan());
+            assert!(s.min.unwrap().is_nan() && s.max.unwrap().is_nan());
+        }
+    }
+
+    #[test]
+    fn wilson_interval_edges() {
+        assert_eq!(Proportion::from_counts(3, 2), None);
+        let none = Proportion::from_counts(0, 0).unwrap();
+        assert_eq!(
+            (none.estimate, none.wilson95_low, none.wilson95_high),
+            (None, None, None)
+        );
+
+        // 0 of 10: [0, z²/(n + z²)]; 10 of 10 mirrors it.
+        let zero = Proportion::from_counts(0, 10).unwrap();
+        let all = Proportion::from_counts(10, 10).unwrap();
+        let edge = Z_975 * Z_975 / (10.0 + Z_975 * Z_975);
+        assert_eq!((zero.estimate, zero.wilson95_low), (Some(0.0), Some(0.0)));
+        assert!((zero.wilson95_high.unwrap() - edge).abs() < 1e-15);
+        assert_eq!((all.estimate, all.wilson95_high), (Some(1.0), Some(1.0)));
+        assert!((all.wilson95_low.unwrap() - (1.0 - edge)).abs() < 1e-15);
+    }
+
+    #[test]
+    fn try_run_skips_nothing_below_a_failure() {
+        for threads in [1, 3] {
+            let ran = std::sync::Mutex::new(Vec::new());
+            let result: Result<Vec<u64>, u64> = try_run_trials_with(
+                &RunnerConfig {
+                    threads: Some(threads),
+                },
+                1,
+                100,
+                |i, _| {
+                    ran.lock().unwrap().push(i);
+                    if i % 10 == 7 { Err(i) } else { Ok(i) }
+                },
+                &|_| {},
+            );
+            assert_eq!(result, Err(7));
+            let mut ran = ran.into_inner().unwrap();
+            ran.sort_unstable();
+            assert_eq!(ran[..8], [0, 1, 2, 3, 4, 5, 6, 7]);
+        }
+    }
+}

@@ -7,7 +7,7 @@ use anyhow::{Context, Result, bail};
 use clap::{Args, ValueEnum};
 use fatnet::online::{
     DropPolicy, Greedy, Interleaved, RandomParams, RandomPrime, RandomRouter, Router, RunConfig,
-    run,
+    Sink, run,
 };
 use fatnet::topology::AnyTopology;
 use fatnet_repro::runner::{RunnerConfig, Summary, try_run_trials_with};
@@ -59,6 +59,10 @@ pub struct RouteArgs {
     /// Stop a trial after this many cycles (reported as unfinished).
     #[arg(long, default_value_t = 1_000_000)]
     max_cycles: u64,
+    /// Route every message out of the tree through the root's external channel, ignoring its
+    /// destination (the setting of Greenberg–Leiserson's Theorem 9).
+    #[arg(long)]
+    out_the_root: bool,
     /// Worker threads (default: all cores); results do not depend on it.
     #[arg(long)]
     threads: Option<usize>,
@@ -197,6 +201,11 @@ pub fn run_route(args: RouteArgs, out: &mut impl Write) -> Result<()> {
     let config = RunConfig {
         max_cycles: args.max_cycles,
         trace_load_factor: false,
+        sink: if args.out_the_root {
+            Sink::External
+        } else {
+            Sink::Processors
+        },
     };
     let bar = ProgressBar::new(args.trials);
     bar.set_style(

@@ -226,6 +226,40 @@ pub fn fat_tree_loads(tree: &FatTree, messages: &MessageSet) -> Result<ChannelLo
     })
 }
 
+/// Loads of every channel of a binary fat-tree when every message leaves the tree through the
+/// root's external channel (Greenberg–Leiserson's "routing out the root", Theorem 9): the up
+/// channel above node `v` carries the messages whose source is below `v`; down channels carry
+/// nothing. `O(|M| + n)`.
+///
+/// # Errors
+///
+/// [`LoadError::ProcessorMismatch`] when the message set has more processors than `tree`.
+pub fn fat_tree_loads_out_the_root(
+    tree: &FatTree,
+    messages: &MessageSet,
+) -> Result<ChannelLoads, LoadError> {
+    check_processors(tree, messages)?;
+    let n = tree.n() as usize;
+    let mut src = vec![0u64; 2 * n];
+    for m in messages.messages() {
+        src[n + m.src as usize] += 1;
+    }
+    for v in (1..n).rev() {
+        src[v] = src[2 * v] + src[2 * v + 1];
+    }
+    let mut per_channel = vec![0u64; 2 * (2 * n - 1)];
+    for v in 1..2 * n {
+        per_channel[2 * (v - 1)] = src[v];
+    }
+    let path = u64::from(tree.levels()) + 1;
+    Ok(ChannelLoads {
+        per_channel,
+        messages: messages.len() as u64,
+        dilation: if messages.is_empty() { 0 } else { path },
+        total_path_length: path * messages.len() as u64,
+    })
+}
+
 /// Everything `fatnet load` reports about a message set on a topology.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct LoadReport {
@@ -490,6 +524,20 @@ mod tests {
         let generic = LoadReport::new(&tree, loads);
         assert_eq!(fast, generic);
         assert!(fast.load_factor.load > 0);
+    }
+
+    #[test]
+    fn out_the_root_loads_count_sources_below_each_channel() {
+        let tree = FatTree::new(4, CapacityProfile::Constant(2)).unwrap();
+        let m = set(4, &[(0, 0), (0, 3), (1, 2), (3, 3)]);
+        let l = fat_tree_loads_out_the_root(&tree, &m).unwrap();
+        assert_eq!(l.per_channel[FatTree::up_channel(1).index()], 4); // external
+        assert_eq!(l.per_channel[FatTree::up_channel(2).index()], 3);
+        assert_eq!(l.per_channel[FatTree::up_channel(4).index()], 2);
+        assert_eq!(l.per_channel[FatTree::down_channel(4).index()], 0);
+        assert_eq!(l.per_channel.iter().sum::<u64>(), l.total_path_length);
+        let r = LoadReport::for_fat_tree(&tree, l);
+        assert_eq!((r.load_factor.load, r.load_factor.capacity), (4, 2));
     }
 
     #[test]

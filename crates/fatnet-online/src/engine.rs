@@ -38,6 +38,18 @@ pub enum DropPolicy {
     Wires,
 }
 
+/// Where messages go.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Sink {
+    /// To their destination processors (up to the lowest common ancestor, then down).
+    #[default]
+    Processors,
+    /// Out of the tree through the root's external channel, whatever their destination field
+    /// says: the setting of Greenberg–Leiserson's Theorem 9 ("routing messages out the root").
+    External,
+}
+
 /// Counts of one delivery cycle.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
 pub struct CycleStats {
@@ -67,7 +79,9 @@ pub struct DeliveryEngine<'a> {
     tree: &'a FatTree,
     msgs: &'a [Message],
     policy: DropPolicy,
-    /// Height of the lowest common ancestor of each message (0 for self-messages).
+    sink: Sink,
+    /// Height of the lowest common ancestor of each message (0 for self-messages); with
+    /// [`Sink::External`], `lg n + 1` (the message leaves through the root's channel).
     lca_height: Vec<u8>,
     /// Round-robin state per channel: the port that has priority.
     priority: Vec<u8>,
@@ -96,6 +110,20 @@ impl<'a> DeliveryEngine<'a> {
         messages: &'a MessageSet,
         policy: DropPolicy,
     ) -> Result<Self, OnlineError> {
+        Self::with_sink(tree, messages, policy, Sink::Processors)
+    }
+
+    /// An engine whose messages go to `sink`.
+    ///
+    /// # Errors
+    ///
+    /// As [`DeliveryEngine::new`].
+    pub fn with_sink(
+        tree: &'a FatTree,
+        messages: &'a MessageSet,
+        policy: DropPolicy,
+        sink: Sink,
+    ) -> Result<Self, OnlineError> {
         if messages.processors() > tree.n() {
             return Err(OnlineError::ProcessorMismatch {
                 messages: u64::from(messages.processors()),
@@ -103,10 +131,13 @@ impl<'a> DeliveryEngine<'a> {
             });
         }
         let msgs = messages.messages();
-        let lca_height = msgs
-            .iter()
-            .map(|m| (32 - (m.src ^ m.dst).leading_zeros()) as u8)
-            .collect();
+        let lca_height = match sink {
+            Sink::Processors => msgs
+                .iter()
+                .map(|m| (32 - (m.src ^ m.dst).leading_zeros()) as u8)
+                .collect(),
+            Sink::External => vec![tree.levels() as u8 + 1; msgs.len()],
+        };
         let channels = tree.num_channels() as usize;
         let (mut wire_base, mut wire_count) = (Vec::new(), Vec::new());
         if policy == DropPolicy::Wires {
@@ -126,6 +157,7 @@ impl<'a> DeliveryEngine<'a> {
             tree,
             msgs,
             policy,
+            sink,
             lca_height,
             priority: vec![0; channels],
             caps: tree.capacities().to_vec(),
@@ -229,8 +261,11 @@ impl<'a> DeliveryEngine<'a> {
             let msg = self.msgs[m as usize];
             let h = u32::from(self.lca_height[m as usize]);
             let (a, b) = (n + msg.src, n + msg.dst);
+            let down = if self.sink == Sink::External { 0 } else { h };
             let ups = (0..h).map(|t| FatTree::up_channel(a >> t).index());
-            let downs = (0..h).rev().map(|t| FatTree::down_channel(b >> t).index());
+            let downs = (0..down)
+                .rev()
+                .map(|t| FatTree::down_channel(b >> t).index());
             for c in ups.chain(downs) {
                 let width = self.wire_base[c + 1] - self.wire_base[c];
                 let w = self.wire_base[c] + rng.random_range(0..width);
@@ -240,8 +275,9 @@ impl<'a> DeliveryEngine<'a> {
             }
         }
         let mut k = 0;
+        let per_height = if self.sink == Sink::External { 1 } else { 2 };
         for &m in sent {
-            let len = 2 * usize::from(self.lca_height[m as usize]);
+            let len = per_height * usize::from(self.lca_height[m as usize]);
             if self.scratch[k..k + len]
                 .iter()
                 .all(|&w| self.wire_count[w as usize] == 1)
@@ -282,7 +318,10 @@ impl<'a> DeliveryEngine<'a> {
         for t in &mut self.turning {
             t.clear();
         }
-        for h in 0..levels {
+        // Out the root, the up phase continues through the root's external channel (height
+        // lg n); its survivors leave the tree.
+        let top = levels + u32::from(self.sink == Sink::External);
+        for h in 0..top {
             next.clear();
             let cap = self.caps[h as usize] as usize;
             let mut a = 0;
@@ -312,7 +351,9 @@ impl<'a> DeliveryEngine<'a> {
                     rng,
                 );
                 for &m in &cur[a..a + keep] {
-                    if u32::from(self.lca_height[m as usize]) == h + 1 {
+                    if h == levels {
+                        delivered.push(m);
+                    } else if u32::from(self.lca_height[m as usize]) == h + 1 {
                         self.turning[h as usize].push(m);
                     } else {
                         next.push(m);

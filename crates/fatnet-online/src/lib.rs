@@ -16,13 +16,15 @@
 
 #![deny(missing_docs)]
 
+mod adversary;
 mod engine;
 mod router;
 
-pub use engine::{CycleStats, DeliveryEngine, DropPolicy};
+pub use adversary::greedy_adversary;
+pub use engine::{CycleStats, DeliveryEngine, DropPolicy, Sink};
 pub use router::{Greedy, Interleaved, RandomParams, RandomPrime, RandomRouter, Router, Selection};
 
-use fatnet_load::{LoadFactor, LoadReport, fat_tree_loads};
+use fatnet_load::{LoadFactor, LoadReport, fat_tree_loads, fat_tree_loads_out_the_root};
 use fatnet_topology::FatTree;
 use fatnet_traffic::{Message, MessageSet};
 use rand::{Rng, SeedableRng};
@@ -64,6 +66,12 @@ pub enum OnlineError {
         /// The probability, as text.
         p: String,
     },
+    /// The Theorem 9 adversary cannot be built for these parameters.
+    #[error("cannot build the GREEDY adversary: {why}")]
+    BadAdversary {
+        /// Why.
+        why: &'static str,
+    },
     /// The engine lost or duplicated a message (a bug, reported rather than hidden).
     #[error("conservation violated in cycle {cycle}: {detail}")]
     Conservation {
@@ -81,6 +89,8 @@ pub struct RunConfig {
     pub max_cycles: u64,
     /// Compute λ of the undelivered messages after every cycle (costs `O(|U| + n)` per cycle).
     pub trace_load_factor: bool,
+    /// Where messages go: their destination processors, or out of the root.
+    pub sink: Sink,
 }
 
 impl Default for RunConfig {
@@ -88,6 +98,7 @@ impl Default for RunConfig {
         Self {
             max_cycles: 1_000_000,
             trace_load_factor: false,
+            sink: Sink::Processors,
         }
     }
 }
@@ -130,9 +141,13 @@ pub struct RunReport {
     pub trace: Vec<CycleTrace>,
 }
 
-/// λ of a message set on a tree.
-fn load_factor(tree: &FatTree, m: &MessageSet) -> LoadFactor {
-    let loads = fat_tree_loads(tree, m).expect("processors checked by the engine");
+/// λ of a message set on a tree, for messages going to `sink`.
+fn load_factor(tree: &FatTree, m: &MessageSet, sink: Sink) -> LoadFactor {
+    let loads = match sink {
+        Sink::Processors => fat_tree_loads(tree, m),
+        Sink::External => fat_tree_loads_out_the_root(tree, m),
+    }
+    .expect("processors checked by the engine");
     LoadReport::for_fat_tree(tree, loads).load_factor
 }
 
@@ -151,10 +166,10 @@ pub fn run(
     seed: u64,
     config: RunConfig,
 ) -> Result<RunReport, OnlineError> {
-    let mut engine = DeliveryEngine::new(tree, messages, policy)?;
+    let mut engine = DeliveryEngine::with_sink(tree, messages, policy, config.sink)?;
     let mut rng = Pcg64::seed_from_u64(seed);
     let total = messages.len() as u64;
-    let lambda = load_factor(tree, messages);
+    let lambda = load_factor(tree, messages, config.sink);
     let mut undelivered: Vec<u32> = (0..total as u32).collect();
     let mut is_undelivered = vec![true; messages.len()];
     let mut report = RunReport {
@@ -241,7 +256,7 @@ pub fn run(
                 .map(|&m| messages.messages()[m as usize])
                 .collect();
             let set = MessageSet::new(messages.processors(), rest).expect("subset of a valid set");
-            load_factor(tree, &set).value()
+            load_factor(tree, &set, config.sink).value()
         });
         report.trace.push(CycleTrace {
             sent: stats.sent,

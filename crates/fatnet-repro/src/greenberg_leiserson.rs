@@ -93,7 +93,7 @@ fn trials(
     let n = tree.n();
     let config = RunConfig {
         max_cycles: MAX_CYCLES,
-        trace_load_factor: false,
+        ..RunConfig::default()
     };
     try_run_trials(seed, count, |_, trial_seed| {
         let report = match algorithm {

@@ -66,7 +66,13 @@ pub enum CapacityProfile {
     /// every other level, root capacity `√n`.
     ///
     /// The paper's Figure 1, which would fix the phase, is missing; `2^⌊h/2⌋` and `2^⌈h/2⌉`
-    /// both give `√n` at the root. We use `2^⌊h/2⌋` (capacity 1 on the two lowest levels).
+    /// both give `√n` at the root. We use `2^⌈h/2⌉` (capacity 1 on the processor channels
+    /// only, √n on the two channels below the root), because Theorem 9 decides it: its proof
+    /// treats the two switch levels above four √(n/4)-capacity subtrees as one root switch,
+    /// and its message set has load factor at most λ only if the channels between those
+    /// levels have capacity √n. With `2^⌊h/2⌋` the set of the proof overloads them (for
+    /// n = 4, λ = 12: 16 messages on a channel of capacity 1); `fatnet-online`'s adversary
+    /// test checks this.
     Standard,
     /// Explicit capacities per height, leaf channels first, root's external channel last
     /// (`lg n + 1` values).
@@ -416,7 +422,7 @@ fn capacities(levels: u32, profile: &CapacityProfile) -> Result<Vec<u64>, Topolo
             if levels % 2 != 0 {
                 return Err(TopologyError::StandardNeedsEvenLevels { n: 1 << levels });
             }
-            Ok(heights.map(|h| 1u64 << (h / 2)).collect())
+            Ok(heights.map(|h| 1u64 << h.div_ceil(2)).collect())
         }
         CapacityProfile::Custom(caps) => {
             if caps.len() != levels as usize + 1 {
@@ -540,7 +546,7 @@ mod tests {
     #[test]
     fn stepped_and_standard_profiles() {
         let std = FatTree::new(64, CapacityProfile::Standard).unwrap();
-        assert_eq!(std.capacities(), [1, 1, 2, 2, 4, 4, 8]);
+        assert_eq!(std.capacities(), [1, 2, 2, 4, 4, 8, 8]);
         assert!(matches!(
             FatTree::new(32, CapacityProfile::Standard),
             Err(TopologyError::StandardNeedsEvenLevels { n: 32 })

@@ -2,7 +2,7 @@
 
 use fatnet_online::{
     DeliveryEngine, DropPolicy, Greedy, Interleaved, RandomParams, RandomPrime, RandomRouter,
-    Router, RunConfig, run,
+    Router, RunConfig, Sink, greedy_adversary, run,
 };
 use fatnet_topology::{CapacityProfile, FatTree};
 use fatnet_traffic::{Message, MessageSet};
@@ -88,7 +88,7 @@ proptest! {
     /// λ of what remains never increases.
     #[test]
     fn routers_finish_and_lambda_of_the_rest_never_increases((t, m) in instance(4, 40), seed in any::<u64>()) {
-        let config = RunConfig { max_cycles: 5_000, trace_load_factor: true };
+        let config = RunConfig { max_cycles: 5_000, trace_load_factor: true, ..RunConfig::default() };
         for policy in [DropPolicy::Pessimistic, DropPolicy::Random, DropPolicy::FixedPriority, DropPolicy::RoundRobin, DropPolicy::Wires] {
             for mut router in routers(t.n()) {
                 let r = run(&t, &m, policy, router.as_mut(), seed, config).unwrap();
@@ -130,4 +130,65 @@ fn proved_constants_follow_lemma_7() {
     // The notes: for r = 24.22, k1 ≈ 4.08e5 and k2 = 36r ≈ 872.
     assert!((p.k1 / 4.08e5 - 1.0).abs() < 0.01, "{}", p.k1);
     assert!((p.k2 - 36.0 * 24.22).abs() < 1e-9);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(32))]
+
+    /// Routing out the root, the extreme capacity families of Theorem 9's remark: with
+    /// capacities doubling every level (up channels never congest) or all equal, GREEDY with
+    /// any admissible switches takes exactly ⌈λ⌉ cycles. (Inside the tree, with messages
+    /// turning at their lowest common ancestor, this fails: 0→3, 3→1, 0→1 on four processors
+    /// with unit capacities can take 3 cycles for λ = 2.)
+    #[test]
+    fn out_the_root_greedy_takes_ceil_lambda_on_the_extreme_families(
+        levels in 1u32..=6, c in 1u64..=3, doubling in any::<bool>(), seed in any::<u64>(),
+        sources in prop::collection::vec(any::<u32>(), 0..150),
+    ) {
+        let n = 1u32 << levels;
+        let profile = if doubling { CapacityProfile::Doubling { leaf: c } } else { CapacityProfile::Constant(c) };
+        let t = FatTree::new(u64::from(n), profile).unwrap();
+        let m = MessageSet::new(n, sources.iter().map(|&s| Message::new(s % n, s % n)).collect()).unwrap();
+        let config = RunConfig { sink: Sink::External, ..RunConfig::default() };
+        for policy in GREEDY_POLICIES {
+            let r = run(&t, &m, policy, &mut Greedy, seed, config).unwrap();
+            prop_assert!(r.finished);
+            prop_assert_eq!(r.cycles, r.lower_bound, "{:?} doubling={}", policy, doubling);
+        }
+    }
+}
+
+/// Theorem 9: on the standard fat-tree, the adversary's set has load factor at most λ and
+/// makes GREEDY with deterministic admissible switches take at least λ·lg n/24 cycles.
+#[test]
+fn the_adversary_forces_greedy_to_take_lambda_lg_n_over_24_cycles() {
+    for policy in [DropPolicy::FixedPriority, DropPolicy::RoundRobin] {
+        for levels in [2u32, 4, 6, 8] {
+            for lambda in [12u64, 24, 48] {
+                let n = 1u32 << levels;
+                let m = greedy_adversary(n, lambda, policy).unwrap();
+                let tree = FatTree::new(u64::from(n), CapacityProfile::Standard).unwrap();
+                let config = RunConfig {
+                    sink: Sink::External,
+                    ..RunConfig::default()
+                };
+                let r = run(&tree, &m, policy, &mut Greedy, 0, config).unwrap();
+                assert!(r.finished);
+                assert!(
+                    r.load_factor.value() <= lambda as f64,
+                    "λ(M) = {} > {lambda}",
+                    r.load_factor.value()
+                );
+                let bound = lambda as f64 * f64::from(levels) / 24.0;
+                assert!(
+                    r.cycles as f64 >= bound,
+                    "{policy:?} n={n} λ={lambda}: {} cycles < {bound}",
+                    r.cycles
+                );
+            }
+        }
+    }
+    assert!(greedy_adversary(8, 12, DropPolicy::FixedPriority).is_err());
+    assert!(greedy_adversary(16, 10, DropPolicy::FixedPriority).is_err());
+    assert!(greedy_adversary(16, 12, DropPolicy::Random).is_err());
 }

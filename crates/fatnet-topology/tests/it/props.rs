@@ -247,7 +247,7 @@ fn check_capacities(
                 leaf,
                 growth: VolumeGrowth::Stepped,
             } => prop_assert_eq!(q128, u128::from(leaf) << (2 * (hu / 3))),
-            CapacityProfile::Standard => prop_assert_eq!(q, 1u64 << (hu / 2)),
+            CapacityProfile::Standard => prop_assert_eq!(q, 1u64 << hu.div_ceil(2)),
             CapacityProfile::Custom(ref given) => prop_assert_eq!(q, given[h]),
             CapacityProfile::Area {
                 leaf,

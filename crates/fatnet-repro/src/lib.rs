@@ -10,6 +10,7 @@
 
 #![deny(missing_docs)]
 
+pub mod greedy_adversary;
 pub mod greenberg_leiserson;
 pub mod leiserson;
 pub mod runner;
@@ -155,6 +156,7 @@ pub fn registry() -> Vec<Box<dyn Experiment>> {
     vec![
         Box::new(leiserson::Schedules),
         Box::new(greenberg_leiserson::RandomCycles),
+        Box::new(greedy_adversary::GreedyAdversary),
         Box::new(yuan::TableOne),
         Box::new(yuan_min_m::MinM),
         Box::new(stamoulis::Figure3_2),

@@ -1,23 +1,8 @@
 //! The `fatnet` command as a user runs it.
 
-use assert_cmd::Command;
 use predicates::prelude::*;
-use serde_json::Value;
 
-fn fatnet() -> Command {
-    Command::cargo_bin("fatnet").unwrap()
-}
-
-fn json(args: &[&str]) -> Value {
-    let out = fatnet()
-        .args(args)
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    serde_json::from_slice(&out).unwrap()
-}
+use crate::common::{fatnet, json};
 
 #[test]
 fn topology_json_counts_every_kind() {

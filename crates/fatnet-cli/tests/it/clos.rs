@@ -1,23 +1,13 @@
 //! `fatnet clos`: Yuan's folded Clos checks from the command line.
 
-use assert_cmd::Command;
 use predicates::prelude::*;
 use serde_json::Value;
 
-fn fatnet() -> Command {
-    Command::cargo_bin("fatnet").unwrap()
-}
+use crate::common::fatnet;
 
+/// `fatnet` with `args` and `--json`, parsed.
 fn json(args: &[&str]) -> Value {
-    let out = fatnet()
-        .args(args)
-        .arg("--json")
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    serde_json::from_slice(&out).unwrap()
+    crate::common::json(&[args, &["--json"]].concat())
 }
 
 #[test]

@@ -1,23 +1,8 @@
 //! `fatnet exchange` and `fatnet broadcast`: Stamoulis' hypercube tasks from the command line.
 
-use assert_cmd::Command;
 use predicates::prelude::*;
-use serde_json::Value;
 
-fn fatnet() -> Command {
-    Command::cargo_bin("fatnet").unwrap()
-}
-
-fn json(args: &[&str]) -> Value {
-    let out = fatnet()
-        .args(args)
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    serde_json::from_slice(&out).unwrap()
-}
+use crate::common::{fatnet, json};
 
 #[test]
 fn exchange_json_reports_the_optimal_time_for_every_small_cube() {

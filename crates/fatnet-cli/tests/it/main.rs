@@ -2,6 +2,7 @@
 
 mod cli;
 mod clos;
+mod common;
 mod exchange;
 mod route;
 mod schedule;

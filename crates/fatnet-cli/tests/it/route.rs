@@ -1,19 +1,8 @@
 //! `fatnet route`.
 
 use assert_cmd::Command;
-use serde_json::Value;
 
-fn json(args: &[&str]) -> Value {
-    let out = Command::cargo_bin("fatnet")
-        .unwrap()
-        .args(args)
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    serde_json::from_slice(&out).unwrap()
-}
+use crate::common::json;
 
 #[test]
 fn random_routing_reports_cycles_next_to_lambda_for_every_trial() {

@@ -3,17 +3,7 @@
 use assert_cmd::Command;
 use serde_json::Value;
 
-fn json(args: &[&str]) -> Value {
-    let out = Command::cargo_bin("fatnet")
-        .unwrap()
-        .args(args)
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    serde_json::from_slice(&out).unwrap()
-}
+use crate::common::json;
 
 /// The schedule in the JSON is an exact partition of the message ids 0..|M| into cycles.
 fn assert_partition(v: &Value) {

@@ -1,8 +1,10 @@
 //! `cargo xtask`: the project's automation, one binary.
 //!
 //! - `cargo xtask reproduce [--quick] [--paper P] [--check]` regenerates
-//!   `docs/reproduction/<paper>/<table>.{md,csv}` from the experiments of `fatnet-repro`; with
-//!   `--check` it writes nothing and fails when a committed file differs from a fresh run.
+//!   `docs/reproduction/<paper>/<table>.{md,csv}` and the table's figures
+//!   `docs/reproduction/<paper>/<table>/<figure>.{svg,csv}` from the experiments of
+//!   `fatnet-repro`; with `--check` it writes nothing and fails when a committed file differs
+//!   from a fresh run.
 //! - `cargo xtask tidy` checks the crate layering of `docs/architecture.md` with
 //!   `cargo metadata`: a crate may depend only on crates above it.
 
@@ -87,8 +89,16 @@ fn reproduce(effort: Effort, paper: Option<Paper>, check: bool) -> Result<()> {
         let stem = output_stem(e, effort);
         let md = table.to_markdown(&command, e.seed());
         let csv = table.to_csv(&command, e.seed())?;
-        for (ext, content) in [("md", md), ("csv", csv)] {
-            let path = dir.join(format!("{stem}.{ext}"));
+        let mut outputs = vec![(format!("{stem}.md"), md), (format!("{stem}.csv"), csv)];
+        for f in e.figures(&table) {
+            outputs.push((format!("{stem}/{}.svg", f.id), f.to_svg(&command, e.seed())));
+            outputs.push((
+                format!("{stem}/{}.csv", f.id),
+                f.to_csv(&command, e.seed())?,
+            ));
+        }
+        for (file, content) in outputs {
+            let path = dir.join(file);
             if check {
                 let committed = fs::read_to_string(&path).unwrap_or_default();
                 if committed != content {

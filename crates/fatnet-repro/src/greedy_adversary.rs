@@ -14,6 +14,7 @@ use fatnet::online::{
 };
 use fatnet::topology::{CapacityProfile, FatTree};
 
+use crate::figure::{Figure, Series, detail_value};
 use crate::runner::{Summary, try_run_trials};
 use crate::{Cell, Effort, Experiment, Paper, ReproError, Table, Verdict, derive_seed};
 
@@ -46,6 +47,58 @@ impl Experiment for GreedyAdversary {
 
     fn quick_differs(&self) -> bool {
         true
+    }
+
+    /// `lg_n`: cycles/λ(M) of the table against lg n for λ = 48, GREEDY and RANDOM with both
+    /// switch policies, and Theorem 9's lower bound on GREEDY, (λ lg n/24)/λ = lg n/24 (a lower
+    /// bound on cycles/λ(M) too, since λ(M) ≤ λ). The points are the table's printed ratios.
+    fn figures(&self, table: &Table) -> Vec<Figure> {
+        let lg_n = |c: &Cell| {
+            2.0 * c.key[1]
+                .trim_start_matches("4^")
+                .parse::<f64>()
+                .unwrap_or(f64::NAN)
+        };
+        let mut series: Vec<Series> = ["GREEDY", "RANDOM"]
+            .into_iter()
+            .flat_map(|router| {
+                [DropPolicy::FixedPriority, DropPolicy::RoundRobin].map(|policy| Series {
+                    name: format!("{router} ({policy:?})"),
+                    points: table
+                        .cells
+                        .iter()
+                        .filter(|c| {
+                            c.key[0] == format!("{policy:?}")
+                                && c.key[2] == "48"
+                                && c.key[3] == router
+                        })
+                        .map(|c| {
+                            (
+                                lg_n(c),
+                                detail_value(&c.detail, "cycles/λ(M)").unwrap_or(f64::NAN),
+                            )
+                        })
+                        .collect(),
+                })
+            })
+            .collect();
+        let bound = series
+            .first()
+            .map(|s| s.points.iter().map(|&(x, _)| (x, x / 24.0)).collect())
+            .unwrap_or_default();
+        series.push(Series {
+            name: "Theorem 9 bound lg n/24".into(),
+            points: bound,
+        });
+        vec![Figure {
+            id: "lg_n",
+            title: "Greenberg–Leiserson, Theorem 9: cycles/λ(M) on the adversary's set, λ = 48"
+                .into(),
+            x_label: "lg n".into(),
+            y_label: "cycles / λ(M)".into(),
+            series,
+            log_x: false,
+        }]
     }
 
     fn run(&self, effort: Effort) -> Result<Table, ReproError> {

@@ -16,6 +16,7 @@ use fatnet::online::{
 use fatnet::topology::{AreaGrowth, CapacityProfile, FatTree, VolumeGrowth};
 use fatnet::traffic::{MessageSet, TrafficSpec};
 
+use crate::figure::{Figure, Series, detail_value};
 use crate::runner::{Summary, try_run_trials};
 use crate::{Cell, Effort, Experiment, Paper, ReproError, Table, Verdict, derive_seed};
 
@@ -209,6 +210,58 @@ impl Experiment for RandomCycles {
 
     fn quick_differs(&self) -> bool {
         true
+    }
+
+    /// One figure per tree (`area`, `volume`, leaf capacity 1): the normalised ratio
+    /// cycles/(λ + lg n·lg lg n) of the table against n, for RANDOM and GREEDY on permutations
+    /// and on 16 replicated permutations. The points are the table's printed ratios.
+    fn figures(&self, table: &Table) -> Vec<Figure> {
+        [
+            ("area", "area leaf=1", "area-universal"),
+            ("volume", "volume leaf=1", "volume-universal"),
+        ]
+        .into_iter()
+        .map(|(id, tree, name)| {
+            let series = ["permutation", "replicated:k=16"]
+                .into_iter()
+                .flat_map(|family| {
+                    [Algorithm::Random, Algorithm::Greedy].map(|algorithm| Series {
+                        name: format!("{} on {family}", algorithm.label()),
+                        points: table
+                            .cells
+                            .iter()
+                            .filter(|c| {
+                                c.key[1] == family
+                                    && c.key[2] == tree
+                                    && c.key[3] == algorithm.label()
+                            })
+                            .map(|c| {
+                                let lg: i32 = c.key[0]
+                                    .trim_start_matches("2^")
+                                    .parse()
+                                    .unwrap_or(i32::MIN);
+                                (
+                                    2f64.powi(lg),
+                                    detail_value(&c.detail, "cycles/(λ + lg n lg lg n)")
+                                        .unwrap_or(f64::NAN),
+                                )
+                            })
+                            .collect(),
+                    })
+                })
+                .collect();
+            Figure {
+                id,
+                title: format!(
+                    "Greenberg–Leiserson, Figure 4: normalised delivery cycles, {name} tree"
+                ),
+                x_label: "n (processors, log scale)".into(),
+                y_label: "mean cycles / (λ + lg n · lg lg n)".into(),
+                series,
+                log_x: true,
+            }
+        })
+        .collect()
     }
 
     fn run(&self, effort: Effort) -> Result<Table, ReproError> {

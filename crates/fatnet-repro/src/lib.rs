@@ -10,15 +10,18 @@
 
 #![deny(missing_docs)]
 
+pub mod figure;
 pub mod greedy_adversary;
 pub mod greenberg_leiserson;
 pub mod leiserson;
+pub mod lemma6;
 pub mod runner;
 pub mod stamoulis;
 mod table;
 pub mod yuan;
 pub mod yuan_min_m;
 
+pub use figure::{Figure, Series};
 pub use table::{Cell, Table, Verdict};
 
 use std::fmt;
@@ -149,6 +152,13 @@ pub trait Experiment: Sync {
     ///
     /// [`ReproError::Experiment`] when the library rejects the experiment's parameters.
     fn run(&self, effort: Effort) -> Result<Table, ReproError>;
+    /// The figures of the experiment, built from the numbers of `table` (the result of
+    /// [`run`](Experiment::run)); written as `docs/reproduction/<stem>/<figure id>.{svg,csv}`.
+    /// None by default.
+    fn figures(&self, table: &Table) -> Vec<Figure> {
+        let _ = table;
+        Vec::new()
+    }
 }
 
 /// Every experiment, in report order.
@@ -157,6 +167,7 @@ pub fn registry() -> Vec<Box<dyn Experiment>> {
         Box::new(leiserson::Schedules),
         Box::new(greenberg_leiserson::RandomCycles),
         Box::new(greedy_adversary::GreedyAdversary),
+        Box::new(lemma6::DeliveryProbability),
         Box::new(yuan::TableOne),
         Box::new(yuan_min_m::MinM),
         Box::new(stamoulis::Figure3_2),

@@ -1,6 +1,8 @@
 //! Integration tests of fatnet-repro: `paper` compares the generated tables with the papers.
 
+mod figures;
 mod greenberg_leiserson;
+mod lemma6;
 mod paper;
 mod paper_stamoulis;
 mod runner;

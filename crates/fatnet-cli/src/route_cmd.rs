@@ -154,6 +154,9 @@ pub fn run_route(args: RouteArgs, out: &mut impl Write) -> Result<()> {
     if args.trials == 0 {
         bail!("--trials must be at least 1");
     }
+    if args.threads == Some(0) {
+        bail!("--threads must be at least 1 (omit it to use every core)");
+    }
     let traffic = traffic_spec(&args.traffic)?;
     let messages = traffic
         .generate(tree.n(), args.seed)

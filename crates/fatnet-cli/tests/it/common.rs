@@ -19,3 +19,13 @@ pub fn json(args: &[&str]) -> Value {
         .clone();
     serde_json::from_slice(&out).unwrap()
 }
+
+/// Runs `fatnet` with `args` and asserts the failure users are promised for bad input: exit
+/// status 2, no panic, and exactly one line `error: ...` on standard error.
+pub fn assert_one_line_error(args: &[&str]) {
+    let a = fatnet().args(args).assert().code(2);
+    let err = String::from_utf8(a.get_output().stderr.clone()).unwrap();
+    assert!(!err.contains("panicked"), "{args:?}: {err}");
+    assert!(err.starts_with("error: "), "{args:?}: {err}");
+    assert_eq!(err.trim().lines().count(), 1, "{args:?}: {err}");
+}

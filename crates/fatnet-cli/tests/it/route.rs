@@ -1,8 +1,6 @@
 //! `fatnet route`.
 
-use assert_cmd::Command;
-
-use crate::common::json;
+use crate::common::{assert_one_line_error, json};
 
 #[test]
 fn random_routing_reports_cycles_next_to_lambda_for_every_trial() {
@@ -106,6 +104,14 @@ fn route_rejects_other_topologies_and_bad_constants() {
         vec!["route", "hypercube:d=4", "--traffic", "permutation"],
         vec![
             "route",
+            "fattree:n=16,profile=area",
+            "--traffic",
+            "permutation",
+            "--threads",
+            "0",
+        ],
+        vec![
+            "route",
             "fattree:n=16,profile=constant,cap=1",
             "--traffic",
             "complement",
@@ -131,15 +137,6 @@ fn route_rejects_other_topologies_and_bad_constants() {
             "0",
         ],
     ] {
-        let a = Command::cargo_bin("fatnet")
-            .unwrap()
-            .args(&args)
-            .assert()
-            .code(2);
-        let err = String::from_utf8(a.get_output().stderr.clone()).unwrap();
-        assert!(
-            err.starts_with("error: ") && err.trim().lines().count() == 1,
-            "{err}"
-        );
+        assert_one_line_error(&args);
     }
 }

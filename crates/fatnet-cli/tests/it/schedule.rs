@@ -1,9 +1,8 @@
 //! `fatnet schedule`.
 
-use assert_cmd::Command;
 use serde_json::Value;
 
-use crate::common::json;
+use crate::common::{assert_one_line_error, json};
 
 /// The schedule in the JSON is an exact partition of the message ids 0..|M| into cycles.
 fn assert_partition(v: &Value) {
@@ -93,13 +92,6 @@ fn schedule_rejects_other_topologies_and_small_capacities() {
             "corollary2",
         ],
     ] {
-        let a = Command::cargo_bin("fatnet")
-            .unwrap()
-            .args(&args)
-            .assert()
-            .code(2);
-        let err = String::from_utf8(a.get_output().stderr.clone()).unwrap();
-        assert_eq!(err.trim().lines().count(), 1, "{err}");
-        assert!(err.starts_with("error: "), "{err}");
+        assert_one_line_error(&args);
     }
 }

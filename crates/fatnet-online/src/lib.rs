@@ -18,6 +18,7 @@
 
 mod adversary;
 mod engine;
+pub mod packet;
 mod router;
 
 pub use adversary::greedy_adversary;

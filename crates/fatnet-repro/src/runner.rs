@@ -209,6 +209,9 @@ fn execute<T: Send>(
 /// The 97.5% quantile of the standard normal distribution, `z` of a two-sided 95% interval.
 const Z_975: f64 = 1.959_963_984_540_054;
 
+/// `z_{0.995}`, the standard normal quantile for two-sided 99% intervals.
+const Z_995: f64 = 2.575_829_303_548_900_4;
+
 /// Largest degrees of freedom for which [`student_t_975`] inverts the exact distribution
 /// function; above it the Cornish–Fisher expansion is used.
 const T_EXACT_MAX_DF: u64 = 1000;
@@ -228,12 +231,23 @@ const T_EXACT_MAX_DF: u64 = 1000;
 ///
 /// The unit tests compare both against reference values computed to 40 digits.
 pub fn student_t_975(df: u64) -> Option<f64> {
+    student_t_two_sided(df, 0.95, Z_975)
+}
+
+/// `t_{0.995, df}`, the two-sided 99% critical value of Student's t (Greenberg and Oh's
+/// confidence level), computed as [`student_t_975`] is.
+pub fn student_t_995(df: u64) -> Option<f64> {
+    student_t_two_sided(df, 0.99, Z_995)
+}
+
+/// The two-sided critical value at `level`, whose normal quantile is `z`.
+fn student_t_two_sided(df: u64, level: f64, z: f64) -> Option<f64> {
     if df == 0 {
         return None;
     }
     if df > T_EXACT_MAX_DF {
         let nu = df as f64;
-        let x = Z_975;
+        let x = z;
         let x2 = x * x;
         let g1 = x * (x2 + 1.0) / 4.0;
         let g2 = x * ((5.0 * x2 + 16.0) * x2 + 3.0) / 96.0;
@@ -241,14 +255,14 @@ pub fn student_t_975(df: u64) -> Option<f64> {
         let g4 = x * ((((79.0 * x2 + 776.0) * x2 + 1482.0) * x2 - 1920.0) * x2 - 945.0) / 92160.0;
         return Some(x + (g1 + (g2 + (g3 + g4 / nu) / nu) / nu) / nu);
     }
-    // P(|T| < t) increases from 0 to 1 in t; t_{0.975} <= t_{0.975, 1} ≈ 12.71 < 16.
-    let (mut low, mut high) = (0.0_f64, 16.0_f64);
+    // P(|T| < t) increases from 0 to 1 in t; t_{0.995, 1} ≈ 63.66 < 64.
+    let (mut low, mut high) = (0.0_f64, 64.0_f64);
     for _ in 0..200 {
         let mid = 0.5 * (low + high);
         if mid <= low || mid >= high {
             break;
         }
-        if t_two_sided_probability(mid, df) < 0.95 {
+        if t_two_sided_probability(mid, df) < level {
             low = mid;
         } else {
             high = mid;
@@ -321,6 +335,12 @@ pub struct Summary {
 }
 
 impl Summary {
+    /// Half-width of the 99% confidence interval for the mean, `t_{0.995, n−1} · std_err`
+    /// ([`student_t_995`]); `None` below two samples.
+    pub fn ci99_half_width(&self) -> Option<f64> {
+        Some(student_t_995(self.n.checked_sub(1)?)? * self.std_err?)
+    }
+
     /// Summarises `samples`, in index order.
     ///
     /// The mean is the sum in index order divided by `n`; the variance is the two-pass sum of
@@ -477,6 +497,23 @@ mod tests {
                 "df = {df}: {t} vs {expected}"
             );
         }
+    }
+
+    #[test]
+    fn t_995_matches_reference_values() {
+        // t_{0.995, df}, from mpmath (30 digits): regularized incomplete beta root.
+        for (df, t) in [
+            (1, 63.656_741_162_871_58),
+            (2, 9.924_843_200_918_28),
+            (29, 2.756_385_903_670_335),
+            (1000, 2.580_754_698_065_951),
+        ] {
+            let got = student_t_995(df).unwrap();
+            assert!((got - t).abs() < 1e-9 * t, "df {df}: {got} vs {t}");
+        }
+        let big = student_t_995(100_000).unwrap();
+        assert!(big > Z_995 && big - Z_995 < 1e-4);
+        assert_eq!(student_t_995(0), None);
     }
 
     #[test]

@@ -1,2 +1,3 @@
 //! Integration tests of fatnet-online.
+mod packet;
 mod props;

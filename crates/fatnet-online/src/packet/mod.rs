@@ -1,0 +1,477 @@
+//! The synchronous packet engine: flit- and packet-level simulation in discrete steps.
+//!
+//! One engine serves every flit- or packet-level experiment of the project (Greenberg–Oh's
+//! wormhole and store-and-forward routing, Stamoulis' hypercube schemes). It is configured by
+//! policies, never forked:
+//!
+//! - **flow control** ([`FlowControl`]): wormhole (a head acquires a link, the tail releases
+//!   it), store-and-forward (whole packets move), split (independent flits);
+//! - **path selection** ([`PathPolicy`]): fixed at the source (FP), random each step (RP),
+//!   greedy first-free (GP), first candidate (dimension order);
+//! - **input scan** ([`ScanPolicy`]): round-robin with a random start (RR), fixed order (FO),
+//!   farthest-first (FF), oldest-first, random priorities (the UNIV stand-in);
+//! - **queues** ([`QueueCapacity`]): `q` units per link, or unbounded;
+//! - **sources**: any list of [`Injection`]s, each with a release step — a static batch with
+//!   random initial delays ([`batch`]) or an open arrival process generated up front.
+//!
+//! # Step semantics (Greenberg and Oh, notes 003 §2.6)
+//!
+//! Every link `e` has a FIFO queue `Q[e]` at its head node, of capacity `q` units (flits for
+//! wormhole and split, packets for store-and-forward). In each step:
+//!
+//! 1. worms whose release step has come join their source's injection queue (unbounded);
+//! 2. every node with a non-empty input scans its inputs once, in the scan policy's order;
+//!    the unit at the front of each input queue moves across link `e` if `e` has not carried a
+//!    unit this step, `|Q[e]| < q` **at the start of the step** (a unit leaving a full queue
+//!    does not make room in the same step, so `q = 1` halves a link's throughput), and, for a
+//!    head, `e` is not owned by another worm; a head that moves across `e` owns it until its
+//!    tail crosses `e`, and the next worm's head may follow in the very next step;
+//! 3. every terminal removes one unit from each of its ejection queues (the front, present
+//!    at the start of the step);
+//! 4. all moves take effect at once.
+//!
+//! A message is delivered in the step in which its last unit crosses the last link of its
+//! path; its latency is that step's 0-based index minus its release step, so an uncontended
+//! worm of `L` flits on a `d`-link path has latency `d + L − 2` (the paper's counting).
+//! Store-and-forward steps are packet-steps and latencies are reported in flit-steps, `L` per
+//! packet-step (the paper's Table I convention, exact on its many-to-1 cells).
+//!
+//! The engine checks conservation (released = delivered + in flight) every step when
+//! [`PacketConfig::check_conservation`] is set (the default in debug builds and tests) and
+//! reports a deadlock — a step in which nothing can move although units are in flight — as
+//! [`Outcome::Deadlock`], never as a hang; [`PacketConfig::max_steps`] bounds every run.
+//!
+//! # Randomness
+//!
+//! Everything random in a run (RR starts, RP choices, FP paths, priorities) comes from one
+//! `Pcg64` seeded with the run's seed, drawn in a fixed order: same seed, same run. A node
+//! draws its RR start only in steps in which at least two of its inputs hold a unit (with one,
+//! the order cannot matter), so the distribution is that of a draw every step.
+
+mod net;
+mod sim;
+
+pub use net::{MAX_TABLE_ENTRIES, PacketNet};
+pub use sim::simulate;
+
+use fatnet_topology::Processor;
+use fatnet_traffic::MessageSet;
+use rand::{Rng, SeedableRng};
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+/// Why a packet simulation could not run.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[non_exhaustive]
+pub enum PacketError {
+    /// A parameter is outside its range.
+    #[error("{param} = {value} is out of range ({expected})")]
+    BadParameter {
+        /// The parameter.
+        param: &'static str,
+        /// Its value, as text.
+        value: String,
+        /// What is allowed.
+        expected: &'static str,
+    },
+    /// The network is too large for the engine.
+    #[error("too many {what}: {value} (at most {max})")]
+    TooLarge {
+        /// What is counted.
+        what: &'static str,
+        /// The count.
+        value: u64,
+        /// The limit.
+        max: u64,
+    },
+    /// An injection names a processor the network does not have.
+    #[error(
+        "injection {index} goes from {src} to {dst}, but the network has {processors} processors"
+    )]
+    BadProcessor {
+        /// Index of the injection.
+        index: usize,
+        /// Its source.
+        src: Processor,
+        /// Its destination.
+        dst: Processor,
+        /// Processors of the network.
+        processors: u32,
+    },
+    /// Some processor cannot reach another.
+    #[error("processor {dst} cannot be reached from processor {src}")]
+    Unroutable {
+        /// Source.
+        src: Processor,
+        /// Destination.
+        dst: Processor,
+    },
+    /// This policy combination is not supported.
+    #[error("unsupported combination: {why}")]
+    Unsupported {
+        /// Why.
+        why: &'static str,
+    },
+    /// The engine lost or duplicated a unit (a bug, reported rather than hidden).
+    #[error("conservation violated in step {step}: {detail}")]
+    Conservation {
+        /// The step.
+        step: u64,
+        /// What did not add up.
+        detail: String,
+    },
+}
+
+/// How the flits of a packet travel.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FlowControl {
+    /// Whole packets move one link per packet-step (Greenberg–Oh's STORE); latencies are
+    /// reported in flit-steps, `L` per packet-step, and queues hold `q` packets.
+    StoreAndForward,
+    /// Wormhole routing (WORM): a worm of `L` flits; a head acquires a link, body flits
+    /// follow their head, the tail releases the link; queues hold `q` flits.
+    Wormhole,
+    /// Independent flits (SPLIT): each of the `L` flits is a one-flit packet with its own
+    /// route, injected back to back; the message is delivered with its last flit.
+    Split,
+}
+
+impl FlowControl {
+    /// The paper's short name: `store`, `worm` or `split`.
+    pub fn name(self) -> &'static str {
+        match self {
+            FlowControl::StoreAndForward => "store",
+            FlowControl::Wormhole => "worm",
+            FlowControl::Split => "split",
+        }
+    }
+}
+
+/// How a head picks the link it moves to next, among the shortest-path candidates.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PathPolicy {
+    /// FP: one shortest path, uniformly at random, chosen at the source and kept.
+    Fixed,
+    /// RP: each step the head draws one candidate uniformly (even a busy one) and waits a
+    /// step if it is blocked (Greenberg–Oh's oblivious re-choice, notes §2.4).
+    Random,
+    /// GP: the first candidate, in port order, that is free.
+    Greedy,
+    /// The first candidate only: dimension order on the hypercube (lowest differing
+    /// dimension first), up port 0 on the trees.
+    DimensionOrder,
+}
+
+impl PathPolicy {
+    /// The paper's short name: `fp`, `rp`, `gp` or `dor`.
+    pub fn name(self) -> &'static str {
+        match self {
+            PathPolicy::Fixed => "fp",
+            PathPolicy::Random => "rp",
+            PathPolicy::Greedy => "gp",
+            PathPolicy::DimensionOrder => "dor",
+        }
+    }
+}
+
+/// The order in which a node scans its inputs in a step.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ScanPolicy {
+    /// RR: cyclically from an input drawn uniformly, once per node per step (notes §6.9).
+    RoundRobin,
+    /// FO: the fixed input order of [`PacketNet`] (children's up links, then parents' down
+    /// links, then the injection queue).
+    FixedOrder,
+    /// FF: the unit of the longest path first (Greenberg–Oh: "farthest destinations" on up
+    /// links, "farthest sources" on down links; both are the path length `2ℓ` on the
+    /// fat-tree, which is our measure); ties in RR order.
+    FarthestFirst,
+    /// The unit of the earliest-released message first; ties in RR order.
+    OldestFirst,
+    /// Every message draws a priority uniformly from `1..=range` at release; the smallest
+    /// number goes first, ties in RR order. This is our stand-in for the priorities of the
+    /// UNIV algorithm of Leighton, Maggs, Ranade and Rao, which Greenberg–Oh do not describe
+    /// further (notes §6.16).
+    RandomPriority {
+        /// `R`: priorities are drawn from `1..=range`.
+        range: u32,
+    },
+}
+
+impl ScanPolicy {
+    /// The paper's short name: `rr`, `fo`, `ff`, `oldest` or `prio`.
+    pub fn name(self) -> &'static str {
+        match self {
+            ScanPolicy::RoundRobin => "rr",
+            ScanPolicy::FixedOrder => "fo",
+            ScanPolicy::FarthestFirst => "ff",
+            ScanPolicy::OldestFirst => "oldest",
+            ScanPolicy::RandomPriority { .. } => "prio",
+        }
+    }
+}
+
+/// Capacity of every link queue.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum QueueCapacity {
+    /// At most this many units (flits, or packets for store-and-forward), at least 1.
+    Bounded(u32),
+    /// No limit.
+    Unbounded,
+}
+
+/// What a terminal does with the units that reach it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SinkModel {
+    /// The ejection link's queue (capacity `q`) is the processor's input buffer, drained one
+    /// unit per step (Greenberg–Oh; exact on Table I's many-to-1 cells).
+    Queue,
+    /// Units are absorbed the moment they cross their last link.
+    Immediate,
+}
+
+/// The options of a packet simulation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PacketConfig {
+    /// Flow control.
+    pub flow: FlowControl,
+    /// Path selection.
+    pub path: PathPolicy,
+    /// Input scan.
+    pub scan: ScanPolicy,
+    /// `L`: flits per packet (1 to 65535).
+    pub flits: u32,
+    /// Link queue capacity.
+    pub queue: QueueCapacity,
+    /// What terminals do with arriving units.
+    pub sink: SinkModel,
+    /// Stop after this many steps; the report's outcome says so.
+    pub max_steps: u64,
+    /// Check conservation after every step (costs a pass over all queues).
+    pub check_conservation: bool,
+    /// Keep every message's latency in the report.
+    pub record_latencies: bool,
+}
+
+impl Default for PacketConfig {
+    /// Greenberg–Oh's WORM-RP-RR of Table I: `L = 32`, `q = 2` flits, queue sinks.
+    fn default() -> Self {
+        Self {
+            flow: FlowControl::Wormhole,
+            path: PathPolicy::Random,
+            scan: ScanPolicy::RoundRobin,
+            flits: 32,
+            queue: QueueCapacity::Bounded(2),
+            sink: SinkModel::Queue,
+            max_steps: 100_000_000,
+            check_conservation: cfg!(debug_assertions),
+            record_latencies: false,
+        }
+    }
+}
+
+impl PacketConfig {
+    /// Greenberg–Oh's STORE of Table I: store-and-forward, RP-RR, `q = 1` packet, `L = 32`.
+    pub fn store() -> Self {
+        Self {
+            flow: FlowControl::StoreAndForward,
+            queue: QueueCapacity::Bounded(1),
+            ..Self::default()
+        }
+    }
+
+    /// Greenberg–Oh's WORM of Table I: wormhole, RP-RR, `q = 2` flits, `L = 32`.
+    pub fn worm() -> Self {
+        Self::default()
+    }
+
+    /// SPLIT: independent flits, RP-RR, `q = 2` flits (the notes' inference, §6.15), `L = 32`.
+    pub fn split() -> Self {
+        Self {
+            flow: FlowControl::Split,
+            ..Self::default()
+        }
+    }
+
+    /// Flit-steps per engine step: `L` for store-and-forward, 1 otherwise.
+    pub fn step_length(&self) -> u64 {
+        match self.flow {
+            FlowControl::StoreAndForward => u64::from(self.flits),
+            _ => 1,
+        }
+    }
+
+    /// Checks the parameters.
+    ///
+    /// # Errors
+    ///
+    /// [`PacketError::BadParameter`] for `L` outside `1..=65535`, `q = 0`, a priority range of
+    /// 0 or `max_steps = 0`.
+    pub fn validate(&self) -> Result<(), PacketError> {
+        if !(1..=u32::from(u16::MAX)).contains(&self.flits) {
+            return Err(PacketError::BadParameter {
+                param: "flits",
+                value: self.flits.to_string(),
+                expected: "1 to 65535",
+            });
+        }
+        if self.queue == QueueCapacity::Bounded(0) {
+            return Err(PacketError::BadParameter {
+                param: "queue",
+                value: "0".into(),
+                expected: "at least 1, or unbounded",
+            });
+        }
+        if self.scan == (ScanPolicy::RandomPriority { range: 0 }) {
+            return Err(PacketError::BadParameter {
+                param: "priority range",
+                value: "0".into(),
+                expected: "at least 1",
+            });
+        }
+        if self.max_steps == 0 {
+            return Err(PacketError::BadParameter {
+                param: "max_steps",
+                value: "0".into(),
+                expected: "at least 1",
+            });
+        }
+        Ok(())
+    }
+}
+
+/// One message to route: its source, destination and release step.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Injection {
+    /// Source processor.
+    pub src: Processor,
+    /// Destination processor.
+    pub dst: Processor,
+    /// The engine step at which it joins its source's injection queue.
+    pub release: u64,
+}
+
+/// A static batch: every message of `messages`, released at `x · unit` with `x` uniform in
+/// `0..delays` (Greenberg–Oh's initial random delays `R`; `delays = 1` releases everything at
+/// step 0 and draws nothing). Draws are made in message order from `rng`.
+///
+/// # Errors
+///
+/// [`PacketError::BadParameter`] if `delays = 0`.
+pub fn batch<R: Rng + ?Sized>(
+    messages: &MessageSet,
+    delays: u32,
+    unit: u64,
+    rng: &mut R,
+) -> Result<Vec<Injection>, PacketError> {
+    if delays == 0 {
+        return Err(PacketError::BadParameter {
+            param: "delays",
+            value: "0".into(),
+            expected: "at least 1",
+        });
+    }
+    Ok(messages
+        .iter()
+        .map(|(_, m)| Injection {
+            src: m.src,
+            dst: m.dst,
+            release: if delays > 1 {
+                u64::from(rng.random_range(0..delays)) * unit
+            } else {
+                0
+            },
+        })
+        .collect())
+}
+
+/// The unit of Greenberg–Oh's initial delays, in engine steps: one packet-step for
+/// store-and-forward; `L·⌈log₂ N⌉` flit-steps for wormhole and split (the paper's
+/// "x·L·log N" has no base; we take 2, as Figure 2's `R = log₂ N` does — notes §6.12).
+pub fn delay_unit(config: &PacketConfig, processors: u32) -> u64 {
+    match config.flow {
+        FlowControl::StoreAndForward => 1,
+        FlowControl::Wormhole | FlowControl::Split => {
+            u64::from(config.flits) * u64::from(processors.max(2).next_power_of_two().ilog2())
+        }
+    }
+}
+
+/// One trial of a static batch (Greenberg–Oh's experiments): `messages`, each released after
+/// an initial delay drawn from `0..delays` units of [`delay_unit`], routed under `config`.
+/// The delays and then the run's seed are drawn from `Pcg64::seed_from_u64(seed)`.
+///
+/// # Errors
+///
+/// As [`simulate`] and [`batch`].
+pub fn batch_trial(
+    net: &PacketNet,
+    messages: &MessageSet,
+    delays: u32,
+    config: &PacketConfig,
+    seed: u64,
+) -> Result<PacketReport, PacketError> {
+    let mut rng = rand_pcg::Pcg64::seed_from_u64(seed);
+    let unit = delay_unit(config, net.processors());
+    let injections = batch(messages, delays, unit, &mut rng)?;
+    simulate(net, &injections, config, rng.random())
+}
+
+/// How a run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", tag = "kind")]
+pub enum Outcome {
+    /// Every message was delivered.
+    Delivered,
+    /// Nothing could move although units were in flight: the run can never finish.
+    Deadlock {
+        /// The step in which nothing could move.
+        step: u64,
+    },
+    /// `max_steps` steps ran first.
+    StepLimit,
+}
+
+/// The result of a packet simulation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PacketReport {
+    /// How the run ended.
+    pub outcome: Outcome,
+    /// Messages injected.
+    pub messages: u64,
+    /// Messages delivered.
+    pub delivered: u64,
+    /// Engine steps simulated.
+    pub steps: u64,
+    /// The paper's maximum latency, in flit-steps: the 0-based step in which the last message
+    /// was delivered (times `L` for store-and-forward).
+    pub latency: u64,
+    /// Mean over delivered messages of (delivery step − release step), in flit-steps.
+    pub mean_latency: f64,
+    /// Realized congestion `c`: the largest number of worms whose head crossed one link
+    /// (for split, every flit is a worm).
+    pub congestion: u32,
+    /// Longest path a delivered unit took, in links.
+    pub dilation: u32,
+    /// Unit-link crossings (flit-hops; packet-hops for store-and-forward).
+    pub unit_hops: u64,
+    /// Time-average number of units in link queues (ejection queues excluded).
+    pub mean_queued: f64,
+    /// Largest number of units in one link queue at the end of a step.
+    pub max_queue: u32,
+    /// Every message's latency in flit-steps, in injection order (delivered ones only; `None`
+    /// unless [`PacketConfig::record_latencies`]).
+    pub latencies: Option<Vec<u64>>,
+}
+
+impl PacketReport {
+    /// Whether every message was delivered.
+    pub fn finished(&self) -> bool {
+        self.outcome == Outcome::Delivered
+    }
+}

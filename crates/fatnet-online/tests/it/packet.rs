@@ -1,0 +1,94 @@
+//! The packet engine against the numbers Greenberg and Oh's semantics determine exactly.
+
+use fatnet_online::packet::{
+    Injection, Outcome, PacketConfig, PacketNet, PathPolicy, ScanPolicy, batch, simulate,
+};
+use fatnet_topology::ButterflyFatTree;
+use fatnet_traffic::patterns;
+use rand::SeedableRng;
+use rand_pcg::Pcg64;
+
+fn bft(n: u64) -> PacketNet {
+    PacketNet::new(ButterflyFatTree::new(n).unwrap()).unwrap()
+}
+
+fn run(
+    net: &PacketNet,
+    msgs: &fatnet_traffic::MessageSet,
+    config: &PacketConfig,
+    seed: u64,
+) -> fatnet_online::packet::PacketReport {
+    let inj = batch(msgs, 1, 1, &mut Pcg64::seed_from_u64(0)).unwrap();
+    let cfg = PacketConfig {
+        check_conservation: true,
+        ..*config
+    };
+    simulate(net, &inj, &cfg, seed).unwrap()
+}
+
+/// Table I's many-to-1 cells: WORM = cL + d − 2, STORE = L(2c + d − 3), c = N/2, d = 2 log4 N.
+#[test]
+fn many_to_one_matches_table_one_exactly() {
+    let worm = [258, 1028, 4102];
+    let store = [544, 2144, 8352];
+    for (i, n) in [16u64, 64, 256].into_iter().enumerate() {
+        let net = bft(n);
+        let m = patterns::many_to_one(n as u32).unwrap();
+        for seed in 0..3 {
+            let w = run(&net, &m, &PacketConfig::worm(), seed);
+            assert_eq!(w.outcome, Outcome::Delivered);
+            assert_eq!(w.latency, worm[i], "WORM N = {n}");
+            assert_eq!(w.congestion, n as u32 / 2);
+            let s = run(&net, &m, &PacketConfig::store(), seed);
+            assert_eq!(s.latency, store[i], "STORE N = {n}");
+        }
+    }
+}
+
+/// An uncontended worm on a d-link path arrives after d + L − 2 steps.
+#[test]
+fn lone_worm_takes_d_plus_l_minus_two() {
+    let net = bft(256);
+    for (dst, d) in [(1u32, 2u64), (4, 4), (16, 6), (255, 8)] {
+        for flits in [1u32, 2, 5, 32] {
+            let inj = [Injection {
+                src: 0,
+                dst,
+                release: 0,
+            }];
+            let cfg = PacketConfig {
+                flits,
+                check_conservation: true,
+                ..PacketConfig::worm()
+            };
+            let r = simulate(&net, &inj, &cfg, 1).unwrap();
+            assert_eq!(r.latency, d + u64::from(flits) - 2, "d = {d}, L = {flits}");
+        }
+    }
+}
+
+#[test]
+fn complement_and_random_finish() {
+    for n in [16u64, 64, 256, 1024] {
+        let net = bft(n);
+        let m = patterns::complement(n as u32).unwrap();
+        for cfg in [
+            PacketConfig::worm(),
+            PacketConfig::store(),
+            PacketConfig::split(),
+        ] {
+            for path in [PathPolicy::Random, PathPolicy::Greedy, PathPolicy::Fixed] {
+                for scan in [
+                    ScanPolicy::RoundRobin,
+                    ScanPolicy::FixedOrder,
+                    ScanPolicy::FarthestFirst,
+                ] {
+                    let c = PacketConfig { path, scan, ..cfg };
+                    let r = run(&net, &m, &c, 7);
+                    assert_eq!(r.outcome, Outcome::Delivered);
+                    assert!(r.latency >= (n as f64).sqrt() as u64 / 2, "c·L lower bound");
+                }
+            }
+        }
+    }
+}

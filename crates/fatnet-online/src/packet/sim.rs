@@ -1,4 +1,18 @@
 //! The step loop of the packet engine (semantics in the module documentation of `packet`).
+//!
+//! **Implementation.** Per-step work is proportional to the units that can move, not to the
+//! network or to the units in flight:
+//!
+//! - every node keeps bit masks over its inputs — *non-empty* and *asleep* — so a scan visits
+//!   only inputs whose front unit may move, in RR order by masking at the start position;
+//! - a front unit that cannot move until some link pops or is released (its queue ahead is
+//!   full, or every candidate link of a head is full or owned by another worm — nothing else
+//!   can open them) goes to sleep, registered in a wait mask of each such link (over the
+//!   inputs of the link's tail node), and is woken when the link pops or is released; a unit
+//!   blocked only by this step's traffic, or by an unlucky RP draw, stays awake. Sleeping
+//!   changes which random numbers are drawn, never the law of the run;
+//! - a link with a bounded queue of at most 4 units keeps its queue, owner and step flag in
+//!   one small struct (one cache line per test); larger or unbounded queues are `VecDeque`s.
 
 use std::collections::VecDeque;
 
@@ -12,14 +26,147 @@ use super::{
     QueueCapacity, ScanPolicy, SinkModel,
 };
 
+/// Largest bounded queue kept inline in the link state.
+const MAX_INLINE: u32 = 4;
+
 /// A unit in a queue: a flit (or a whole store-and-forward packet) of a worm.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default)]
 struct Unit {
     worm: u32,
     /// Position in its worm, 0 = head.
     seq: u16,
     /// Index in the worm's route of the next link to cross.
     hop: u16,
+}
+
+/// The dynamic state of the links: queues, owners, and whether a link carried a unit in the
+/// current step.
+trait Store {
+    fn len(&self, e: usize) -> usize;
+    fn front(&self, e: usize) -> Unit;
+    fn pop(&mut self, e: usize) -> Unit;
+    fn push(&mut self, e: usize, u: Unit);
+    fn owner(&self, e: usize) -> u32;
+    fn set_owner(&mut self, e: usize, w: u32);
+    fn used(&self, e: usize) -> bool;
+    fn set_used(&mut self, e: usize, used: bool);
+}
+
+/// One link with a queue of at most `Q` units stored inline: everything a move tests and
+/// changes is in one cache line.
+#[derive(Clone, Copy, Debug)]
+struct InlineLink<const Q: usize> {
+    owner: u32,
+    len: u8,
+    head: u8,
+    used: bool,
+    units: [Unit; Q],
+}
+
+impl<const Q: usize> Default for InlineLink<Q> {
+    fn default() -> Self {
+        Self {
+            owner: NONE,
+            len: 0,
+            head: 0,
+            used: false,
+            units: [Unit::default(); Q],
+        }
+    }
+}
+
+impl<const Q: usize> Store for Vec<InlineLink<Q>> {
+    #[inline]
+    fn len(&self, e: usize) -> usize {
+        self[e].len as usize
+    }
+    #[inline]
+    fn front(&self, e: usize) -> Unit {
+        let l = &self[e];
+        l.units[l.head as usize]
+    }
+    #[inline]
+    fn pop(&mut self, e: usize) -> Unit {
+        let l = &mut self[e];
+        let u = l.units[l.head as usize];
+        l.head = if l.head as usize + 1 == Q {
+            0
+        } else {
+            l.head + 1
+        };
+        l.len -= 1;
+        u
+    }
+    #[inline]
+    fn push(&mut self, e: usize, u: Unit) {
+        let l = &mut self[e];
+        let mut pos = l.head as usize + l.len as usize;
+        if pos >= Q {
+            pos -= Q;
+        }
+        l.units[pos] = u;
+        l.len += 1;
+    }
+    #[inline]
+    fn owner(&self, e: usize) -> u32 {
+        self[e].owner
+    }
+    #[inline]
+    fn set_owner(&mut self, e: usize, w: u32) {
+        self[e].owner = w;
+    }
+    #[inline]
+    fn used(&self, e: usize) -> bool {
+        self[e].used
+    }
+    #[inline]
+    fn set_used(&mut self, e: usize, used: bool) {
+        self[e].used = used;
+    }
+}
+
+/// Links with large or unbounded queues.
+struct Deques {
+    queues: Vec<VecDeque<Unit>>,
+    owner: Vec<u32>,
+    used: Vec<bool>,
+}
+
+impl Store for Deques {
+    #[inline]
+    fn len(&self, e: usize) -> usize {
+        self.queues[e].len()
+    }
+    #[inline]
+    fn front(&self, e: usize) -> Unit {
+        *self.queues[e].front().expect("front of a non-empty queue")
+    }
+    #[inline]
+    fn pop(&mut self, e: usize) -> Unit {
+        self.queues[e]
+            .pop_front()
+            .expect("pop from a non-empty queue")
+    }
+    #[inline]
+    fn push(&mut self, e: usize, u: Unit) {
+        self.queues[e].push_back(u);
+    }
+    #[inline]
+    fn owner(&self, e: usize) -> u32 {
+        self.owner[e]
+    }
+    #[inline]
+    fn set_owner(&mut self, e: usize, w: u32) {
+        self.owner[e] = w;
+    }
+    #[inline]
+    fn used(&self, e: usize) -> bool {
+        self.used[e]
+    }
+    #[inline]
+    fn set_used(&mut self, e: usize, used: bool) {
+        self.used[e] = used;
+    }
 }
 
 /// Routes `injections` on `net` under `config`; everything random comes from `Pcg64` seeded
@@ -29,7 +176,8 @@ struct Unit {
 ///
 /// [`PacketError::BadParameter`] for invalid parameters, [`PacketError::BadProcessor`] for an
 /// injection outside the network, [`PacketError::Unroutable`] when a destination cannot be
-/// reached, and (a bug) [`PacketError::Conservation`].
+/// reached, [`PacketError::TooLarge`] beyond `2^32 − 1` worms, and (a bug)
+/// [`PacketError::Conservation`].
 pub fn simulate(
     net: &PacketNet,
     injections: &[Injection],
@@ -63,11 +211,54 @@ pub fn simulate(
             max: u64::from(NONE) - 1,
         });
     }
-    let mut sim = Sim::new(net, injections, config, seed, per_message as u32);
-    sim.run(net)
+    let links = net.links() as usize;
+    let per_message = per_message as u32;
+    macro_rules! inline {
+        ($q:literal) => {{
+            let store: Vec<InlineLink<$q>> = vec![InlineLink::default(); links];
+            Sim::new(net, injections, config, seed, per_message, store, $q).run(net)
+        }};
+    }
+    match config.queue {
+        QueueCapacity::Bounded(1) => inline!(1),
+        QueueCapacity::Bounded(2) => inline!(2),
+        QueueCapacity::Bounded(3) => inline!(3),
+        QueueCapacity::Bounded(MAX_INLINE) => inline!(4),
+        queue => {
+            let q = match queue {
+                QueueCapacity::Bounded(q) => q as usize,
+                QueueCapacity::Unbounded => usize::MAX,
+            };
+            let store = Deques {
+                queues: (0..links).map(|_| VecDeque::new()).collect(),
+                owner: vec![NONE; links],
+                used: vec![false; links],
+            };
+            Sim::new(net, injections, config, seed, per_message, store, q).run(net)
+        }
+    }
 }
 
-struct Sim<'a> {
+/// Static facts about an input (a link's queue, or a processor's injection queue), in one
+/// record so that a move reads one cache line of them.
+#[derive(Clone, Copy, Debug, Default)]
+struct InputInfo {
+    /// The node that scans it (a link's head, a processor's injection node).
+    node: u32,
+    /// Its bit in its node's masks: word and bit (word `NONE`: ejection links, not scanned).
+    word: u32,
+    bit: u8,
+    /// Links only: whether it enters a terminal.
+    ejection: bool,
+    /// Links only: its wait mask's words (over its tail node's inputs) and its tail node's
+    /// first mask word.
+    wait_len: u8,
+    wait_word: u32,
+    tail: u32,
+    tail_word: u32,
+}
+
+struct Sim<'a, S> {
     config: &'a PacketConfig,
     injections: &'a [Injection],
     rng: Pcg64,
@@ -79,9 +270,10 @@ struct Sim<'a> {
     stride: usize,
     links: u32,
 
-    // Per worm.
+    // Per worm: its destination's ejection node, then its route (`stride` links).
     route: Vec<u32>,
     key: Vec<u64>,
+    worm_dst: Vec<u32>,
     // Per message.
     remaining: Vec<u32>,
     latencies: Vec<u64>,
@@ -89,22 +281,20 @@ struct Sim<'a> {
     next_release: usize,
 
     // Per link.
-    queues: Vec<VecDeque<Unit>>,
-    owner: Vec<u32>,
-    used: Vec<bool>,
+    store: S,
     used_list: Vec<u32>,
     crossings: Vec<u32>,
     eject_busy: Vec<u64>,
+    wait: Vec<u64>,
     // Per processor.
     inj: Vec<VecDeque<u32>>,
     inj_seq: Vec<u16>,
-    /// Inputs (links, then injection queues) waiting on each link: woken when it pops or
-    /// is released.
-    waiters: Vec<Vec<u32>>,
-    /// Per input: whether its front unit must be examined (empty inputs are awake).
-    awake: Vec<bool>,
-    // Per node: awake non-empty inputs.
-    node_busy: Vec<u32>,
+    // Per input (links, then injection queues).
+    info: Vec<InputInfo>,
+    // Per node.
+    node_word: Vec<u32>,
+    nonempty: Vec<u64>,
+    asleep: Vec<u64>,
     active: Vec<u64>,
 
     // Scratch.
@@ -128,13 +318,16 @@ struct Sim<'a> {
     max_queue: u32,
 }
 
-impl<'a> Sim<'a> {
+impl<'a, S: Store> Sim<'a, S> {
+    #[allow(clippy::too_many_arguments)]
     fn new(
         net: &PacketNet,
         injections: &'a [Injection],
         config: &'a PacketConfig,
         seed: u64,
         per_message: u32,
+        store: S,
+        q: usize,
     ) -> Self {
         let mut rng = Pcg64::seed_from_u64(seed);
         let links = net.links();
@@ -142,27 +335,65 @@ impl<'a> Sim<'a> {
             FlowControl::Wormhole => config.flits,
             _ => 1,
         };
-        let q = match config.queue {
-            QueueCapacity::Bounded(q) => q as usize,
-            QueueCapacity::Unbounded => usize::MAX,
-        };
-        let stride = net.max_hops().max(1) as usize;
+        let stride = net.max_hops().max(1) as usize + 1;
         let worms = injections.len() * per_message as usize;
         let max_hops = u64::from(net.max_hops());
 
         // Scan keys, smallest first: priorities drawn in message order.
-        let message_key = |rng: &mut Pcg64, m: &Injection| -> u64 {
-            match config.scan {
+        let mut key = Vec::with_capacity(worms);
+        let mut worm_dst = Vec::with_capacity(worms);
+        for m in injections {
+            let k = match config.scan {
                 ScanPolicy::FarthestFirst => max_hops - u64::from(net.distance(m.src, m.dst)),
                 ScanPolicy::OldestFirst => m.release,
                 ScanPolicy::RandomPriority { range } => u64::from(rng.random_range(1..=range)),
                 ScanPolicy::RoundRobin | ScanPolicy::FixedOrder => 0,
-            }
-        };
-        let mut key = Vec::with_capacity(worms);
-        for m in injections {
-            let k = message_key(&mut rng, m);
+            };
             key.extend(std::iter::repeat_n(k, per_message as usize));
+            worm_dst.extend(std::iter::repeat_n(m.dst, per_message as usize));
+        }
+
+        // Input slots: node v's inputs are bits of words node_word[v]..node_word[v+1].
+        let nodes = net.nodes() as usize;
+        let mut node_word = Vec::with_capacity(nodes + 1);
+        let inputs = links as usize + net.processors() as usize;
+        let mut info = vec![
+            InputInfo {
+                word: NONE,
+                ..InputInfo::default()
+            };
+            inputs
+        ];
+        let mut words = 0u32;
+        for v in 0..nodes as u32 {
+            node_word.push(words);
+            let ins = net.inputs_of(v);
+            for (i, &inp) in ins.iter().enumerate() {
+                info[inp as usize].word = words + (i / 64) as u32;
+                info[inp as usize].bit = (i % 64) as u8;
+            }
+            words += ins.len().div_ceil(64) as u32;
+        }
+        node_word.push(words);
+        let mut wait_words = 0u32;
+        for (e, entry) in info.iter_mut().enumerate() {
+            if e < links as usize {
+                let tail = net.link_tail[e];
+                let (lo, hi) = (node_word[tail as usize], node_word[tail as usize + 1]);
+                entry.node = net.link_head[e];
+                entry.ejection = net.ejection[e];
+                entry.tail = tail;
+                entry.tail_word = lo;
+                entry.wait_word = wait_words;
+                entry.wait_len = (hi - lo) as u8;
+                wait_words += hi - lo;
+            } else {
+                entry.node = net.injection_node[e - links as usize];
+            }
+        }
+        let mut route = vec![NONE; worms * stride];
+        for (w, &dst) in worm_dst.iter().enumerate() {
+            route[w * stride] = net.ejection_node[dst as usize];
         }
 
         let mut sim = Sim {
@@ -174,26 +405,25 @@ impl<'a> Sim<'a> {
             q,
             stride,
             links,
-            route: vec![NONE; worms * stride],
+            route,
             key,
+            worm_dst,
             remaining: vec![per_message; injections.len()],
             latencies: Vec::new(),
             release_order: Vec::new(),
             next_release: 0,
-            queues: (0..links)
-                .map(|_| VecDeque::with_capacity(q.min(4)))
-                .collect(),
-            owner: vec![NONE; links as usize],
-            used: vec![false; links as usize],
+            store,
             used_list: Vec::new(),
             crossings: vec![0; links as usize],
             eject_busy: vec![0; (links as usize).div_ceil(64)],
+            wait: vec![0; wait_words as usize],
             inj: vec![VecDeque::new(); net.processors() as usize],
             inj_seq: vec![0; net.processors() as usize],
-            waiters: vec![Vec::new(); links as usize],
-            awake: vec![true; links as usize + net.processors() as usize],
-            node_busy: vec![0; net.nodes() as usize],
-            active: vec![0; (net.nodes() as usize).div_ceil(64)],
+            info,
+            node_word,
+            nonempty: vec![0; words as usize],
+            asleep: vec![0; words as usize],
+            active: vec![0; nodes.div_ceil(64)],
             moves: Vec::new(),
             cands: Vec::new(),
             order: Vec::new(),
@@ -229,7 +459,7 @@ impl<'a> Sim<'a> {
                         &mut sim.path_channels,
                         &mut sim.path_links,
                     );
-                    sim.route[w * stride..w * stride + sim.path_links.len()]
+                    sim.route[w * stride + 1..w * stride + 1 + sim.path_links.len()]
                         .copy_from_slice(&sim.path_links);
                 }
             }
@@ -241,30 +471,38 @@ impl<'a> Sim<'a> {
     }
 
     #[inline]
+    fn message_of(&self, worm: usize) -> usize {
+        if self.per_message == 1 {
+            worm
+        } else {
+            worm / self.per_message as usize
+        }
+    }
+
+    #[inline]
     fn set_active(&mut self, v: u32) {
         self.active[v as usize / 64] |= 1 << (v % 64);
     }
 
+    /// Marks input `inp` (of node `v`) non-empty.
     #[inline]
-    fn clear_active(&mut self, v: u32) {
-        self.active[v as usize / 64] &= !(1 << (v % 64));
+    fn mark_nonempty(&mut self, v: u32, inp: u32) {
+        let i = &self.info[inp as usize];
+        self.nonempty[i.word as usize] |= 1 << i.bit;
+        self.set_active(v);
     }
 
+    /// Marks input `inp` empty.
     #[inline]
-    fn input_nonempty(&self, inp: u32) -> bool {
-        if inp < self.links {
-            !self.queues[inp as usize].is_empty()
-        } else {
-            !self.inj[(inp - self.links) as usize].is_empty()
-        }
+    fn mark_empty(&mut self, inp: u32) {
+        let i = &self.info[inp as usize];
+        self.nonempty[i.word as usize] &= !(1 << i.bit);
     }
 
     #[inline]
     fn front(&self, inp: u32) -> Unit {
         if inp < self.links {
-            *self.queues[inp as usize]
-                .front()
-                .expect("scanned inputs are non-empty")
+            self.store.front(inp as usize)
         } else {
             let p = (inp - self.links) as usize;
             Unit {
@@ -279,7 +517,46 @@ impl<'a> Sim<'a> {
     #[inline]
     fn free_for_head(&self, e: u32) -> bool {
         let e = e as usize;
-        !self.used[e] && self.owner[e] == NONE && self.queues[e].len() < self.q
+        !self.store.used(e) && self.store.owner(e) == NONE && self.store.len(e) < self.q
+    }
+
+    /// Whether link `e` stays closed to a head until it pops or is released.
+    #[inline]
+    fn closed_for_head(&self, e: u32) -> bool {
+        let e = e as usize;
+        self.store.owner(e) != NONE || self.store.len(e) >= self.q
+    }
+
+    /// Puts input `inp` to sleep until one of `links` (all leaving its node) pops or is
+    /// released.
+    #[inline]
+    fn sleep(&mut self, inp: u32, links: &[u32]) {
+        let i = self.info[inp as usize];
+        let bit = 1u64 << i.bit;
+        self.asleep[i.word as usize] |= bit;
+        let offset = i.word - self.node_word[i.node as usize];
+        for &e in links {
+            self.wait[(self.info[e as usize].wait_word + offset) as usize] |= bit;
+        }
+    }
+
+    /// Wakes the inputs waiting on link `e`.
+    #[inline]
+    fn wake(&mut self, e: usize) {
+        let i = self.info[e];
+        let (lo, tail, base) = (i.wait_word as usize, i.tail, i.tail_word as usize);
+        let mut any = false;
+        for j in 0..i.wait_len as usize {
+            let w = self.wait[lo + j];
+            if w != 0 {
+                self.wait[lo + j] = 0;
+                self.asleep[base + j] &= !w;
+                any = true;
+            }
+        }
+        if any {
+            self.set_active(tail);
+        }
     }
 
     /// A message is delivered at step `t`.
@@ -308,10 +585,8 @@ impl<'a> Sim<'a> {
                 continue;
             }
             let p = inj.src as usize;
-            let v = net.injection_node[p];
             if self.inj[p].is_empty() {
-                self.node_busy[v as usize] += 1;
-                self.set_active(v);
+                self.mark_nonempty(net.injection_node[p], self.links + p as u32);
             }
             for j in 0..self.per_message {
                 self.inj[p].push_back(m as u32 * self.per_message + j);
@@ -322,61 +597,13 @@ impl<'a> Sim<'a> {
         }
     }
 
-    /// Whether link `e` stays closed to a head of worm `w` until it pops or is released.
+    /// Tries to move the front unit of input `inp` of node `v` (see the module documentation
+    /// for when a unit sleeps instead).
     #[inline]
-    fn closed_for_head(&self, e: u32) -> bool {
-        let e = e as usize;
-        self.owner[e] != NONE || self.queues[e].len() >= self.q
-    }
-
-    /// Puts input `inp` of node `v` to sleep until one of `links` pops or is released.
-    fn sleep(&mut self, v: u32, inp: u32, links: &[u32]) {
-        self.awake[inp as usize] = false;
-        self.node_busy[v as usize] -= 1;
-        if self.node_busy[v as usize] == 0 {
-            self.clear_active(v);
-        }
-        for &e in links {
-            self.waiters[e as usize].push(inp);
-        }
-    }
-
-    /// Wakes the inputs waiting on link `e`.
-    fn wake(&mut self, net: &PacketNet, e: usize) {
-        if self.waiters[e].is_empty() {
-            return;
-        }
-        let waiters = std::mem::take(&mut self.waiters[e]);
-        for &inp in &waiters {
-            if !self.awake[inp as usize] {
-                self.awake[inp as usize] = true;
-                let v = self.input_node(net, inp);
-                self.node_busy[v as usize] += 1;
-                self.set_active(v);
-            }
-        }
-        self.waiters[e] = waiters;
-        self.waiters[e].clear();
-    }
-
-    #[inline]
-    fn input_node(&self, net: &PacketNet, inp: u32) -> u32 {
-        if inp < self.links {
-            net.link_head[inp as usize]
-        } else {
-            net.injection_node[(inp - self.links) as usize]
-        }
-    }
-
-    /// Tries to move the front unit of input `inp` of node `v`. A unit that cannot move until
-    /// some link pops or is released (full queues, owned links: nothing else can open them)
-    /// goes to sleep on those links instead of being re-examined every step; a unit blocked
-    /// only by this step's traffic, or by an unlucky RP draw, stays awake. Sleeping changes
-    /// which random numbers are drawn, not the law of the run.
     fn try_move(&mut self, net: &PacketNet, v: u32, inp: u32) {
         let u = self.front(inp);
         let w = u.worm as usize;
-        let slot = w * self.stride + u.hop as usize;
+        let slot = w * self.stride + 1 + u.hop as usize;
         let e = if u.seq == 0 {
             let mut cands = std::mem::take(&mut self.cands);
             match self.config.path {
@@ -385,15 +612,14 @@ impl<'a> Sim<'a> {
                     cands.push(self.route[slot]);
                 }
                 PathPolicy::Random | PathPolicy::Greedy | PathPolicy::DimensionOrder => {
-                    let dst = self.injections[w / self.per_message as usize].dst;
-                    net.next_hops(v, dst, &mut cands);
+                    net.next_hops(v, self.worm_dst[w], &mut cands);
                     if self.config.path == PathPolicy::DimensionOrder {
                         cands.truncate(1);
                     }
                 }
             }
             let e = if cands.iter().all(|&e| self.closed_for_head(e)) {
-                self.sleep(v, inp, &cands);
+                self.sleep(inp, &cands);
                 NONE
             } else if self.config.path == PathPolicy::Greedy {
                 cands
@@ -416,46 +642,88 @@ impl<'a> Sim<'a> {
             }
             self.route[slot] = e;
             if self.unit_len > 1 {
-                self.owner[e as usize] = u.worm;
+                self.store.set_owner(e as usize, u.worm);
             }
             e
         } else {
             let e = self.route[slot];
-            if self.queues[e as usize].len() >= self.q {
-                self.sleep(v, inp, &[e]);
+            if self.store.len(e as usize) >= self.q {
+                self.sleep(inp, &[e]);
                 return;
             }
-            if self.used[e as usize] {
+            if self.store.used(e as usize) {
                 return;
             }
             e
         };
-        self.used[e as usize] = true;
+        self.store.set_used(e as usize, true);
         self.used_list.push(e);
         self.moves.push((inp, e));
     }
 
-    /// Every active node scans its inputs once.
+    /// Every active node scans its ready inputs once.
     fn decide(&mut self, net: &PacketNet) {
         let mut order = std::mem::take(&mut self.order);
+        let keyed = !matches!(
+            self.config.scan,
+            ScanPolicy::RoundRobin | ScanPolicy::FixedOrder
+        );
         for wi in 0..self.active.len() {
             let mut bits = self.active[wi];
             while bits != 0 {
                 let v = (wi * 64) as u32 + bits.trailing_zeros();
                 bits &= bits - 1;
+                let (lo, hi) = (
+                    self.node_word[v as usize] as usize,
+                    self.node_word[v as usize + 1] as usize,
+                );
                 let ins = net.inputs_of(v);
-                order.clear();
-                for (i, &inp) in ins.iter().enumerate() {
-                    if self.awake[inp as usize] && self.input_nonempty(inp) {
-                        order.push((0, 0, i as u32));
+                if hi - lo == 1 && !keyed {
+                    // Fast path: one mask word, RR by masking at the start position.
+                    let ready = self.nonempty[lo] & !self.asleep[lo];
+                    if ready == 0 {
+                        self.active[wi] &= !(1 << (v % 64));
+                        continue;
                     }
+                    let (mut first, mut second) = (ready, 0u64);
+                    if ready & (ready - 1) != 0 && self.config.scan == ScanPolicy::RoundRobin {
+                        let start = self.rng.random_range(0..ins.len() as u32);
+                        let below = (1u64 << start) - 1;
+                        first = ready & !below;
+                        second = ready & below;
+                    }
+                    for mut part in [first, second] {
+                        while part != 0 {
+                            let i = part.trailing_zeros() as usize;
+                            part &= part - 1;
+                            self.try_move(net, v, ins[i]);
+                        }
+                    }
+                    continue;
+                }
+                // General path: collect, order by (key, RR rank), scan.
+                order.clear();
+                for j in 0..hi - lo {
+                    let mut ready = self.nonempty[lo + j] & !self.asleep[lo + j];
+                    while ready != 0 {
+                        let i = (j * 64) as u32 + ready.trailing_zeros();
+                        ready &= ready - 1;
+                        order.push((0, i, i));
+                    }
+                }
+                if order.is_empty() {
+                    self.active[wi] &= !(1 << (v % 64));
+                    continue;
                 }
                 if order.len() >= 2 && self.config.scan != ScanPolicy::FixedOrder {
                     let n = ins.len() as u32;
                     let start = self.rng.random_range(0..n);
-                    let keyed = !matches!(self.config.scan, ScanPolicy::RoundRobin);
                     for entry in order.iter_mut() {
-                        entry.1 = (entry.2 + n - start) % n;
+                        entry.1 = if entry.2 >= start {
+                            entry.2 - start
+                        } else {
+                            entry.2 + n - start
+                        };
                         if keyed {
                             entry.0 = self.key[self.front(ins[entry.2 as usize]).worm as usize];
                         }
@@ -472,17 +740,17 @@ impl<'a> Sim<'a> {
 
     /// Terminals drain one unit from every ejection queue that was non-empty at the start of
     /// the step; returns how many.
-    fn drain(&mut self, net: &PacketNet) -> u64 {
+    fn drain(&mut self) -> u64 {
         let mut drained = 0;
         for wi in 0..self.eject_busy.len() {
             let mut bits = self.eject_busy[wi];
             while bits != 0 {
                 let e = wi * 64 + bits.trailing_zeros() as usize;
                 bits &= bits - 1;
-                self.queues[e].pop_front();
+                self.store.pop(e);
                 drained += 1;
-                self.wake(net, e);
-                if self.queues[e].is_empty() {
+                self.wake(e);
+                if self.store.len(e) == 0 {
                     self.eject_busy[wi] &= !(1 << (e % 64));
                 }
             }
@@ -491,22 +759,17 @@ impl<'a> Sim<'a> {
     }
 
     /// Applies the decided moves at step `t`.
-    fn apply(&mut self, net: &PacketNet, t: u64) {
+    fn apply(&mut self, t: u64) {
         let moves = std::mem::take(&mut self.moves);
         for &(inp, e) in &moves {
             // Pop.
             let u = if inp < self.links {
-                let q = &mut self.queues[inp as usize];
-                let u = q.pop_front().expect("decided moves have a unit");
+                let u = self.store.pop(inp as usize);
                 self.queued -= 1;
-                if q.is_empty() {
-                    let v = net.link_head[inp as usize];
-                    self.node_busy[v as usize] -= 1;
-                    if self.node_busy[v as usize] == 0 {
-                        self.clear_active(v);
-                    }
+                if self.store.len(inp as usize) == 0 {
+                    self.mark_empty(inp);
                 }
-                self.wake(net, inp as usize);
+                self.wake(inp as usize);
                 u
             } else {
                 let p = (inp - self.links) as usize;
@@ -517,11 +780,7 @@ impl<'a> Sim<'a> {
                     self.inj[p].pop_front();
                     self.inj_seq[p] = 0;
                     if self.inj[p].is_empty() {
-                        let v = net.injection_node[p];
-                        self.node_busy[v as usize] -= 1;
-                        if self.node_busy[v as usize] == 0 {
-                            self.clear_active(v);
-                        }
+                        self.mark_empty(inp);
                     }
                 } else {
                     self.inj_seq[p] = seq + 1;
@@ -536,42 +795,42 @@ impl<'a> Sim<'a> {
             }
             let tail = u32::from(u.seq) + 1 == self.unit_len;
             if tail && self.unit_len > 1 {
-                self.owner[ei] = NONE;
-                self.wake(net, ei);
+                self.store.set_owner(ei, NONE);
+                self.wake(ei);
             }
-            let m = u.worm as usize / self.per_message as usize;
-            let dst = self.injections[m].dst;
-            let head = net.link_head[ei];
+            let sink = self.route[u.worm as usize * self.stride];
+            let info = self.info[ei];
+            let head = info.node;
             let next = Unit {
                 hop: u.hop + 1,
                 ..u
             };
-            if head == net.ejection_node[dst as usize] {
+            if head == sink {
                 self.arrived_units += 1;
-                if net.ejection[ei] && self.config.sink == SinkModel::Queue {
-                    self.queues[ei].push_back(next);
+                if info.ejection && self.config.sink == SinkModel::Queue {
+                    self.store.push(ei, next);
                     self.eject_busy[ei / 64] |= 1 << (ei % 64);
                 }
                 if tail {
                     self.dilation = self.dilation.max(u32::from(next.hop));
+                    let m = self.message_of(u.worm as usize);
                     self.remaining[m] -= 1;
                     if self.remaining[m] == 0 {
                         self.deliver_message(m, t);
                     }
                 }
             } else {
-                let q = &mut self.queues[ei];
-                q.push_back(next);
+                self.store.push(ei, next);
                 self.queued += 1;
-                self.max_queue = self.max_queue.max(q.len() as u32);
-                if q.len() == 1 {
-                    self.node_busy[head as usize] += 1;
-                    self.set_active(head);
+                let len = self.store.len(ei);
+                self.max_queue = self.max_queue.max(len as u32);
+                if len == 1 {
+                    self.mark_nonempty(head, e);
                 }
             }
         }
         for &e in &self.used_list {
-            self.used[e as usize] = false;
+            self.store.set_used(e as usize, false);
         }
         self.used_list.clear();
         self.moves = moves;
@@ -580,17 +839,16 @@ impl<'a> Sim<'a> {
 
     fn check_conservation(&self, net: &PacketNet, t: u64) -> Result<(), PacketError> {
         let mut queued = 0u64;
-        for (e, q) in self.queues.iter().enumerate() {
-            if q.len() > self.q {
+        for e in 0..self.links as usize {
+            let len = self.store.len(e);
+            if len > self.q {
                 return Err(PacketError::Conservation {
                     step: t,
-                    detail: format!("link {e} holds {} units, capacity {}", q.len(), self.q),
+                    detail: format!("link {e} holds {len} units, capacity {}", self.q),
                 });
             }
-        }
-        for (e, q) in self.queues.iter().enumerate() {
             if !net.ejection[e] {
-                queued += q.len() as u64;
+                queued += len as u64;
             }
         }
         let mut pending = 0u64;
@@ -618,7 +876,7 @@ impl<'a> Sim<'a> {
         Ok(())
     }
 
-    fn run(&mut self, net: &PacketNet) -> Result<PacketReport, PacketError> {
+    fn run(mut self, net: &PacketNet) -> Result<PacketReport, PacketError> {
         let total = self.injections.len() as u64;
         let mut t = 0u64;
         let mut steps = 0u64;
@@ -643,9 +901,9 @@ impl<'a> Sim<'a> {
                 }
             }
             self.decide(net);
-            let drained = self.drain(net);
+            let drained = self.drain();
             let moved = !self.moves.is_empty();
-            self.apply(net, t);
+            self.apply(t);
             self.queued_sum += u128::from(self.queued);
             steps = t + 1;
             if self.config.check_conservation {
@@ -655,7 +913,11 @@ impl<'a> Sim<'a> {
             if !moved
                 && drained == 0
                 && self.queued + self.pending_inj > 0
-                && self.active.iter().all(|&b| b == 0)
+                && self
+                    .nonempty
+                    .iter()
+                    .zip(&self.asleep)
+                    .all(|(&n, &a)| n & !a == 0)
             {
                 break Outcome::Deadlock { step: t };
             }

@@ -21,6 +21,7 @@ mod clos_cmd;
 mod exchange_cmd;
 mod route_cmd;
 mod schedule_cmd;
+mod simulate_cmd;
 
 const TOPOLOGY_GRAMMAR: &str = "\
 TOPOLOGY SPECS (KIND:key=value,...):
@@ -118,6 +119,9 @@ enum Command {
     /// RANDOM′ or the constant-switch router, over many seeded trials, next to λ(M).
     #[command(after_help = format!("{TOPOLOGY_GRAMMAR}\n\n{TRAFFIC_GRAMMAR}"))]
     Route(route_cmd::RouteArgs),
+    /// Synchronous packet routing (Greenberg–Oh's STORE, WORM and SPLIT; FP/RP/GP paths,
+    /// FO/RR/FF scans) on any topology, over many seeded trials: latency with 99% intervals.
+    Simulate(simulate_cmd::SimulateArgs),
     /// Generate a message set and write it as text (`src dst` per line) or JSON.
     #[command(after_help = TRAFFIC_GRAMMAR)]
     Traffic {
@@ -230,6 +234,7 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<()> {
         }
         Command::Schedule(args) => schedule_cmd::run(args, out)?,
         Command::Route(args) => route_cmd::run_route(args, out)?,
+        Command::Simulate(args) => simulate_cmd::run(args, out)?,
         Command::Exchange(args) => exchange_cmd::run(args, out)?,
         Command::Broadcast(args) => exchange_cmd::run_broadcast(args, out)?,
         Command::Clos(args) => clos_cmd::run(args, out)?,

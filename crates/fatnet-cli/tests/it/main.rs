@@ -6,3 +6,4 @@ mod common;
 mod exchange;
 mod route;
 mod schedule;
+mod simulate;

@@ -48,9 +48,13 @@
 //! draws its RR start only in steps in which at least two of its inputs hold a unit (with one,
 //! the order cannot matter), so the distribution is that of a draw every step.
 
+mod algorithm_a;
 mod net;
 mod sim;
 
+pub use algorithm_a::{
+    AlgorithmA, AlgorithmAReport, DoublingReport, algorithm_a, algorithm_a_doubling,
+};
 pub use net::{MAX_TABLE_ENTRIES, PacketNet};
 pub use sim::simulate;
 
@@ -464,8 +468,8 @@ pub struct PacketReport {
     pub mean_queued: f64,
     /// Largest number of units in one link queue at the end of a step.
     pub max_queue: u32,
-    /// Every message's latency in flit-steps, in injection order (delivered ones only; `None`
-    /// unless [`PacketConfig::record_latencies`]).
+    /// Every message's latency in flit-steps, in injection order, `u64::MAX` for a message not
+    /// delivered (`None` unless [`PacketConfig::record_latencies`]).
     pub latencies: Option<Vec<u64>>,
 }
 

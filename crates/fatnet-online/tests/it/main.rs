@@ -1,3 +1,4 @@
 //! Integration tests of fatnet-online.
 mod packet;
+mod packet_props;
 mod props;

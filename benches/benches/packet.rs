@@ -1,0 +1,47 @@
+//! The synchronous packet engine on Greenberg and Oh's workloads.
+//!
+//! Target (issue 5): ≥ 30 M flit-hops per second on one core for WORM RP-RR on N = 4096
+//! random instances. A flit-hop is one flit (one packet for STORE) crossing one link; the
+//! throughput is the run's own count of them over its wall time, the run including the
+//! engine's per-run set-up (allocating queues and worm records for N = 4096).
+
+use std::hint::black_box;
+
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use fatnet::online::packet::{PacketConfig, PacketNet, batch_trial};
+use fatnet::topology::ButterflyFatTree;
+use fatnet::traffic::patterns;
+use rand::SeedableRng;
+use rand_pcg::Pcg64;
+
+fn greenberg_oh(c: &mut Criterion) {
+    let mut g = c.benchmark_group("packet_engine");
+    g.sample_size(10);
+    for n in [1024u64, 4096] {
+        let net = PacketNet::new(ButterflyFatTree::new(n).unwrap()).unwrap();
+        let m = patterns::uniform(n as u32, false, &mut Pcg64::seed_from_u64(5)).unwrap();
+        for (name, config) in [
+            ("worm_rp_rr", PacketConfig::worm()),
+            ("store_rp_rr", PacketConfig::store()),
+            ("split_rp_rr", PacketConfig::split()),
+        ] {
+            let config = PacketConfig {
+                check_conservation: false,
+                ..config
+            };
+            let hops = batch_trial(&net, &m, 1, &config, 7).unwrap().unit_hops;
+            g.throughput(Throughput::Elements(hops));
+            g.bench_function(format!("{name}/bft_n={n}/random"), |b| {
+                b.iter(|| {
+                    batch_trial(&net, black_box(&m), 1, &config, 7)
+                        .unwrap()
+                        .latency
+                })
+            });
+        }
+    }
+    g.finish();
+}
+
+criterion_group!(benches, greenberg_oh);
+criterion_main!(benches);

@@ -82,7 +82,7 @@ CONFIG FILE (--config FILE.toml):
   queue = \"unbounded\"); unknown keys are errors. Flags given on the command line override
   the file; SPEC may come from the file. For example:
     topology = \"bft:n=1024\"
-    traffic = \"permutation\"
+    traffic = \"uniform:self=false\"   # Greenberg-Oh random instances
     flow = \"worm\"
     trials = 30
 

@@ -13,6 +13,8 @@
 pub mod figure;
 pub mod greedy_adversary;
 pub mod greenberg_leiserson;
+pub mod greenberg_oh;
+pub mod greenberg_oh_figures;
 pub mod leiserson;
 pub mod lemma6;
 pub mod runner;
@@ -170,6 +172,12 @@ pub fn registry() -> Vec<Box<dyn Experiment>> {
         Box::new(lemma6::DeliveryProbability),
         Box::new(yuan::TableOne),
         Box::new(yuan_min_m::MinM),
+        Box::new(greenberg_oh::TableOne),
+        Box::new(greenberg_oh::TableTwo),
+        Box::new(greenberg_oh_figures::Figure2),
+        Box::new(greenberg_oh_figures::Figure3),
+        Box::new(greenberg_oh_figures::Figure4),
+        Box::new(greenberg_oh_figures::Figure5),
         Box::new(stamoulis::Figure3_2),
         Box::new(stamoulis::TotalExchange),
         Box::new(stamoulis::Broadcasts),

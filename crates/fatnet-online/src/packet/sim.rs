@@ -50,6 +50,9 @@ trait Store {
     fn set_owner(&mut self, e: usize, w: u32);
     fn used(&self, e: usize) -> bool;
     fn set_used(&mut self, e: usize, used: bool);
+    /// Whether some input may be waiting on the link (set on sleep, cleared on wake).
+    fn waited(&self, e: usize) -> bool;
+    fn set_waited(&mut self, e: usize, waited: bool);
 }
 
 /// One link with a queue of at most `Q` units stored inline: everything a move tests and
@@ -60,6 +63,7 @@ struct InlineLink<const Q: usize> {
     len: u8,
     head: u8,
     used: bool,
+    waited: bool,
     units: [Unit; Q],
 }
 
@@ -70,6 +74,7 @@ impl<const Q: usize> Default for InlineLink<Q> {
             len: 0,
             head: 0,
             used: false,
+            waited: false,
             units: [Unit::default(); Q],
         }
     }
@@ -123,6 +128,14 @@ impl<const Q: usize> Store for Vec<InlineLink<Q>> {
     fn set_used(&mut self, e: usize, used: bool) {
         self[e].used = used;
     }
+    #[inline]
+    fn waited(&self, e: usize) -> bool {
+        self[e].waited
+    }
+    #[inline]
+    fn set_waited(&mut self, e: usize, waited: bool) {
+        self[e].waited = waited;
+    }
 }
 
 /// Links with large or unbounded queues.
@@ -130,6 +143,7 @@ struct Deques {
     queues: Vec<VecDeque<Unit>>,
     owner: Vec<u32>,
     used: Vec<bool>,
+    waited: Vec<bool>,
 }
 
 impl Store for Deques {
@@ -166,6 +180,14 @@ impl Store for Deques {
     #[inline]
     fn set_used(&mut self, e: usize, used: bool) {
         self.used[e] = used;
+    }
+    #[inline]
+    fn waited(&self, e: usize) -> bool {
+        self.waited[e]
+    }
+    #[inline]
+    fn set_waited(&mut self, e: usize, waited: bool) {
+        self.waited[e] = waited;
     }
 }
 
@@ -233,6 +255,7 @@ pub fn simulate(
                 queues: (0..links).map(|_| VecDeque::new()).collect(),
                 owner: vec![NONE; links],
                 used: vec![false; links],
+                waited: vec![false; links],
             };
             Sim::new(net, injections, config, seed, per_message, store, q).run(net)
         }
@@ -537,12 +560,17 @@ impl<'a, S: Store> Sim<'a, S> {
         let offset = i.word - self.node_word[i.node as usize];
         for &e in links {
             self.wait[(self.info[e as usize].wait_word + offset) as usize] |= bit;
+            self.store.set_waited(e as usize, true);
         }
     }
 
     /// Wakes the inputs waiting on link `e`.
     #[inline]
     fn wake(&mut self, e: usize) {
+        if !self.store.waited(e) {
+            return;
+        }
+        self.store.set_waited(e, false);
         let i = self.info[e];
         let (lo, tail, base) = (i.wait_word as usize, i.tail, i.tail_word as usize);
         let mut any = false;

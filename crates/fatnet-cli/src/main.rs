@@ -518,3 +518,17 @@ fn print_load(out: &mut impl Write, s: &LoadSummary) -> Result<()> {
     }
     Ok(())
 }
+
+/// The progress bar of a command that runs `trials` seeded trials (hidden for a single trial;
+/// indicatif draws nothing when stderr is not a terminal).
+pub(crate) fn trial_progress_bar(trials: u64) -> indicatif::ProgressBar {
+    let bar = indicatif::ProgressBar::new(trials);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} trials, {eta} left")
+            .expect("valid template"),
+    );
+    if trials < 2 {
+        bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
+    }
+    bar
+}

@@ -11,7 +11,6 @@ use fatnet::online::{
 };
 use fatnet::topology::AnyTopology;
 use fatnet_repro::runner::{RunnerConfig, Summary, try_run_trials_with};
-use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
 
 use crate::{topology, traffic_spec};
@@ -210,14 +209,7 @@ pub fn run_route(args: RouteArgs, out: &mut impl Write) -> Result<()> {
             Sink::Processors
         },
     };
-    let bar = ProgressBar::new(args.trials);
-    bar.set_style(
-        ProgressStyle::with_template("{bar:40} {pos}/{len} trials, {eta} left")
-            .expect("valid template"),
-    );
-    if args.trials < 2 {
-        bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
-    }
+    let bar = crate::trial_progress_bar(args.trials);
     let runner = RunnerConfig {
         threads: args.threads,
     };

@@ -19,7 +19,6 @@ use fatnet::topology::Topology;
 use fatnet::traffic::TrafficSpec;
 use fatnet_repro::derive_seed;
 use fatnet_repro::runner::{RunnerConfig, Summary, try_run_trials_with};
-use indicatif::{ProgressBar, ProgressStyle};
 use serde::de::{self, Deserializer, Unexpected, Visitor};
 use serde::{Deserialize, Serialize};
 
@@ -535,14 +534,7 @@ pub fn run(args: SimulateArgs, out: &mut impl Write) -> Result<()> {
         Some(make_traffic(settings.seed)?)
     };
 
-    let bar = ProgressBar::new(settings.trials);
-    bar.set_style(
-        ProgressStyle::with_template("{bar:40} {pos}/{len} trials, {eta} left")
-            .expect("valid template"),
-    );
-    if settings.trials < 2 {
-        bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
-    }
+    let bar = crate::trial_progress_bar(settings.trials);
     let runner = RunnerConfig {
         threads: settings.threads,
     };

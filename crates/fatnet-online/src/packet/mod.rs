@@ -55,7 +55,7 @@ mod sim;
 pub use algorithm_a::{
     AlgorithmA, AlgorithmAReport, DoublingReport, algorithm_a, algorithm_a_doubling,
 };
-pub use net::{MAX_TABLE_ENTRIES, PacketNet};
+pub use net::{MAX_LINKS, MAX_TABLE_ENTRIES, PacketNet};
 pub use sim::simulate;
 
 use fatnet_topology::Processor;

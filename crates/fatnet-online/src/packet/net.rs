@@ -11,6 +11,10 @@ use super::PacketError;
 /// Marker for "no such node / no processor".
 pub(crate) const NONE: u32 = u32::MAX;
 
+/// Most links (wires) and most nodes the engine simulates: its state is about 80 bytes per
+/// link, so this keeps a run under about 3 GB.
+pub const MAX_LINKS: u64 = 1 << 25;
+
 /// Largest `processors × nodes` for which a network without arithmetic next hops gets a
 /// distance table (two bytes per entry: 256 MiB).
 pub const MAX_TABLE_ENTRIES: u64 = 1 << 27;
@@ -78,7 +82,7 @@ impl PacketNet {
     ///
     /// # Errors
     ///
-    /// [`PacketError::TooLarge`] when the topology has more than `2^32 − 2^24` wires or needs a
+    /// [`PacketError::TooLarge`] when the topology has more than [`MAX_LINKS`] wires or nodes or needs a
     /// distance table of more than [`MAX_TABLE_ENTRIES`] entries (every topology except the
     /// butterfly fat-tree and the hypercube), and [`PacketError::Unroutable`] when some
     /// processor cannot reach another.
@@ -89,17 +93,24 @@ impl PacketNet {
         let channels = t.num_channels();
         let processors = t.num_processors();
 
+        let too_large = |what, value| PacketError::TooLarge {
+            what,
+            value,
+            max: MAX_LINKS,
+        };
+        if u64::from(nodes) > MAX_LINKS {
+            return Err(too_large("nodes", u64::from(nodes)));
+        }
+        if u64::from(channels) > MAX_LINKS {
+            return Err(too_large("wires", u64::from(channels)));
+        }
         let mut channel_first_link = Vec::with_capacity(channels as usize + 1);
         let mut total: u64 = 0;
         for c in 0..channels {
             channel_first_link.push(total as u32);
             total += t.channel(fatnet_topology::ChannelId(c)).capacity;
-            if total > u64::from(u32::MAX - (1 << 24)) {
-                return Err(PacketError::TooLarge {
-                    what: "wires",
-                    value: total,
-                    max: u64::from(u32::MAX - (1 << 24)),
-                });
+            if total > MAX_LINKS {
+                return Err(too_large("wires", total));
             }
         }
         channel_first_link.push(total as u32);

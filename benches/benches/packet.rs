@@ -8,8 +8,11 @@
 use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use fatnet::online::packet::{PacketConfig, PacketNet, batch_trial};
-use fatnet::topology::ButterflyFatTree;
+use fatnet::online::packet::{
+    FlowControl, MulticastTree, PacketConfig, PacketNet, QueueCapacity, SinkModel, batch_trial,
+    multicast_trial,
+};
+use fatnet::topology::{ButterflyFatTree, Hypercube};
 use fatnet::traffic::patterns;
 use rand::SeedableRng;
 use rand_pcg::Pcg64;
@@ -43,5 +46,41 @@ fn greenberg_oh(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, greenberg_oh);
+/// Multicast: every node of the 8-cube broadcasts one unit packet along its shortest-path
+/// tree (store-and-forward, unbounded queues, absorbed on arrival): 65,280 packet-hops of
+/// copying per run.
+fn broadcast(c: &mut Criterion) {
+    let mut g = c.benchmark_group("packet_engine_multicast");
+    g.sample_size(10);
+    let net = PacketNet::new(Hypercube::new(8).unwrap()).unwrap();
+    let n = net.processors();
+    let trees: Vec<MulticastTree> = (0..n)
+        .map(|s| {
+            let dsts: Vec<u32> = (0..n).filter(|&p| p != s).collect();
+            MulticastTree::shortest_paths(&net, s, &dsts).unwrap()
+        })
+        .collect();
+    let config = PacketConfig {
+        flow: FlowControl::StoreAndForward,
+        flits: 1,
+        queue: QueueCapacity::Unbounded,
+        sink: SinkModel::Immediate,
+        check_conservation: false,
+        ..PacketConfig::default()
+    };
+    let hops = multicast_trial(&net, &trees, 1, &config, 7)
+        .unwrap()
+        .unit_hops;
+    g.throughput(Throughput::Elements(hops));
+    g.bench_function("store_all_to_all_broadcast/hypercube_d=8", |b| {
+        b.iter(|| {
+            multicast_trial(&net, black_box(&trees), 1, &config, 7)
+                .unwrap()
+                .latency
+        })
+    });
+    g.finish();
+}
+
+criterion_group!(benches, greenberg_oh, broadcast);
 criterion_main!(benches);

@@ -12,11 +12,10 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, anyhow, bail};
 use clap::{Args, ValueEnum};
 use fatnet::online::packet::{
-    FlowControl, Outcome, PacketConfig, PacketNet, PacketReport, PathPolicy, QueueCapacity,
-    ScanPolicy, SinkModel, batch_trial, delay_unit,
+    FlowControl, MulticastTree, Outcome, PacketConfig, PacketNet, PacketReport, PathPolicy,
+    QueueCapacity, ScanPolicy, SinkModel, batch_trial, delay_unit, multicast_trial,
 };
 use fatnet::topology::Topology;
-use fatnet::traffic::TrafficSpec;
 use fatnet_repro::derive_seed;
 use fatnet_repro::runner::{RunnerConfig, Summary, try_run_trials_with};
 use serde::de::{self, Deserializer, Unexpected, Visitor};
@@ -40,6 +39,17 @@ reproduce their Table I exactly):
   of their ejection queues (--sink queue) or absorb units on arrival (--sink immediate).
   Messages are released at step x*U with x uniform in 0..R (--delay R, the paper's initial
   random delays; U = one packet-step for STORE, L*ceil(log2 N) flit-steps otherwise).
+
+BROADCAST (multicast along a tree):
+  --traffic broadcast makes every processor send one packet to all the others;
+  --traffic broadcast:src=K makes only processor K do so. Each broadcast is one message copied
+  along a shortest-path tree from its source (breadth-first, links in id order). At a branch,
+  the unit at the front of a queue is copied into each child link that accepts it, under the
+  rules above, and leaves its queue with its last copy. Copies then travel independently.
+  A node that is a destination and also forwards (a hypercube node) keeps a copy on arrival.
+  A broadcast is delivered when its last unit has reached every destination. --path does not
+  apply, because the tree is the path. Under wormhole flow control, simultaneous broadcasts
+  with bounded queues can deadlock; such trials are reported as deadlocked.
 
 LATENCY:
   The paper's maximum latency, in flit-steps: the 0-based step in which the tail of the last
@@ -105,7 +115,8 @@ pub struct SimulateArgs {
     /// `fattree:n=64,profile=area` (or `topology` in --config).
     spec: Option<String>,
     /// The message set: a pattern or `file:PATH`; randomized patterns are drawn afresh per
-    /// trial (see TRIALS AND SEEDS). Required, here or as `traffic` in --config.
+    /// trial (see TRIALS AND SEEDS); or `broadcast` / `broadcast:src=K` (see BROADCAST).
+    /// Required, here or as `traffic` in --config.
     #[arg(long, short)]
     traffic: Option<String>,
     /// Flow control [default: worm].
@@ -517,8 +528,36 @@ pub fn run(args: SimulateArgs, out: &mut impl Write) -> Result<()> {
     settings.topology = spec.to_string();
     let processors = topo.num_processors();
     let config = settings.packet_config(processors, args.latencies)?;
-    let traffic = traffic_spec(&settings.traffic)?;
     let net = PacketNet::new(topo).with_context(|| format!("cannot simulate on `{spec}`"))?;
+    if let Some(sources) = broadcast_sources(&settings.traffic, processors)? {
+        let trees = sources
+            .iter()
+            .map(|&src| {
+                let dsts: Vec<u32> = (0..processors).filter(|&p| p != src).collect();
+                MulticastTree::shortest_paths(&net, src, &dsts)
+            })
+            .collect::<Result<Vec<_>, _>>()
+            .with_context(|| format!("cannot broadcast on `{spec}`"))?;
+        let trials = run_trials(&settings, |seed| {
+            Ok(multicast_trial(
+                &net,
+                &trees,
+                settings.delay,
+                &config,
+                derive_seed(seed, 1),
+            )?)
+        })?;
+        let o = summarize(
+            &settings,
+            (settings.traffic.clone(), false),
+            &config,
+            &net,
+            &trials,
+            args.per_trial || args.latencies,
+        );
+        return finish(out, &o, &settings, &config, args.json);
+    }
+    let traffic = traffic_spec(&settings.traffic)?;
     let make_traffic = |seed: u64| {
         traffic
             .generate(processors, seed)
@@ -534,6 +573,40 @@ pub fn run(args: SimulateArgs, out: &mut impl Write) -> Result<()> {
         Some(make_traffic(settings.seed)?)
     };
 
+    let trials = run_trials(&settings, |seed| {
+        let drawn;
+        let messages = match &fixed {
+            Some(m) => m,
+            None => {
+                drawn = make_traffic(seed)?;
+                &drawn
+            }
+        };
+        Ok(batch_trial(
+            &net,
+            messages,
+            settings.delay,
+            &config,
+            derive_seed(seed, 1),
+        )?)
+    })?;
+    let o = summarize(
+        &settings,
+        (traffic.to_string(), traffic.is_randomized()),
+        &config,
+        &net,
+        &trials,
+        args.per_trial || args.latencies,
+    );
+    finish(out, &o, &settings, &config, args.json)
+}
+
+/// Runs the trials in parallel with a progress bar; `trial(s_i)` runs trial `i` (its delays
+/// and routing choices seeded from `derive_seed(s_i, 1)` by the callee).
+fn run_trials(
+    settings: &Settings,
+    trial: impl Fn(u64) -> Result<PacketReport> + Sync,
+) -> Result<Vec<Trial>> {
     let bar = crate::trial_progress_bar(settings.trials);
     let runner = RunnerConfig {
         threads: settings.threads,
@@ -543,47 +616,62 @@ pub fn run(args: SimulateArgs, out: &mut impl Write) -> Result<()> {
         settings.seed,
         settings.trials,
         |i, seed| -> Result<Trial> {
-            let drawn;
-            let messages = match &fixed {
-                Some(m) => m,
-                None => {
-                    drawn = make_traffic(seed)?;
-                    &drawn
-                }
-            };
-            let report = batch_trial(
-                &net,
-                messages,
-                settings.delay,
-                &config,
-                derive_seed(seed, 1),
-            )
-            .with_context(|| format!("trial {i} (seed {seed})"))?;
+            let report = trial(seed).with_context(|| format!("trial {i} (seed {seed})"))?;
             Ok(Trial { seed, report })
         },
         // Calls may arrive slightly out of order: never move the bar back.
         &|done| bar.set_position(bar.position().max(done)),
     )?;
     bar.finish_and_clear();
+    Ok(trials)
+}
 
-    let o = summarize(
-        &settings,
-        &traffic,
-        &config,
-        &net,
-        &trials,
-        args.per_trial || args.latencies,
-    );
+/// Prints the summary (text or JSON) and the warning about unfinished trials.
+fn finish(
+    out: &mut impl Write,
+    o: &Output,
+    settings: &Settings,
+    config: &PacketConfig,
+    json: bool,
+) -> Result<()> {
     if o.finished < o.trials {
-        eprintln!("warning: {}", unfinished_note(&o, settings.max_steps));
+        eprintln!("warning: {}", unfinished_note(o, settings.max_steps));
     }
-    if args.json {
-        serde_json::to_writer_pretty(&mut *out, &o)?;
+    if json {
+        serde_json::to_writer_pretty(&mut *out, o)?;
         writeln!(out)?;
     } else {
-        print_text(out, &o, config.flow)?;
+        print_text(out, o, config.flow)?;
     }
     Ok(())
+}
+
+/// The sources of `--traffic broadcast` (every processor) or `broadcast:src=K`, or `None`
+/// for any other traffic spec.
+fn broadcast_sources(spec: &str, processors: u32) -> Result<Option<Vec<u32>>> {
+    let rest = match spec.strip_prefix("broadcast") {
+        Some(rest) => rest,
+        None => return Ok(None),
+    };
+    if processors < 2 {
+        bail!("a broadcast needs at least 2 processors; the network has {processors}");
+    }
+    if rest.is_empty() {
+        return Ok(Some((0..processors).collect()));
+    }
+    let Some(value) = rest.strip_prefix(":src=") else {
+        bail!("invalid traffic spec `{spec}`: expected `broadcast` or `broadcast:src=K`");
+    };
+    let src: u32 = value.parse().with_context(|| {
+        format!("invalid traffic spec `{spec}`: src must be a processor number")
+    })?;
+    if src >= processors {
+        bail!(
+            "invalid traffic spec `{spec}`: processor {src} does not exist (the network has {processors}, 0..{})",
+            processors - 1
+        );
+    }
+    Ok(Some(vec![src]))
 }
 
 /// The one-line description of the trials that did not finish.
@@ -614,7 +702,7 @@ fn unfinished_note(o: &Output, max_steps: u64) -> String {
 /// The output of a run: `settings.topology` in canonical form, `trials` in trial order.
 fn summarize(
     settings: &Settings,
-    traffic: &TrafficSpec,
+    (traffic, traffic_per_trial): (String, bool),
     config: &PacketConfig,
     net: &PacketNet,
     trials: &[Trial],
@@ -665,8 +753,8 @@ fn summarize(
     });
     Output {
         topology: settings.topology.clone(),
-        traffic: traffic.to_string(),
-        traffic_per_trial: traffic.is_randomized(),
+        traffic,
+        traffic_per_trial,
         flow: config.flow.name(),
         path: config.path.name(),
         scan: config.scan.name(),

@@ -418,3 +418,83 @@ fn text_output_summarises_the_run() {
     assert!(text.contains("mean 258.00 ± 0.00 (99% CI)"), "{text}");
     assert!(text.contains("3 finished"), "{text}");
 }
+
+/// `--traffic broadcast:src=K`: one packet copied along a shortest-path tree. Alone in the
+/// network it pipelines on every branch: the d-cube's broadcast takes d packet-steps (latency
+/// d − 1, 0-based), a worm on the 64-leaf fat-tree (height 6) takes 6 + L − 2 steps, and every
+/// tree link carries every unit once.
+#[test]
+fn a_lone_broadcast_pipelines_along_its_tree() {
+    let v = json(&[
+        "simulate",
+        "hypercube:d=5",
+        "--traffic",
+        "broadcast:src=7",
+        "--flow",
+        "store",
+        "--flits",
+        "1",
+        "--sink",
+        "immediate",
+        "--json",
+    ]);
+    assert_eq!(v["traffic"], "broadcast:src=7");
+    assert_eq!(v["messages"], 1);
+    assert_eq!(v["latency_mean"], 4.0);
+    assert_eq!(v["unit_hops"], 31);
+    assert_eq!(v["dilation_max"], 5);
+    let v = json(&[
+        "simulate",
+        "bft:n=64",
+        "--traffic",
+        "broadcast:src=0",
+        "--flits",
+        "8",
+        "--sink",
+        "immediate",
+        "--json",
+    ]);
+    assert_eq!(v["latency_mean"], 12.0);
+    assert_eq!(v["congestion_max"], 1);
+}
+
+/// `--traffic broadcast`: every processor broadcasts. Store-and-forward delivers all of them
+/// and reproduces from the seed; wormhole with q = 2 deadlocks, which is reported as data.
+#[test]
+fn all_to_all_broadcast_runs_and_deadlocks_are_data() {
+    let args = [
+        "simulate",
+        "bft:n=16",
+        "--traffic",
+        "broadcast",
+        "--flow",
+        "store",
+        "--trials",
+        "3",
+        "--delay",
+        "4",
+        "--json",
+    ];
+    let v = json(&args);
+    assert_eq!(v["messages"], 16);
+    assert_eq!(v["finished"], 3);
+    // Each of the 16 processors receives 15 packets through its one ejection link, which
+    // passes a packet every second step with q = 1: at least 30 packet-steps.
+    assert!(v["latency_min"].as_u64().unwrap() >= 29 * 32);
+    assert_eq!(json(&args), v, "same seed, same result");
+    let (v, err) = json_and_stderr(&["simulate", "bft:n=16", "--traffic", "broadcast", "--json"]);
+    assert_eq!(v["deadlocked"], 1);
+    assert!(err.contains("deadlocked"), "{err}");
+}
+
+#[test]
+fn bad_broadcast_specs_are_one_line_errors() {
+    for spec in [
+        "broadcast:src=16",
+        "broadcast:src=x",
+        "broadcast:dst=1",
+        "broadcasts",
+    ] {
+        assert_one_line_error(&["simulate", "bft:n=16", "--traffic", spec]);
+    }
+}

@@ -12,7 +12,10 @@
 //!   farthest-first (FF), oldest-first, random priorities (the UNIV stand-in);
 //! - **queues** ([`QueueCapacity`]): `q` units per link, or unbounded;
 //! - **sources**: any list of [`Injection`]s, each with a release step — a static batch with
-//!   random initial delays ([`batch`]) or an open arrival process generated up front.
+//!   random initial delays ([`batch`]) or an open arrival process generated up front;
+//! - **multicast**: a packet copied along a [`MulticastTree`] to several destinations
+//!   ([`simulate_multicast`]; asynchronous replication at the tree's branch nodes, see the
+//!   tree's documentation).
 //!
 //! # Step semantics (Greenberg and Oh, notes 003 §2.6)
 //!
@@ -49,14 +52,16 @@
 //! the order cannot matter), so the distribution is that of a draw every step.
 
 mod algorithm_a;
+mod multicast;
 mod net;
 mod sim;
 
 pub use algorithm_a::{
     AlgorithmA, AlgorithmAReport, DoublingReport, algorithm_a, algorithm_a_doubling,
 };
+pub use multicast::{MAX_TREE_FANOUT, MAX_TREE_LINKS, Multicast, MulticastTree};
 pub use net::{MAX_LINKS, MAX_TABLE_ENTRIES, PacketNet};
-pub use sim::simulate;
+pub use sim::{simulate, simulate_multicast};
 
 use fatnet_topology::Processor;
 use fatnet_traffic::MessageSet;
@@ -109,6 +114,12 @@ pub enum PacketError {
         src: Processor,
         /// Destination.
         dst: Processor,
+    },
+    /// A multicast tree is malformed.
+    #[error("bad multicast tree: {why}")]
+    BadTree {
+        /// What is wrong.
+        why: String,
     },
     /// This policy combination is not supported.
     #[error("unsupported combination: {why}")]
@@ -424,6 +435,43 @@ pub fn batch_trial(
     let unit = delay_unit(config, net.processors());
     let injections = batch(messages, delays, unit, &mut rng)?;
     simulate(net, &injections, config, rng.random())
+}
+
+/// One trial of a multicast batch: one message along each tree of `trees`, each released
+/// after an initial delay drawn from `0..delays` units of [`delay_unit`] (in tree order, as
+/// [`batch`] draws), routed under `config`. The delays and then the run's seed are drawn from
+/// `Pcg64::seed_from_u64(seed)`, as in [`batch_trial`].
+///
+/// # Errors
+///
+/// As [`simulate_multicast`], and [`PacketError::BadParameter`] if `delays = 0`.
+pub fn multicast_trial(
+    net: &PacketNet,
+    trees: &[MulticastTree],
+    delays: u32,
+    config: &PacketConfig,
+    seed: u64,
+) -> Result<PacketReport, PacketError> {
+    if delays == 0 {
+        return Err(PacketError::BadParameter {
+            param: "delays",
+            value: "0".into(),
+            expected: "at least 1",
+        });
+    }
+    let mut rng = rand_pcg::Pcg64::seed_from_u64(seed);
+    let unit = delay_unit(config, net.processors());
+    let multicasts: Vec<Multicast> = (0..trees.len() as u32)
+        .map(|tree| Multicast {
+            tree,
+            release: if delays > 1 {
+                u64::from(rng.random_range(0..delays)) * unit
+            } else {
+                0
+            },
+        })
+        .collect();
+    simulate_multicast(net, &[], trees, &multicasts, config, rng.random())
 }
 
 /// How a run ended.

@@ -73,6 +73,9 @@ pub struct PacketNet {
     pub(crate) ejection: Vec<bool>,
     pub(crate) injection_node: Vec<u32>,
     pub(crate) ejection_node: Vec<u32>,
+    /// Outgoing links of every node (CSR, link-id order).
+    out_start: Vec<u32>,
+    out_links: Vec<u32>,
     hops: Hops,
     max_hops: u32,
 }
@@ -168,6 +171,19 @@ impl PacketNet {
             inputs.extend_from_slice(&hosted[v]);
         }
         inputs_start.push(inputs.len() as u32);
+        let mut out_start = vec![0u32; nodes as usize + 1];
+        for &tail in &link_tail {
+            out_start[tail as usize + 1] += 1;
+        }
+        for v in 0..nodes as usize {
+            out_start[v + 1] += out_start[v];
+        }
+        let mut fill = out_start.clone();
+        let mut out_links = vec![0u32; links as usize];
+        for (e, &tail) in link_tail.iter().enumerate() {
+            out_links[fill[tail as usize] as usize] = e as u32;
+            fill[tail as usize] += 1;
+        }
 
         let (hops, max_hops) = match &topology {
             AnyTopology::ButterflyFatTree(b) => {
@@ -206,6 +222,8 @@ impl PacketNet {
             ejection,
             injection_node,
             ejection_node,
+            out_start,
+            out_links,
             hops,
             max_hops,
         })
@@ -300,6 +318,61 @@ impl PacketNet {
     /// Number of links (wires).
     pub fn links(&self) -> u32 {
         self.link_head.len() as u32
+    }
+
+    /// The node link `link` enters (where its queue is).
+    ///
+    /// # Panics
+    ///
+    /// If `link ≥ links()`.
+    pub fn link_head(&self, link: u32) -> u32 {
+        self.link_head[link as usize]
+    }
+
+    /// The node link `link` leaves.
+    ///
+    /// # Panics
+    ///
+    /// If `link ≥ links()`.
+    pub fn link_tail(&self, link: u32) -> u32 {
+        self.link_tail[link as usize]
+    }
+
+    /// Whether link `link` enters a terminal (its queue is a processor's input buffer).
+    ///
+    /// # Panics
+    ///
+    /// If `link ≥ links()`.
+    pub fn is_ejection(&self, link: u32) -> bool {
+        self.ejection[link as usize]
+    }
+
+    /// The node where processor `p` injects.
+    ///
+    /// # Panics
+    ///
+    /// If `p ≥ processors()`.
+    pub fn injection_node(&self, p: Processor) -> u32 {
+        self.injection_node[p as usize]
+    }
+
+    /// The node where units for processor `p` arrive (its sink).
+    ///
+    /// # Panics
+    ///
+    /// If `p ≥ processors()`.
+    pub fn ejection_node(&self, p: Processor) -> u32 {
+        self.ejection_node[p as usize]
+    }
+
+    /// The links leaving node `v`, in link-id order.
+    ///
+    /// # Panics
+    ///
+    /// If `v ≥ nodes()`.
+    pub fn out_links(&self, v: u32) -> &[u32] {
+        &self.out_links
+            [self.out_start[v as usize] as usize..self.out_start[v as usize + 1] as usize]
     }
 
     /// The channel link `link` is a wire of.

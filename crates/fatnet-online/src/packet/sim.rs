@@ -27,11 +27,29 @@ use fatnet_topology::ChannelId;
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
 
+use super::multicast::{Multicast, MulticastTree};
 use super::net::{NONE, PacketNet};
 use super::{
     FlowControl, Injection, Outcome, PacketConfig, PacketError, PacketReport, PathPolicy,
     QueueCapacity, ScanPolicy, SinkModel,
 };
+
+/// The multicast part of a run.
+#[derive(Clone, Copy)]
+struct Mc<'a> {
+    trees: &'a [MulticastTree],
+    multicasts: &'a [Multicast],
+}
+
+/// A decided multicast copy: `unit` (its `hop` the child's tree position) crosses `link`;
+/// `pop` on the input's last copy.
+#[derive(Clone, Copy, Debug)]
+struct CopyMove {
+    inp: u32,
+    link: u32,
+    unit: Unit,
+    pop: bool,
+}
 
 /// Largest bounded queue kept inline in the link state.
 const MAX_INLINE: u32 = 4;
@@ -228,7 +246,46 @@ pub fn simulate(
     config: &PacketConfig,
     seed: u64,
 ) -> Result<PacketReport, PacketError> {
+    simulate_multicast(net, injections, &[], &[], config, seed)
+}
+
+/// Routes unicast `injections` and `multicasts` (each along its tree in `trees`, see
+/// [`MulticastTree`]) together on `net` under `config`. Messages are numbered unicasts
+/// first, then multicasts, in the report's latencies. A multicast's path policy is its tree
+/// (the run's [`PathPolicy`] applies to unicasts only); under farthest-first its key is the
+/// tree's height. Randomness as [`simulate`], multicast priorities drawn after the
+/// unicasts'.
+///
+/// # Errors
+///
+/// As [`simulate`], and [`PacketError::BadParameter`] for a tree index out of range or a tree
+/// built on a network with another number of links.
+pub fn simulate_multicast(
+    net: &PacketNet,
+    injections: &[Injection],
+    trees: &[MulticastTree],
+    multicasts: &[Multicast],
+    config: &PacketConfig,
+    seed: u64,
+) -> Result<PacketReport, PacketError> {
     config.validate()?;
+    for (i, m) in multicasts.iter().enumerate() {
+        let Some(tree) = trees.get(m.tree as usize) else {
+            return Err(PacketError::BadParameter {
+                param: "multicast tree index",
+                value: format!("{} (multicast {i})", m.tree),
+                expected: "an index into the tree list",
+            });
+        };
+        if tree.net_links() != net.links() {
+            return Err(PacketError::BadParameter {
+                param: "multicast tree",
+                value: format!("{} (multicast {i})", m.tree),
+                expected: "a tree built on this network",
+            });
+        }
+    }
+    let mc = Mc { trees, multicasts };
     let processors = net.processors();
     for (index, m) in injections.iter().enumerate() {
         if m.src >= processors || m.dst >= processors {
@@ -247,7 +304,7 @@ pub fn simulate(
         FlowControl::Split => u64::from(config.flits),
         _ => 1,
     };
-    let worms = injections.len() as u64 * per_message;
+    let worms = (injections.len() + multicasts.len()) as u64 * per_message;
     if worms >= u64::from(NONE) {
         return Err(PacketError::TooLarge {
             what: "worms",
@@ -260,7 +317,7 @@ pub fn simulate(
     macro_rules! inline {
         ($q:literal) => {{
             let store: Vec<InlineLink<$q>> = vec![InlineLink::default(); links];
-            Sim::new(net, injections, config, seed, per_message, store, $q).run(net)
+            Sim::new(net, injections, mc, config, seed, per_message, store, $q).run(net)
         }};
     }
     match config.queue {
@@ -279,7 +336,7 @@ pub fn simulate(
                 used: vec![false; links],
                 waited: vec![[false; 2]; links],
             };
-            Sim::new(net, injections, config, seed, per_message, store, q).run(net)
+            Sim::new(net, injections, mc, config, seed, per_message, store, q).run(net)
         }
     }
 }
@@ -318,6 +375,9 @@ struct WaitInfo {
 struct Sim<'a, S> {
     config: &'a PacketConfig,
     injections: &'a [Injection],
+    mc: Mc<'a>,
+    /// The first multicast worm (unicast worms come first).
+    mc_first: u32,
     rng: Pcg64,
     /// Units per worm: `L` for wormhole, 1 otherwise.
     unit_len: u32,
@@ -363,8 +423,13 @@ struct Sim<'a, S> {
     asleep: Vec<u64>,
     active: Vec<u64>,
 
+    // Per input, multicast runs only: the children the front unit has been copied to.
+    done: Vec<u64>,
+
     // Scratch.
     moves: Vec<(u32, u32)>,
+    copies: Vec<CopyMove>,
+    closed: Vec<(u32, Event)>,
     cands: Vec<u32>,
     order: Vec<(u64, u32, u32)>,
     path_channels: Vec<ChannelId>,
@@ -372,6 +437,8 @@ struct Sim<'a, S> {
 
     // Counters.
     released_units: u64,
+    /// Units created by multicast copying (one per copy beyond the first).
+    spawned_units: u64,
     arrived_units: u64,
     queued: u64,
     pending_inj: u64,
@@ -389,6 +456,7 @@ impl<'a, S: Store> Sim<'a, S> {
     fn new(
         net: &PacketNet,
         injections: &'a [Injection],
+        mc: Mc<'a>,
         config: &'a PacketConfig,
         seed: u64,
         per_message: u32,
@@ -402,7 +470,9 @@ impl<'a, S: Store> Sim<'a, S> {
             _ => 1,
         };
         let stride = net.max_hops().max(1) as usize + 1;
-        let worms = injections.len() * per_message as usize;
+        let unicast_worms = injections.len() * per_message as usize;
+        let messages = injections.len() + mc.multicasts.len();
+        let worms = messages * per_message as usize;
         let max_hops = u64::from(net.max_hops());
 
         // Scan keys, smallest first: priorities drawn in message order.
@@ -417,6 +487,18 @@ impl<'a, S: Store> Sim<'a, S> {
             };
             key.extend(std::iter::repeat_n(k, per_message as usize));
             worm_dst.extend(std::iter::repeat_n(m.dst, per_message as usize));
+        }
+        let mut remaining = vec![per_message; injections.len()];
+        for m in mc.multicasts {
+            let tree = &mc.trees[m.tree as usize];
+            let k = match config.scan {
+                ScanPolicy::FarthestFirst => max_hops.saturating_sub(u64::from(tree.height())),
+                ScanPolicy::OldestFirst => m.release,
+                ScanPolicy::RandomPriority { range } => u64::from(rng.random_range(1..=range)),
+                ScanPolicy::RoundRobin | ScanPolicy::FixedOrder => 0,
+            };
+            key.extend(std::iter::repeat_n(k, per_message as usize));
+            remaining.push(per_message * tree.dsts().len() as u32);
         }
 
         // Input slots: node v's inputs are bits of words node_word[v]..node_word[v+1].
@@ -458,7 +540,7 @@ impl<'a, S: Store> Sim<'a, S> {
                 entry.node = net.injection_node[e - links as usize];
             }
         }
-        let mut route = vec![NONE; worms * stride];
+        let mut route = vec![NONE; unicast_worms * stride];
         for (w, &dst) in worm_dst.iter().enumerate() {
             route[w * stride] = net.ejection_node[dst as usize];
         }
@@ -466,6 +548,8 @@ impl<'a, S: Store> Sim<'a, S> {
         let mut sim = Sim {
             config,
             injections,
+            mc,
+            mc_first: unicast_worms as u32,
             rng,
             unit_len,
             owned: unit_len > 1,
@@ -476,7 +560,7 @@ impl<'a, S: Store> Sim<'a, S> {
             route,
             key,
             worm_dst,
-            remaining: vec![per_message; injections.len()],
+            remaining,
             latencies: Vec::new(),
             release_order: Vec::new(),
             next_release: 0,
@@ -494,12 +578,20 @@ impl<'a, S: Store> Sim<'a, S> {
             nonempty: vec![0; words as usize],
             asleep: vec![0; words as usize],
             active: vec![0; nodes.div_ceil(64)],
+            done: if mc.multicasts.is_empty() {
+                Vec::new()
+            } else {
+                vec![0; inputs]
+            },
             moves: Vec::new(),
+            copies: Vec::new(),
+            closed: Vec::new(),
             cands: Vec::new(),
             order: Vec::new(),
             path_channels: Vec::new(),
             path_links: Vec::new(),
             released_units: 0,
+            spawned_units: 0,
             arrived_units: 0,
             queued: 0,
             pending_inj: 0,
@@ -512,7 +604,7 @@ impl<'a, S: Store> Sim<'a, S> {
             max_queue: 0,
         };
         if config.record_latencies {
-            sim.latencies = vec![u64::MAX; injections.len()];
+            sim.latencies = vec![u64::MAX; messages];
         }
         // Fixed paths, drawn in worm order.
         if config.path == PathPolicy::Fixed {
@@ -534,10 +626,38 @@ impl<'a, S: Store> Sim<'a, S> {
                 }
             }
         }
-        let mut order: Vec<u32> = (0..injections.len() as u32).collect();
-        order.sort_by_key(|&i| injections[i as usize].release);
+        let mut order: Vec<u32> = (0..messages as u32).collect();
+        order.sort_by_key(|&i| sim.release_of(i as usize));
         sim.release_order = order;
         sim
+    }
+
+    /// Release step of message `m` (unicasts first, then multicasts).
+    #[inline]
+    fn release_of(&self, m: usize) -> u64 {
+        match self.injections.get(m) {
+            Some(inj) => inj.release,
+            None => self.mc.multicasts[m - self.injections.len()].release,
+        }
+    }
+
+    /// Source and (unicast only) destination of message `m`.
+    #[inline]
+    fn endpoints_of(&self, m: usize) -> (u32, Option<u32>) {
+        match self.injections.get(m) {
+            Some(inj) => (inj.src, Some(inj.dst)),
+            None => {
+                let mc = &self.mc.multicasts[m - self.injections.len()];
+                (self.mc.trees[mc.tree as usize].src(), None)
+            }
+        }
+    }
+
+    /// The tree of multicast worm `worm`.
+    #[inline]
+    fn tree_of(&self, worm: u32) -> &'a MulticastTree {
+        let m = self.message_of(worm as usize) - self.injections.len();
+        &self.mc.trees[self.mc.multicasts[m].tree as usize]
     }
 
     #[inline]
@@ -619,6 +739,97 @@ impl<'a, S: Store> Sim<'a, S> {
         }
     }
 
+    /// Puts input `inp` to sleep until one of `links` (all leaving its node) has its event.
+    fn sleep_on(&mut self, inp: u32, links: &[(u32, Event)]) {
+        let i = self.info[inp as usize];
+        let bit = i.bit();
+        self.asleep[i.word()] |= bit;
+        let offset = i.word() as u32 - self.node_word[i.node as usize];
+        for &(e, event) in links {
+            self.wait[event as usize][(self.wait_info[e as usize].wait_word + offset) as usize] |=
+                bit;
+            self.store.set_waited(e as usize, event, true);
+        }
+    }
+
+    /// Tries to copy the front unit `u` of input `inp`, a multicast unit, into the child
+    /// links it has not reached yet (module documentation of `multicast`): each child takes
+    /// its copy under the unicast rules, the unit leaves its queue with its last copy, and it
+    /// sleeps when no copy was possible and every missing child is closed until a pop or a
+    /// release.
+    #[cold]
+    fn try_copy(&mut self, inp: u32, u: Unit) {
+        let tree = self.tree_of(u.worm);
+        let kids = tree.children_of(u.hop);
+        let all = if kids.len() == 64 {
+            u64::MAX
+        } else {
+            (1u64 << kids.len()) - 1
+        };
+        let mut done = self.done[inp as usize];
+        let mut closed = std::mem::take(&mut self.closed);
+        closed.clear();
+        let mut open = false;
+        let first = self.copies.len();
+        for (i, &c) in kids.iter().enumerate() {
+            if done & (1 << i) != 0 {
+                continue;
+            }
+            let e = tree.link_at(c);
+            let ei = e as usize;
+            let go = if u.seq == 0 {
+                if self.free_for_head(e) {
+                    if self.unit_len > 1 {
+                        self.store.set_owner(ei, u.worm);
+                    }
+                    true
+                } else {
+                    if self.closed_for_head(e) {
+                        let event = if self.store.owner(ei) != NONE {
+                            Event::Release
+                        } else {
+                            Event::Pop
+                        };
+                        closed.push((e, event));
+                    } else {
+                        open = true;
+                    }
+                    false
+                }
+            } else if self.store.len(ei) >= self.q {
+                closed.push((e, Event::Pop));
+                false
+            } else if !self.owned && self.store.used(ei) {
+                open = true;
+                false
+            } else {
+                true
+            };
+            if go {
+                if !self.owned {
+                    self.store.set_used(ei, true);
+                    self.used_list.push(e);
+                }
+                done |= 1 << i;
+                self.copies.push(CopyMove {
+                    inp,
+                    link: e,
+                    unit: Unit { hop: c, ..u },
+                    pop: false,
+                });
+            }
+        }
+        if done == all {
+            let last = self.copies.len() - 1;
+            self.copies[last].pop = true;
+            done = 0;
+        } else if self.copies.len() == first && !open && !closed.is_empty() {
+            self.sleep_on(inp, &closed);
+        }
+        self.done[inp as usize] = done;
+        self.closed = closed;
+    }
+
     /// Puts input `inp` to sleep until link `e` (leaving its node) pops.
     #[inline]
     fn sleep_pop(&mut self, inp: u32, e: u32) {
@@ -660,7 +871,7 @@ impl<'a, S: Store> Sim<'a, S> {
         self.delivered += 1;
         self.last = self.last.max(t);
         let step = self.config.step_length();
-        let latency = (t - self.injections[m].release) * step;
+        let latency = (t - self.release_of(m)) * step;
         self.latency_sum += u128::from(latency);
         if self.config.record_latencies {
             self.latencies[m] = latency;
@@ -671,16 +882,17 @@ impl<'a, S: Store> Sim<'a, S> {
     fn release(&mut self, net: &PacketNet, t: u64) {
         while self.next_release < self.release_order.len() {
             let m = self.release_order[self.next_release] as usize;
-            let inj = self.injections[m];
-            if inj.release > t {
+            let release = self.release_of(m);
+            if release > t {
                 break;
             }
             self.next_release += 1;
-            if inj.src == inj.dst {
-                self.deliver_message(m, t.max(inj.release));
+            let (src, dst) = self.endpoints_of(m);
+            if dst == Some(src) {
+                self.deliver_message(m, t.max(release));
                 continue;
             }
-            let p = inj.src as usize;
+            let p = src as usize;
             if self.inj[p].is_empty() {
                 self.mark_nonempty(net.injection_node[p], self.links + p as u32);
             }
@@ -698,6 +910,10 @@ impl<'a, S: Store> Sim<'a, S> {
     #[inline(always)]
     fn try_move(&mut self, net: &PacketNet, v: u32, inp: u32) {
         let u = self.front(inp);
+        if u.worm >= self.mc_first {
+            self.try_copy(inp, u);
+            return;
+        }
         let w = u.worm as usize;
         let slot = w * self.stride + 1 + u.hop as usize;
         let e = if u.seq == 0 {
@@ -857,35 +1073,100 @@ impl<'a, S: Store> Sim<'a, S> {
     }
 
     /// Applies the decided moves at step `t`.
+    /// Removes the front unit of input `inp`.
+    #[inline(always)]
+    fn pop_input(&mut self, inp: u32) -> Unit {
+        if inp < self.links {
+            let u = self.store.pop(inp as usize);
+            self.queued -= 1;
+            // Branch-free: whether the queue emptied is a coin flip for the predictor.
+            let i = self.info[inp as usize];
+            let emptied = u64::from(self.store.len(inp as usize) == 0);
+            self.nonempty[i.word()] &= !(i.bit() * emptied);
+            self.wake(inp as usize, Event::Pop);
+            u
+        } else {
+            let p = (inp - self.links) as usize;
+            let worm = *self.inj[p].front().expect("decided moves have a unit");
+            let seq = self.inj_seq[p];
+            self.pending_inj -= 1;
+            if u32::from(seq) + 1 == self.unit_len {
+                self.inj[p].pop_front();
+                self.inj_seq[p] = 0;
+                if self.inj[p].is_empty() {
+                    self.mark_empty(inp);
+                }
+            } else {
+                self.inj_seq[p] = seq + 1;
+            }
+            Unit { worm, seq, hop: 0 }
+        }
+    }
+
+    /// Applies the decided multicast copies at step `t`.
+    #[cold]
+    fn apply_copies(&mut self, t: u64) {
+        let copies = std::mem::take(&mut self.copies);
+        for c in &copies {
+            if c.pop {
+                self.pop_input(c.inp);
+            } else {
+                self.spawned_units += 1;
+            }
+            let (e, u) = (c.link, c.unit);
+            let ei = e as usize;
+            self.unit_hops += 1;
+            if u.seq == 0 {
+                self.crossings[ei] += 1;
+            }
+            let tail = u32::from(u.seq) + 1 == self.unit_len;
+            if tail && self.unit_len > 1 {
+                self.store.set_owner(ei, NONE);
+                self.wake(ei, Event::Release);
+            }
+            let tree = self.tree_of(u.worm);
+            let forwards = !tree.children_of(u.hop).is_empty();
+            if tree.delivers(u.hop) {
+                self.arrived_units += 1;
+                if forwards {
+                    // The node absorbs a copy and forwards the unit.
+                    self.spawned_units += 1;
+                }
+                if self.ejection[ei] && self.config.sink == SinkModel::Queue {
+                    self.store.push(ei, u);
+                    self.eject_busy[ei / 64] |= 1 << (ei % 64);
+                }
+                if tail {
+                    self.dilation = self.dilation.max(tree.depth_of(u.hop));
+                    let m = self.message_of(u.worm as usize);
+                    self.remaining[m] -= 1;
+                    if self.remaining[m] == 0 {
+                        self.deliver_message(m, t);
+                    }
+                }
+            }
+            if forwards {
+                self.store.push(ei, u);
+                self.queued += 1;
+                let len = self.store.len(ei);
+                self.max_queue = self.max_queue.max(len as u32);
+                if len == 1 {
+                    let head = self.info[ei].node;
+                    self.mark_nonempty(head, e);
+                }
+            }
+        }
+        self.copies = copies;
+        self.copies.clear();
+    }
+
     fn apply(&mut self, t: u64) {
+        if !self.copies.is_empty() {
+            self.apply_copies(t);
+        }
         let moves = std::mem::take(&mut self.moves);
         for &(inp, e) in &moves {
-            // Pop.
-            let u = if inp < self.links {
-                let u = self.store.pop(inp as usize);
-                self.queued -= 1;
-                // Branch-free: whether the queue emptied is a coin flip for the predictor.
-                let i = self.info[inp as usize];
-                let emptied = u64::from(self.store.len(inp as usize) == 0);
-                self.nonempty[i.word()] &= !(i.bit() * emptied);
-                self.wake(inp as usize, Event::Pop);
-                u
-            } else {
-                let p = (inp - self.links) as usize;
-                let worm = *self.inj[p].front().expect("decided moves have a unit");
-                let seq = self.inj_seq[p];
-                self.pending_inj -= 1;
-                if u32::from(seq) + 1 == self.unit_len {
-                    self.inj[p].pop_front();
-                    self.inj_seq[p] = 0;
-                    if self.inj[p].is_empty() {
-                        self.mark_empty(inp);
-                    }
-                } else {
-                    self.inj_seq[p] = seq + 1;
-                }
-                Unit { worm, seq, hop: 0 }
-            };
+            let u = self.pop_input(inp);
             // Cross.
             let ei = e as usize;
             self.unit_hops += 1;
@@ -962,12 +1243,12 @@ impl<'a, S: Store> Sim<'a, S> {
                 ),
             });
         }
-        if self.released_units != self.arrived_units + queued + pending {
+        if self.released_units + self.spawned_units != self.arrived_units + queued + pending {
             return Err(PacketError::Conservation {
                 step: t,
                 detail: format!(
-                    "released {} units, arrived {} + queued {queued} + waiting {pending}",
-                    self.released_units, self.arrived_units
+                    "released {} + copied {} units, arrived {} + queued {queued} + waiting {pending}",
+                    self.released_units, self.spawned_units, self.arrived_units
                 ),
             });
         }
@@ -975,7 +1256,7 @@ impl<'a, S: Store> Sim<'a, S> {
     }
 
     fn run(mut self, net: &PacketNet) -> Result<PacketReport, PacketError> {
-        let total = self.injections.len() as u64;
+        let total = self.release_order.len() as u64;
         let mut t = 0u64;
         let mut steps = 0u64;
         let outcome = loop {
@@ -992,7 +1273,7 @@ impl<'a, S: Store> Sim<'a, S> {
                 && self.eject_busy.iter().all(|&b| b == 0)
                 && self.next_release < self.release_order.len()
             {
-                let next = self.injections[self.release_order[self.next_release] as usize].release;
+                let next = self.release_of(self.release_order[self.next_release] as usize);
                 if next > t {
                     t = next.min(self.config.max_steps);
                     continue;

@@ -1,4 +1,5 @@
 //! Integration tests of fatnet-online.
+mod multicast;
 mod packet;
 mod packet_props;
 mod props;

@@ -1,0 +1,344 @@
+//! Multicast trees: one packet copied along an out-tree of links to several destinations.
+//!
+//! A [`MulticastTree`] is a set of links that forms an out-tree rooted at its source's
+//! injection node and reaches the sink node of every destination. The engine copies a unit
+//! at the tree's branch nodes (*asynchronous replication*): the unit at the front of an input
+//! queue is copied into each of its child links as soon as that link accepts it, under the
+//! same per-link rules as a unicast unit (one unit per link per step, start-of-step queue
+//! lengths, worm ownership per child link under wormhole), and leaves its queue once every
+//! child link has its copy. The copies then travel independently. A node that is a
+//! destination and also forwards (a hypercube node inside the tree) absorbs a copy on
+//! arrival and forwards the unit. The message is delivered when its last unit has reached
+//! every destination, and its latency is measured to that step.
+
+use fatnet_topology::Processor;
+use serde::{Deserialize, Serialize};
+
+use super::PacketError;
+use super::net::{NONE, PacketNet};
+
+/// Most links in one tree (tree positions are 16-bit).
+pub const MAX_TREE_LINKS: usize = u16::MAX as usize - 1;
+
+/// Most child links of one tree node (a unit's copies are tracked in a 64-bit mask).
+pub const MAX_TREE_FANOUT: usize = 64;
+
+/// An out-tree of links from a source processor to a set of destination processors.
+///
+/// Positions: 0 is the root (the source's injection queue); position `i + 1` is
+/// `links()[i]`. Links are stored breadth-first from the root, the children of a node by
+/// link id, so a tree does not depend on the order its links were given in.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MulticastTree {
+    src: Processor,
+    dsts: Vec<Processor>,
+    links: Vec<u32>,
+    /// Per position: the first of its children in `children` (CSR, `positions + 1` entries).
+    child_start: Vec<u32>,
+    children: Vec<u16>,
+    /// Per position: whether the link's head is a destination's sink (never the root).
+    deliver: Vec<bool>,
+    /// Per position: links from the root (0 for the root).
+    depth: Vec<u16>,
+    /// How many links the engine's network had (guards against use on another network).
+    net_links: u32,
+}
+
+/// One multicast message: the index of its tree in the run's tree list and its release step.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Multicast {
+    /// Index into the trees passed to [`super::simulate_multicast`].
+    pub tree: u32,
+    /// The engine step at which it joins its source's injection queue.
+    pub release: u64,
+}
+
+fn bad(why: String) -> PacketError {
+    PacketError::BadTree { why }
+}
+
+impl MulticastTree {
+    /// The tree made of `links` (in any order) from `src` to `dsts`.
+    ///
+    /// # Errors
+    ///
+    /// [`PacketError::BadProcessor`] for a processor outside the network, and
+    /// [`PacketError::BadTree`] when the destinations are empty, repeated or include `src`,
+    /// when a link does not exist, is repeated, leaves a terminal other than the source's
+    /// node, or enters a node that another tree link (or the root) already reaches, when a
+    /// link is not connected to the root, when a destination's sink is not reached, when a
+    /// branch ends anywhere but at a destination's sink, or when the tree exceeds
+    /// [`MAX_TREE_LINKS`] links or [`MAX_TREE_FANOUT`] children at a node.
+    pub fn new(
+        net: &PacketNet,
+        src: Processor,
+        dsts: &[Processor],
+        links: &[u32],
+    ) -> Result<Self, PacketError> {
+        let processors = net.processors();
+        for (index, &dst) in dsts.iter().enumerate() {
+            if src >= processors || dst >= processors {
+                return Err(PacketError::BadProcessor {
+                    index,
+                    src,
+                    dst,
+                    processors,
+                });
+            }
+        }
+        if src >= processors {
+            return Err(PacketError::BadProcessor {
+                index: 0,
+                src,
+                dst: src,
+                processors,
+            });
+        }
+        if dsts.is_empty() {
+            return Err(bad("a multicast needs at least one destination".into()));
+        }
+        let mut sorted = dsts.to_vec();
+        sorted.sort_unstable();
+        if let Some(w) = sorted.windows(2).find(|w| w[0] == w[1]) {
+            return Err(bad(format!("destination {} is listed twice", w[0])));
+        }
+        if sorted.binary_search(&src).is_ok() {
+            return Err(bad(format!(
+                "destination {src} is the source itself (a multicast copies to other processors)"
+            )));
+        }
+        if links.len() > MAX_TREE_LINKS {
+            return Err(bad(format!(
+                "{} links, at most {MAX_TREE_LINKS} per tree",
+                links.len()
+            )));
+        }
+        let total = net.links();
+        let root = net.injection_node(src);
+        // entering[v] = position of the tree link entering node v.
+        let mut entering = std::collections::HashMap::with_capacity(links.len() + 1);
+        entering.insert(root, 0u32);
+        for (i, &e) in links.iter().enumerate() {
+            if e >= total {
+                return Err(bad(format!(
+                    "link {e} does not exist (the network has {total} links)"
+                )));
+            }
+            let head = net.link_head(e);
+            if let Some(&other) = entering.get(&head) {
+                return Err(bad(if other == 0 {
+                    format!("link {e} enters the source's own node {head}")
+                } else {
+                    format!(
+                        "link {e} enters node {head}, which link {} already enters (not a tree)",
+                        links[other as usize - 1]
+                    )
+                }));
+            }
+            entering.insert(head, i as u32 + 1);
+        }
+        // Parent of every link; order parents first by a walk from the root.
+        let n = links.len();
+        let mut kids: Vec<Vec<u32>> = vec![Vec::new(); n + 1];
+        for (i, &e) in links.iter().enumerate() {
+            let tail = net.link_tail(e);
+            let Some(&parent) = entering.get(&tail) else {
+                return Err(bad(format!(
+                    "link {e} leaves node {tail}, which no tree link reaches"
+                )));
+            };
+            if parent != 0 && net.is_ejection(links[parent as usize - 1]) {
+                return Err(bad(format!(
+                    "link {e} leaves terminal node {tail}, which forwards nothing"
+                )));
+            }
+            kids[parent as usize].push(i as u32 + 1);
+        }
+        // Canonical order (children by link id), whatever the order of `links`.
+        for kid in &mut kids {
+            kid.sort_unstable_by_key(|&k| links[k as usize - 1]);
+        }
+        let mut order = vec![0u32];
+        let mut next = 0;
+        while next < order.len() {
+            let p = order[next] as usize;
+            next += 1;
+            order.extend_from_slice(&kids[p]);
+        }
+        if order.len() != n + 1 {
+            let stray = (1..=n as u32)
+                .find(|k| !order.contains(k))
+                .map_or(NONE, |k| links[k as usize - 1]);
+            return Err(bad(format!(
+                "link {stray} is not connected to the source (a cycle)"
+            )));
+        }
+        // Renumber positions in walk order (parents first).
+        let mut new_pos = vec![0u32; n + 1];
+        for (k, &old) in order.iter().enumerate() {
+            new_pos[old as usize] = k as u32;
+        }
+        let tree_links: Vec<u32> = order[1..].iter().map(|&o| links[o as usize - 1]).collect();
+        let sinks: std::collections::HashMap<u32, Processor> =
+            sorted.iter().map(|&d| (net.ejection_node(d), d)).collect();
+        let mut child_start = Vec::with_capacity(n + 2);
+        let mut children = Vec::with_capacity(n);
+        let mut deliver = vec![false; n + 1];
+        let mut depth = vec![0u16; n + 1];
+        for (k, &old) in order.iter().enumerate() {
+            child_start.push(children.len() as u32);
+            let kid = &kids[old as usize];
+            if kid.len() > MAX_TREE_FANOUT {
+                return Err(bad(format!(
+                    "a tree node has {} child links, at most {MAX_TREE_FANOUT}",
+                    kid.len()
+                )));
+            }
+            for &c in kid {
+                let c = new_pos[c as usize];
+                children.push(c as u16);
+                depth[c as usize] = depth[k] + 1;
+            }
+            if k > 0 {
+                let e = tree_links[k - 1];
+                deliver[k] = sinks.contains_key(&net.link_head(e));
+                if kid.is_empty() && !deliver[k] {
+                    return Err(bad(format!(
+                        "the branch through link {e} ends at node {}, which is no destination's sink",
+                        net.link_head(e)
+                    )));
+                }
+            }
+        }
+        child_start.push(children.len() as u32);
+        for (&sink, &d) in &sinks {
+            if !entering.contains_key(&sink) || sink == root {
+                return Err(bad(format!(
+                    "destination {d} is not reached: no tree link enters its node {sink}"
+                )));
+            }
+        }
+        Ok(Self {
+            src,
+            dsts: sorted,
+            links: tree_links,
+            child_start,
+            children,
+            deliver,
+            depth,
+            net_links: total,
+        })
+    }
+
+    /// A shortest-path tree from `src` to `dsts`: the breadth-first tree of the network from
+    /// the source's node (out-links in link-id order, a node kept with the first link that
+    /// reaches it), cut down to the branches that lead to a destination. Every destination
+    /// is reached by a shortest path.
+    ///
+    /// # Errors
+    ///
+    /// As [`MulticastTree::new`]; [`PacketError::Unroutable`] when a destination cannot be
+    /// reached.
+    pub fn shortest_paths(
+        net: &PacketNet,
+        src: Processor,
+        dsts: &[Processor],
+    ) -> Result<Self, PacketError> {
+        let processors = net.processors();
+        for (index, &dst) in dsts.iter().enumerate() {
+            if src >= processors || dst >= processors {
+                return Err(PacketError::BadProcessor {
+                    index,
+                    src,
+                    dst,
+                    processors,
+                });
+            }
+        }
+        let nodes = net.nodes() as usize;
+        let root = net.injection_node(src);
+        let mut via = vec![NONE; nodes];
+        let mut seen = vec![false; nodes];
+        seen[root as usize] = true;
+        let mut queue = std::collections::VecDeque::from([root]);
+        while let Some(v) = queue.pop_front() {
+            // Terminals other than the root forward nothing.
+            if v != root && via[v as usize] != NONE && net.is_ejection(via[v as usize]) {
+                continue;
+            }
+            for &e in net.out_links(v) {
+                let h = net.link_head(e) as usize;
+                if !seen[h] {
+                    seen[h] = true;
+                    via[h] = e;
+                    queue.push_back(h as u32);
+                }
+            }
+        }
+        let mut keep = vec![false; nodes];
+        let mut links = Vec::new();
+        for &d in dsts {
+            let mut v = net.ejection_node(d);
+            if v != root && via[v as usize] == NONE {
+                return Err(PacketError::Unroutable { src, dst: d });
+            }
+            while v != root && !keep[v as usize] {
+                keep[v as usize] = true;
+                let e = via[v as usize];
+                links.push(e);
+                v = net.link_tail(e);
+            }
+        }
+        Self::new(net, src, dsts, &links)
+    }
+
+    /// The source processor.
+    pub fn src(&self) -> Processor {
+        self.src
+    }
+
+    /// The destinations, sorted.
+    pub fn dsts(&self) -> &[Processor] {
+        &self.dsts
+    }
+
+    /// The tree's links, parents before children.
+    pub fn links(&self) -> &[u32] {
+        &self.links
+    }
+
+    /// The longest root-to-leaf path, in links.
+    pub fn height(&self) -> u32 {
+        u32::from(self.depth.iter().copied().max().unwrap_or(0))
+    }
+
+    /// The link at position `k ≥ 1`.
+    #[inline]
+    pub(crate) fn link_at(&self, k: u16) -> u32 {
+        self.links[k as usize - 1]
+    }
+
+    /// The child positions of position `k`.
+    #[inline]
+    pub(crate) fn children_of(&self, k: u16) -> &[u16] {
+        &self.children
+            [self.child_start[k as usize] as usize..self.child_start[k as usize + 1] as usize]
+    }
+
+    /// Whether the link at position `k` ends at a destination's sink.
+    #[inline]
+    pub(crate) fn delivers(&self, k: u16) -> bool {
+        self.deliver[k as usize]
+    }
+
+    /// Links from the root to position `k`.
+    #[inline]
+    pub(crate) fn depth_of(&self, k: u16) -> u32 {
+        u32::from(self.depth[k as usize])
+    }
+
+    /// The number of links of the network the tree was built on.
+    pub(crate) fn net_links(&self) -> u32 {
+        self.net_links
+    }
+}

@@ -73,6 +73,8 @@ pub struct PacketNet {
     pub(crate) ejection: Vec<bool>,
     pub(crate) injection_node: Vec<u32>,
     pub(crate) ejection_node: Vec<u32>,
+    /// Whether every processor's sink node is a terminal.
+    pub(crate) terminal_sinks: bool,
     /// Outgoing links of every node (CSR, link-id order).
     out_start: Vec<u32>,
     out_links: Vec<u32>,
@@ -151,6 +153,7 @@ impl PacketNet {
                 neighbour[v as usize] == NONE || (kind != NodeKind::Switch && leaf);
         }
         let ejection: Vec<bool> = link_head.iter().map(|&h| terminal[h as usize]).collect();
+        let terminal_sinks = ejection_node.iter().all(|&v| terminal[v as usize]);
 
         // Inputs: forwarding links by id, then the injection queue (id links + p).
         let mut hosted: Vec<Vec<u32>> = vec![Vec::new(); nodes as usize];
@@ -222,6 +225,7 @@ impl PacketNet {
             ejection,
             injection_node,
             ejection_node,
+            terminal_sinks,
             out_start,
             out_links,
             hops,

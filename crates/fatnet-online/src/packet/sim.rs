@@ -388,6 +388,9 @@ struct Sim<'a, S> {
     owned: bool,
     /// Worms per message: `L` for split, 1 otherwise.
     per_message: u32,
+    /// Whether every processor's sink is a terminal (then a unit arrives exactly when it
+    /// crosses an ejection link).
+    terminal_sinks: bool,
     q: usize,
     stride: usize,
     links: u32,
@@ -554,6 +557,7 @@ impl<'a, S: Store> Sim<'a, S> {
             unit_len,
             owned: unit_len > 1,
             per_message,
+            terminal_sinks: net.terminal_sinks,
             q,
             stride,
             links,
@@ -1178,13 +1182,20 @@ impl<'a, S: Store> Sim<'a, S> {
                 self.store.set_owner(ei, NONE);
                 self.wake(ei, Event::Release);
             }
-            let sink = self.route[u.worm as usize * self.stride];
-            let head = self.info[ei].node;
+            let info = self.info[ei];
+            let head = info.node;
             let next = Unit {
                 hop: u.hop + 1,
                 ..u
             };
-            if head == sink {
+            // Every sink a terminal: a unit reaches its sink exactly when it crosses an
+            // ejection link (terminals forward nothing, so no path passes through one).
+            let arrived = if self.terminal_sinks {
+                info.slot == NONE
+            } else {
+                head == self.route[u.worm as usize * self.stride]
+            };
+            if arrived {
                 self.arrived_units += 1;
                 if self.ejection[ei] && self.config.sink == SinkModel::Queue {
                     self.store.push(ei, next);

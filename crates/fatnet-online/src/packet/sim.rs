@@ -1292,7 +1292,7 @@ impl<'a, S: Store> Sim<'a, S> {
             }
             self.decide(net);
             let drained = self.drain();
-            let moved = !self.moves.is_empty();
+            let moved = !self.moves.is_empty() || !self.copies.is_empty();
             self.apply(t);
             self.queued_sum += u128::from(self.queued);
             steps = t + 1;

@@ -53,6 +53,26 @@ pub struct Multicast {
     pub release: u64,
 }
 
+/// [`PacketError::BadProcessor`] for a source or destination outside `net`.
+fn check_processors(
+    net: &PacketNet,
+    src: Processor,
+    dsts: &[Processor],
+) -> Result<(), PacketError> {
+    let processors = net.processors();
+    let bad_dst = dsts.iter().position(|&d| d >= processors);
+    if src >= processors || bad_dst.is_some() {
+        let index = bad_dst.unwrap_or(0);
+        return Err(PacketError::BadProcessor {
+            index,
+            src,
+            dst: dsts.get(index).copied().unwrap_or(src),
+            processors,
+        });
+    }
+    Ok(())
+}
+
 fn bad(why: String) -> PacketError {
     PacketError::BadTree { why }
 }
@@ -75,25 +95,7 @@ impl MulticastTree {
         dsts: &[Processor],
         links: &[u32],
     ) -> Result<Self, PacketError> {
-        let processors = net.processors();
-        for (index, &dst) in dsts.iter().enumerate() {
-            if src >= processors || dst >= processors {
-                return Err(PacketError::BadProcessor {
-                    index,
-                    src,
-                    dst,
-                    processors,
-                });
-            }
-        }
-        if src >= processors {
-            return Err(PacketError::BadProcessor {
-                index: 0,
-                src,
-                dst: src,
-                processors,
-            });
-        }
+        check_processors(net, src, dsts)?;
         if dsts.is_empty() {
             return Err(bad("a multicast needs at least one destination".into()));
         }
@@ -244,17 +246,7 @@ impl MulticastTree {
         src: Processor,
         dsts: &[Processor],
     ) -> Result<Self, PacketError> {
-        let processors = net.processors();
-        for (index, &dst) in dsts.iter().enumerate() {
-            if src >= processors || dst >= processors {
-                return Err(PacketError::BadProcessor {
-                    index,
-                    src,
-                    dst,
-                    processors,
-                });
-            }
-        }
+        check_processors(net, src, dsts)?;
         let nodes = net.nodes() as usize;
         let root = net.injection_node(src);
         let mut via = vec![NONE; nodes];

@@ -1107,6 +1107,22 @@ impl<'a, S: Store> Sim<'a, S> {
         }
     }
 
+    /// Unit `u` crosses link `ei`: counts the hop and the head's crossing, and a worm's tail
+    /// releases the link. Returns whether `u` is a tail.
+    #[inline(always)]
+    fn cross(&mut self, ei: usize, u: Unit) -> bool {
+        self.unit_hops += 1;
+        if u.seq == 0 {
+            self.crossings[ei] += 1;
+        }
+        let tail = u32::from(u.seq) + 1 == self.unit_len;
+        if tail && self.unit_len > 1 {
+            self.store.set_owner(ei, NONE);
+            self.wake(ei, Event::Release);
+        }
+        tail
+    }
+
     /// Applies the decided multicast copies at step `t`.
     #[cold]
     fn apply_copies(&mut self, t: u64) {
@@ -1119,15 +1135,7 @@ impl<'a, S: Store> Sim<'a, S> {
             }
             let (e, u) = (c.link, c.unit);
             let ei = e as usize;
-            self.unit_hops += 1;
-            if u.seq == 0 {
-                self.crossings[ei] += 1;
-            }
-            let tail = u32::from(u.seq) + 1 == self.unit_len;
-            if tail && self.unit_len > 1 {
-                self.store.set_owner(ei, NONE);
-                self.wake(ei, Event::Release);
-            }
+            let tail = self.cross(ei, u);
             let tree = self.tree_of(u.worm);
             let forwards = !tree.children_of(u.hop).is_empty();
             if tree.delivers(u.hop) {
@@ -1171,17 +1179,8 @@ impl<'a, S: Store> Sim<'a, S> {
         let moves = std::mem::take(&mut self.moves);
         for &(inp, e) in &moves {
             let u = self.pop_input(inp);
-            // Cross.
             let ei = e as usize;
-            self.unit_hops += 1;
-            if u.seq == 0 {
-                self.crossings[ei] += 1;
-            }
-            let tail = u32::from(u.seq) + 1 == self.unit_len;
-            if tail && self.unit_len > 1 {
-                self.store.set_owner(ei, NONE);
-                self.wake(ei, Event::Release);
-            }
+            let tail = self.cross(ei, u);
             let info = self.info[ei];
             let head = info.node;
             let next = Unit {

@@ -24,6 +24,18 @@ fn checked(config: PacketConfig) -> PacketConfig {
     }
 }
 
+/// One multicast along `tree`, released at `release`, alone in the network.
+fn lone(
+    net: &PacketNet,
+    tree: &MulticastTree,
+    release: u64,
+    config: &PacketConfig,
+    seed: u64,
+) -> fatnet_online::packet::PacketReport {
+    let mc = [Multicast { tree: 0, release }];
+    simulate_multicast(net, &[], std::slice::from_ref(tree), &mc, config, seed).unwrap()
+}
+
 fn flows() -> [PacketConfig; 3] {
     [
         PacketConfig::worm(),
@@ -42,18 +54,7 @@ fn single_destination_multicast_is_a_unicast() {
         assert_eq!(tree.height(), net.distance(0, dst));
         for config in flows() {
             let config = checked(config);
-            let mc = simulate_multicast(
-                &net,
-                &[],
-                std::slice::from_ref(&tree),
-                &[Multicast {
-                    tree: 0,
-                    release: 3,
-                }],
-                &config,
-                1,
-            )
-            .unwrap();
+            let mc = lone(&net, &tree, 3, &config, 1);
             let uni = simulate(
                 &net,
                 &[Injection {
@@ -88,18 +89,7 @@ fn lone_wormhole_broadcast_on_the_fat_tree() {
             sink: SinkModel::Immediate,
             ..PacketConfig::worm()
         });
-        let r = simulate_multicast(
-            &net,
-            &[],
-            std::slice::from_ref(&tree),
-            &[Multicast {
-                tree: 0,
-                release: 0,
-            }],
-            &config,
-            9,
-        )
-        .unwrap();
+        let r = lone(&net, &tree, 0, &config, 9);
         assert_eq!(r.outcome, Outcome::Delivered);
         assert_eq!(r.latency, u64::from(8 + flits - 2), "L = {flits}");
         assert_eq!(r.unit_hops, tree.links().len() as u64 * u64::from(flits));
@@ -127,18 +117,7 @@ fn lone_hypercube_broadcast_store_and_forward() {
                 sink: SinkModel::Immediate,
                 ..PacketConfig::default()
             });
-            let r = simulate_multicast(
-                &net,
-                &[],
-                std::slice::from_ref(&tree),
-                &[Multicast {
-                    tree: 0,
-                    release: 0,
-                }],
-                &config,
-                2,
-            )
-            .unwrap();
+            let r = lone(&net, &tree, 0, &config, 2);
             assert_eq!(r.outcome, Outcome::Delivered);
             // Step k (0-based) carries the packet across the tree's depth-(k + 1) links.
             assert_eq!(r.latency, d - 1, "d = {d}, src = {src}");

@@ -13,7 +13,7 @@ use anyhow::{Context, Result, anyhow, bail};
 use clap::{Args, ValueEnum};
 use fatnet::online::packet::{
     FlowControl, MulticastTree, Outcome, PacketConfig, PacketNet, PacketReport, PathPolicy,
-    QueueCapacity, ScanPolicy, SinkModel, batch_trial, delay_unit, multicast_trial,
+    QueueCapacity, Queueing, ScanPolicy, SinkModel, batch_trial, delay_unit, multicast_trial,
 };
 use fatnet::topology::Topology;
 use fatnet_repro::derive_seed;
@@ -39,6 +39,17 @@ reproduce their Table I exactly):
   of their ejection queues (--sink queue) or absorb units on arrival (--sink immediate).
   Messages are released at step x*U with x uniform in 0..R (--delay R, the paper's initial
   random delays; U = one packet-step for STORE, L*ceil(log2 N) flit-steps otherwise).
+
+OUTPUT QUEUES (--queueing output; Stamoulis' model):
+  Every link's FIFO queue sits at its tail. A packet released at a node, or arriving there,
+  joins the queue of the arc it takes next at once (for a broadcast, the queue of every child
+  arc). In every step every arc with a waiting packet sends its front packet. So no arc idles
+  while a packet waits for it, and a packet never waits behind one bound for another arc.
+  Packets joining one queue in the same step are ordered at random (--scan rr) or by the link
+  they came from (--scan fo). The path policy picks the next arc on arrival (gp: the
+  candidate with the shortest queue). Only store-and-forward with unbounded queues and
+  immediate sinks is possible; these are the defaults with --queueing output. The delay of
+  Stamoulis' slotted model is the latency here plus one step.
 
 BROADCAST (multicast along a tree):
   --traffic broadcast makes every processor send one packet to all the others;
@@ -68,9 +79,9 @@ TRIALS AND SEEDS:
   depend on --threads; --per-trial lists every s_i.
 
 OUTPUT (--json keys):
-  The effective configuration (topology, traffic, flow, path, scan, priority_range, flits,
-  queue, sink, delay, delay_unit [flit-steps], max_steps, seed, trials), processors, messages
-  (per trial), traffic_per_trial; finished / deadlocked / step_limited (trial counts);
+  The effective configuration (topology, traffic, queueing, flow, path, scan, priority_range,
+  flits, queue, sink, delay, delay_unit [flit-steps], max_steps, seed, trials), processors,
+  messages (per trial), traffic_per_trial; finished / deadlocked / step_limited (trial counts);
   confidence (0.99); latency_mean, latency_ci (99% half-width), latency_sd, latency_min,
   latency_max; mean_latency_mean, mean_latency_ci; congestion_mean, congestion_ci,
   congestion_max (realized congestion: most worms whose head crossed one link); dilation_max;
@@ -86,8 +97,8 @@ EXIT STATUS:
   parameter, the config file) gives a one-line `error: ...` and status 2, with no output.
 
 CONFIG FILE (--config FILE.toml):
-  The keys topology, traffic, flow, path, scan, priority_range, flits, queue, delay, trials,
-  seed, threads, max_steps and sink, with the values of the flags (queue = 2 or
+  The keys topology, traffic, queueing, flow, path, scan, priority_range, flits, queue, delay,
+  trials, seed, threads, max_steps and sink, with the values of the flags (queue = 2 or
   queue = \"unbounded\"); unknown keys are errors. Flags given on the command line override
   the file; SPEC may come from the file. For example:
     topology = \"bft:n=1024\"
@@ -119,7 +130,11 @@ pub struct SimulateArgs {
     /// Required, here or as `traffic` in --config.
     #[arg(long, short)]
     traffic: Option<String>,
-    /// Flow control [default: worm].
+    /// Where queues sit: `input` (Greenberg and Oh) or `output` (Stamoulis; see OUTPUT
+    /// QUEUES) [default: input].
+    #[arg(long, value_enum)]
+    queueing: Option<QueueingArg>,
+    /// Flow control [default: worm; store with --queueing output].
     #[arg(long, value_enum)]
     flow: Option<Flow>,
     /// Path selection among shortest paths [default: rp].
@@ -172,6 +187,16 @@ pub struct SimulateArgs {
     /// Print one JSON object instead of text.
     #[arg(long)]
     json: bool,
+}
+
+/// `--queueing`: where a link's queue sits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, Deserialize)]
+#[serde(rename_all = "lowercase")]
+enum QueueingArg {
+    /// At the link's head node; the front unit of a queue blocks the units behind it.
+    Input,
+    /// At the link's tail node: a packet joins the queue of the arc it takes next on arrival.
+    Output,
 }
 
 /// `--flow`: how the flits of a packet travel.
@@ -233,6 +258,7 @@ enum Sink {
 struct FileConfig {
     topology: Option<String>,
     traffic: Option<String>,
+    queueing: Option<QueueingArg>,
     flow: Option<Flow>,
     path: Option<PathArg>,
     scan: Option<Scan>,
@@ -320,6 +346,7 @@ fn read_config(path: &Path) -> Result<FileConfig> {
 struct Settings {
     topology: String,
     traffic: String,
+    queueing: QueueingArg,
     flow: Flow,
     path: PathArg,
     scan: Scan,
@@ -346,10 +373,19 @@ impl Settings {
             .clone()
             .or(file.traffic)
             .ok_or_else(|| anyhow!("no traffic: give --traffic, or `traffic` in --config"))?;
-        let flow = args.flow.or(file.flow).unwrap_or(Flow::Worm);
+        let queueing = args
+            .queueing
+            .or(file.queueing)
+            .unwrap_or(QueueingArg::Input);
+        let output = queueing == QueueingArg::Output;
+        let flow = args
+            .flow
+            .or(file.flow)
+            .unwrap_or(if output { Flow::Store } else { Flow::Worm });
         let queue = match &args.queue {
             Some(text) => parse_queue(text)?,
             None => file.queue.map(|q| q.0).unwrap_or(match flow {
+                _ if output => QueueCapacity::Unbounded,
                 Flow::Store => QueueCapacity::Bounded(1),
                 Flow::Worm | Flow::Split => QueueCapacity::Bounded(2),
             }),
@@ -362,6 +398,7 @@ impl Settings {
         let settings = Settings {
             topology,
             traffic,
+            queueing,
             flow,
             path: args.path.or(file.path).unwrap_or(PathArg::Rp),
             scan,
@@ -376,7 +413,11 @@ impl Settings {
                 .max_steps
                 .or(file.max_steps)
                 .unwrap_or(PacketConfig::default().max_steps),
-            sink: args.sink.or(file.sink).unwrap_or(Sink::Queue),
+            sink: args.sink.or(file.sink).unwrap_or(if output {
+                Sink::Immediate
+            } else {
+                Sink::Queue
+            }),
         };
         if settings.trials == 0 {
             bail!("--trials must be at least 1");
@@ -396,6 +437,10 @@ impl Settings {
     /// The engine's configuration, for a network of `processors`.
     fn packet_config(&self, processors: u32, record_latencies: bool) -> Result<PacketConfig> {
         let config = PacketConfig {
+            queueing: match self.queueing {
+                QueueingArg::Input => Queueing::Input,
+                QueueingArg::Output => Queueing::Output,
+            },
             flow: match self.flow {
                 Flow::Worm => FlowControl::Wormhole,
                 Flow::Store => FlowControl::StoreAndForward,
@@ -472,6 +517,7 @@ struct Output {
     topology: String,
     traffic: String,
     traffic_per_trial: bool,
+    queueing: &'static str,
     flow: &'static str,
     path: &'static str,
     scan: &'static str,
@@ -755,6 +801,10 @@ fn summarize(
         topology: settings.topology.clone(),
         traffic,
         traffic_per_trial,
+        queueing: match config.queueing {
+            Queueing::Input => "input",
+            Queueing::Output => "output",
+        },
         flow: config.flow.name(),
         path: config.path.name(),
         scan: config.scan.name(),
@@ -837,13 +887,14 @@ fn print_text(out: &mut impl Write, o: &Output, flow: FlowControl) -> Result<()>
     )?;
     writeln!(
         out,
-        "routing       {} {}-{}, L = {} flits, q = {}, {} sinks",
+        "routing       {} {}-{}, L = {} flits, q = {}, {} sinks, {} queues",
         o.flow.to_uppercase(),
         o.path.to_uppercase(),
         scan,
         o.flits,
         queue,
-        o.sink
+        o.sink,
+        o.queueing
     )?;
     writeln!(
         out,

@@ -498,3 +498,62 @@ fn bad_broadcast_specs_are_one_line_errors() {
         assert_one_line_error(&["simulate", "bft:n=16", "--traffic", spec]);
     }
 }
+
+/// `--queueing output`: Stamoulis' model, with its defaults (store-and-forward, unbounded
+/// queues, immediate sinks) filled in and reported; a lone packet crosses a link per step;
+/// an impossible combination is a one-line error; the config file key works.
+#[test]
+fn output_queueing_from_flags_and_file() {
+    let v = json(&[
+        "simulate",
+        "hypercube:d=4",
+        "--queueing",
+        "output",
+        "--traffic",
+        "complement",
+        "--flits",
+        "1",
+        "--path",
+        "dor",
+        "--json",
+    ]);
+    assert_eq!(v["queueing"], "output");
+    assert_eq!(v["flow"], "store");
+    assert_eq!(v["queue"], "unbounded");
+    assert_eq!(v["sink"], "immediate");
+    // Complement on the 4-cube under dimension order: each dimension's arcs carry one
+    // packet per step with no conflict, so every packet arrives in step d − 1 = 3.
+    assert_eq!(v["latency_mean"], 3.0);
+    assert_eq!(v["mean_latency_mean"], 3.0);
+    let v = json(&["simulate", "bft:n=16", "--traffic", "complement", "--json"]);
+    assert_eq!(v["queueing"], "input", "input queues stay the default");
+    assert_one_line_error(&[
+        "simulate",
+        "hypercube:d=4",
+        "--queueing",
+        "output",
+        "--flow",
+        "worm",
+        "--traffic",
+        "complement",
+    ]);
+    assert_one_line_error(&[
+        "simulate",
+        "hypercube:d=4",
+        "--queueing",
+        "output",
+        "--queue",
+        "2",
+        "--traffic",
+        "complement",
+    ]);
+    let dir = tempfile::tempdir().unwrap();
+    let file = write(
+        &dir,
+        "o.toml",
+        "topology = \"hypercube:d=4\"\ntraffic = \"complement\"\nqueueing = \"output\"\nflits = 1\npath = \"dor\"\n",
+    );
+    let v = json(&["simulate", "--config", &file, "--json"]);
+    assert_eq!(v["queueing"], "output");
+    assert_eq!(v["latency_mean"], 3.0);
+}

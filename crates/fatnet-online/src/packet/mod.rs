@@ -54,6 +54,7 @@
 mod algorithm_a;
 mod multicast;
 mod net;
+mod outq;
 mod sim;
 
 pub use algorithm_a::{
@@ -250,9 +251,32 @@ pub enum SinkModel {
     Immediate,
 }
 
+/// Where a link's queue sits, and so how packets wait.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Queueing {
+    /// Input queues (Greenberg–Oh): a link's queue sits at its head node, each node scans its
+    /// inputs, and the front unit of a queue blocks the units behind it.
+    #[default]
+    Input,
+    /// Output queues (Stamoulis, §1.2.3 and chapters 5–7): a packet that arrives at a node,
+    /// or is released there, joins at once the FIFO queue of the arc it takes next (of every
+    /// child arc, for a multicast); in every step every arc with a non-empty queue sends its
+    /// front packet, which is at the next node at the end of the step and may leave again in
+    /// the next step. No arc idles while a packet waits for it. Packets that join one queue in
+    /// the same step are ordered uniformly at random under [`ScanPolicy::RoundRobin`] (the
+    /// thesis' "ties broken fairly at random") and by link id (packets in transit first, then
+    /// new packets in release order) under [`ScanPolicy::FixedOrder`]. Store-and-forward,
+    /// unbounded queues and immediate sinks only; the path policy picks the next arc when a
+    /// packet joins (greedy: the candidate with the shortest queue, the first on ties).
+    Output,
+}
+
 /// The options of a packet simulation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PacketConfig {
+    /// Where queues sit.
+    pub queueing: Queueing,
     /// Flow control.
     pub flow: FlowControl,
     /// Path selection.
@@ -277,6 +301,7 @@ impl Default for PacketConfig {
     /// Greenberg–Oh's WORM-RP-RR of Table I: `L = 32`, `q = 2` flits, queue sinks.
     fn default() -> Self {
         Self {
+            queueing: Queueing::Input,
             flow: FlowControl::Wormhole,
             path: PathPolicy::Random,
             scan: ScanPolicy::RoundRobin,
@@ -348,6 +373,24 @@ impl PacketConfig {
                 value: "0".into(),
                 expected: "at least 1",
             });
+        }
+        if self.queueing == Queueing::Output {
+            let why = if self.flow != FlowControl::StoreAndForward {
+                Some("output queueing moves whole packets: use store-and-forward flow control")
+            } else if self.queue != QueueCapacity::Unbounded {
+                Some("output queues are unbounded: use an unbounded queue capacity")
+            } else if self.sink != SinkModel::Immediate {
+                Some("output queueing absorbs packets on arrival: use immediate sinks")
+            } else if !matches!(self.scan, ScanPolicy::RoundRobin | ScanPolicy::FixedOrder) {
+                Some(
+                    "output queues are FIFO: use the round-robin (random ties) or fixed-order scan",
+                )
+            } else {
+                None
+            };
+            if let Some(why) = why {
+                return Err(PacketError::Unsupported { why });
+            }
         }
         if self.max_steps == 0 {
             return Err(PacketError::BadParameter {

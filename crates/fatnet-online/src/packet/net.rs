@@ -456,6 +456,18 @@ impl PacketNet {
         }
     }
 
+    /// The first next hop of [`Self::next_hops`] (dimension order on the hypercube, up port 0
+    /// on the trees), without building the list where arithmetic allows.
+    #[inline]
+    pub(crate) fn first_hop(&self, node: u32, dst: Processor, scratch: &mut Vec<u32>) -> u32 {
+        if let Hops::Hypercube { d } = self.hops {
+            let bit = (node ^ dst).trailing_zeros();
+            return (bit << d) | node;
+        }
+        self.next_hops(node, dst, scratch);
+        scratch[0]
+    }
+
     /// A uniformly random shortest path from `src` to `dst` (uniform over the topology's
     /// numbered paths, then over the wires of each channel), written to `out` as links.
     pub(crate) fn random_path<R: Rng + ?Sized>(

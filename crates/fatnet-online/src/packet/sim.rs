@@ -31,14 +31,14 @@ use super::multicast::{Multicast, MulticastTree};
 use super::net::{NONE, PacketNet};
 use super::{
     FlowControl, Injection, Outcome, PacketConfig, PacketError, PacketReport, PathPolicy,
-    QueueCapacity, ScanPolicy, SinkModel,
+    QueueCapacity, Queueing, ScanPolicy, SinkModel,
 };
 
 /// The multicast part of a run.
-#[derive(Clone, Copy)]
-struct Mc<'a> {
-    trees: &'a [MulticastTree],
-    multicasts: &'a [Multicast],
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Mc<'a> {
+    pub(super) trees: &'a [MulticastTree],
+    pub(super) multicasts: &'a [Multicast],
 }
 
 /// A decided multicast copy: `unit` (its `hop` the child's tree position) crosses `link`;
@@ -311,6 +311,9 @@ pub fn simulate_multicast(
             value: worms,
             max: u64::from(NONE) - 1,
         });
+    }
+    if config.queueing == Queueing::Output {
+        return super::outq::run(net, injections, mc, config, seed);
     }
     let links = net.links() as usize;
     let per_message = per_message as u32;

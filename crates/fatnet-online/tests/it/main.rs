@@ -1,5 +1,6 @@
 //! Integration tests of fatnet-online.
 mod multicast;
+mod output_queues;
 mod packet;
 mod packet_props;
 mod props;

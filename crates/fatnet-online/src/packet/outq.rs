@@ -1,0 +1,456 @@
+//! The output-queued step loop ([`Queueing::Output`](super::Queueing::Output)): Stamoulis'
+//! communication model.
+//!
+//! **Model.** Every link has a FIFO queue at its *tail*. A packet released at a node, or
+//! arriving there, joins at once the queue of the link it takes next (of every child link of
+//! its tree, for a multicast: the copies are made on arrival). In every step every link with
+//! a non-empty queue sends its front packet; the packet is at the link's head at the end of
+//! the step and may leave again in the next step. A packet released at step `t` may therefore
+//! leave in step `t`, and an uncontended packet on a `d`-link path is delivered in step
+//! `r + d − 1` (the engine's 0-based latency `d − 1`; Stamoulis' delay, from generation at a
+//! slot boundary to reception at the end of a slot, is one step more).
+//!
+//! **Ties.** Packets that join one queue in the same step are in the order in which they join:
+//! a uniformly random order of all the step's joiners under [`ScanPolicy::RoundRobin`],
+//! otherwise the order of the links they crossed (link id), then the new packets in release
+//! order.
+//!
+//! **Implementation.** Queues are intrusive singly linked lists over a pool of packet records
+//! (a record per packet copy in flight, recycled through a free list): no allocation per hop,
+//! and a step visits only the links whose queue is non-empty (a bit mask).
+
+use super::multicast::MulticastTree;
+use super::net::{NONE, PacketNet};
+use super::sim::Mc;
+use super::{Injection, Outcome, PacketConfig, PacketError, PacketReport, PathPolicy, ScanPolicy};
+use rand::{Rng, SeedableRng};
+use rand_pcg::Pcg64;
+
+/// Runs `injections` and the multicasts of `mc` on output queues (parameters already checked).
+pub(super) fn run(
+    net: &PacketNet,
+    injections: &[Injection],
+    mc: Mc<'_>,
+    config: &PacketConfig,
+    seed: u64,
+) -> Result<PacketReport, PacketError> {
+    OutSim::new(net, injections, mc, config, seed).run(net)
+}
+
+struct OutSim<'a> {
+    config: &'a PacketConfig,
+    injections: &'a [Injection],
+    mc: Mc<'a>,
+    rng: Pcg64,
+    stride: usize,
+    /// Fixed paths (FP only): per unicast message, its links.
+    route: Vec<u32>,
+
+    // Packet records: message, position (unicast: links crossed; multicast: tree position of
+    // the link it waits for), next record in its queue.
+    rec_msg: Vec<u32>,
+    rec_pos: Vec<u16>,
+    rec_next: Vec<u32>,
+    free: u32,
+
+    // Per link: queue (first, last record), length, whether non-empty, head-crossings.
+    first: Vec<u32>,
+    last: Vec<u32>,
+    len: Vec<u32>,
+    busy: Vec<u64>,
+    crossings: Vec<u32>,
+
+    // Per message.
+    remaining: Vec<u32>,
+    latencies: Vec<u64>,
+    release_order: Vec<u32>,
+    next_release: usize,
+
+    // Records that join a queue at the start of the next step: (link, record).
+    joining: Vec<(u32, u32)>,
+    cands: Vec<u32>,
+
+    released: u64,
+    spawned: u64,
+    arrived: u64,
+    queued: u64,
+    delivered: u64,
+    last_delivery: u64,
+    latency_sum: u128,
+    dilation: u32,
+    unit_hops: u64,
+    queued_sum: u128,
+    max_queue: u32,
+}
+
+impl<'a> OutSim<'a> {
+    fn new(
+        net: &PacketNet,
+        injections: &'a [Injection],
+        mc: Mc<'a>,
+        config: &'a PacketConfig,
+        seed: u64,
+    ) -> Self {
+        let mut rng = Pcg64::seed_from_u64(seed);
+        let links = net.links() as usize;
+        let messages = injections.len() + mc.multicasts.len();
+        let stride = net.max_hops().max(1) as usize;
+        let mut route = Vec::new();
+        if config.path == PathPolicy::Fixed {
+            // Fixed paths, drawn in message order (as the input-queued engine does).
+            route = vec![NONE; injections.len() * stride];
+            let (mut channels, mut path) = (Vec::new(), Vec::new());
+            for (i, m) in injections.iter().enumerate() {
+                if m.src != m.dst {
+                    net.random_path(m.src, m.dst, &mut rng, &mut channels, &mut path);
+                    route[i * stride..i * stride + path.len()].copy_from_slice(&path);
+                }
+            }
+        }
+        let mut remaining = vec![1u32; injections.len()];
+        remaining.extend(
+            mc.multicasts
+                .iter()
+                .map(|m| mc.trees[m.tree as usize].dsts().len() as u32),
+        );
+        let mut sim = OutSim {
+            config,
+            injections,
+            mc,
+            rng,
+            stride,
+            route,
+            rec_msg: Vec::new(),
+            rec_pos: Vec::new(),
+            rec_next: Vec::new(),
+            free: NONE,
+            first: vec![NONE; links],
+            last: vec![NONE; links],
+            len: vec![0; links],
+            busy: vec![0; links.div_ceil(64)],
+            crossings: vec![0; links],
+            remaining,
+            latencies: if config.record_latencies {
+                vec![u64::MAX; messages]
+            } else {
+                Vec::new()
+            },
+            release_order: Vec::new(),
+            next_release: 0,
+            joining: Vec::new(),
+            cands: Vec::new(),
+            released: 0,
+            spawned: 0,
+            arrived: 0,
+            queued: 0,
+            delivered: 0,
+            last_delivery: 0,
+            latency_sum: 0,
+            dilation: 0,
+            unit_hops: 0,
+            queued_sum: 0,
+            max_queue: 0,
+        };
+        let mut order: Vec<u32> = (0..messages as u32).collect();
+        order.sort_by_key(|&m| sim.release_of(m as usize));
+        sim.release_order = order;
+        sim
+    }
+
+    fn release_of(&self, m: usize) -> u64 {
+        match self.injections.get(m) {
+            Some(inj) => inj.release,
+            None => self.mc.multicasts[m - self.injections.len()].release,
+        }
+    }
+
+    fn tree_of(&self, m: usize) -> &'a MulticastTree {
+        let mc = self.mc;
+        &mc.trees[mc.multicasts[m - self.injections.len()].tree as usize]
+    }
+
+    /// A fresh record.
+    #[inline]
+    fn alloc(&mut self, msg: u32, pos: u16) -> u32 {
+        if self.free != NONE {
+            let r = self.free;
+            self.free = self.rec_next[r as usize];
+            self.rec_msg[r as usize] = msg;
+            self.rec_pos[r as usize] = pos;
+            r
+        } else {
+            self.rec_msg.push(msg);
+            self.rec_pos.push(pos);
+            self.rec_next.push(NONE);
+            self.rec_msg.len() as u32 - 1
+        }
+    }
+
+    #[inline]
+    fn release_rec(&mut self, r: u32) {
+        self.rec_next[r as usize] = self.free;
+        self.free = r;
+    }
+
+    /// The link a unicast packet of message `m` at node `v`, having crossed `hops` links,
+    /// takes next.
+    #[inline]
+    fn next_link(&mut self, net: &PacketNet, v: u32, m: usize, hops: u16) -> u32 {
+        let dst = self.injections[m].dst;
+        match self.config.path {
+            PathPolicy::Fixed => self.route[m * self.stride + hops as usize],
+            PathPolicy::DimensionOrder => {
+                let mut cands = std::mem::take(&mut self.cands);
+                let e = net.first_hop(v, dst, &mut cands);
+                self.cands = cands;
+                e
+            }
+            PathPolicy::Random => {
+                let mut cands = std::mem::take(&mut self.cands);
+                net.next_hops(v, dst, &mut cands);
+                let e = if cands.len() > 1 {
+                    cands[self.rng.random_range(0..cands.len())]
+                } else {
+                    cands[0]
+                };
+                self.cands = cands;
+                e
+            }
+            PathPolicy::Greedy => {
+                let mut cands = std::mem::take(&mut self.cands);
+                net.next_hops(v, dst, &mut cands);
+                let e = cands
+                    .iter()
+                    .copied()
+                    .min_by_key(|&e| self.len[e as usize])
+                    .expect("a packet not at its destination has a next hop");
+                self.cands = cands;
+                e
+            }
+        }
+    }
+
+    fn deliver(&mut self, m: usize, t: u64) {
+        self.delivered += 1;
+        self.last_delivery = self.last_delivery.max(t);
+        let latency = (t - self.release_of(m)) * self.config.step_length();
+        self.latency_sum += u128::from(latency);
+        if self.config.record_latencies {
+            self.latencies[m] = latency;
+        }
+    }
+
+    /// Messages due at step `t` become joiners (after the packets in transit).
+    fn release(&mut self, net: &PacketNet, t: u64) {
+        while self.next_release < self.release_order.len() {
+            let m = self.release_order[self.next_release] as usize;
+            let release = self.release_of(m);
+            if release > t {
+                break;
+            }
+            self.next_release += 1;
+            self.released += 1;
+            if let Some(inj) = self.injections.get(m) {
+                if inj.src == inj.dst {
+                    self.arrived += 1;
+                    self.deliver(m, t.max(release));
+                    continue;
+                }
+                let v = net.injection_node(inj.src);
+                let e = self.next_link(net, v, m, 0);
+                let r = self.alloc(m as u32, 0);
+                self.joining.push((e, r));
+            } else {
+                let tree = self.tree_of(m);
+                let kids = tree.children_of(0);
+                self.spawned += kids.len() as u64 - 1;
+                for &c in kids {
+                    let r = self.alloc(m as u32, c);
+                    self.joining.push((tree.link_at(c), r));
+                }
+            }
+        }
+    }
+
+    /// The step's joiners enter their queues.
+    fn join(&mut self) {
+        let mut joining = std::mem::take(&mut self.joining);
+        if self.config.scan == ScanPolicy::RoundRobin && joining.len() > 1 {
+            // Fisher–Yates: a uniformly random order of the step's joiners.
+            for i in (1..joining.len()).rev() {
+                let j = self.rng.random_range(0..=i);
+                joining.swap(i, j);
+            }
+        }
+        for &(e, r) in &joining {
+            let ei = e as usize;
+            self.rec_next[r as usize] = NONE;
+            if self.last[ei] == NONE {
+                self.first[ei] = r;
+                self.busy[ei / 64] |= 1 << (ei % 64);
+            } else {
+                self.rec_next[self.last[ei] as usize] = r;
+            }
+            self.last[ei] = r;
+            self.len[ei] += 1;
+            self.max_queue = self.max_queue.max(self.len[ei]);
+        }
+        self.queued += joining.len() as u64;
+        joining.clear();
+        self.joining = joining;
+    }
+
+    /// Every busy link sends its front packet; arrivals are processed at once and their next
+    /// hops become the next step's joiners.
+    fn transmit(&mut self, net: &PacketNet, t: u64) {
+        for wi in 0..self.busy.len() {
+            let mut bits = self.busy[wi];
+            while bits != 0 {
+                let ei = wi * 64 + bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                let r = self.first[ei];
+                let next = self.rec_next[r as usize];
+                self.first[ei] = next;
+                self.len[ei] -= 1;
+                if next == NONE {
+                    self.last[ei] = NONE;
+                    self.busy[wi] &= !(1 << (ei % 64));
+                }
+                self.queued -= 1;
+                self.unit_hops += 1;
+                self.crossings[ei] += 1;
+                self.arrive(net, ei as u32, r, t);
+            }
+        }
+    }
+
+    /// Record `r` has crossed link `e` in step `t`.
+    #[inline]
+    fn arrive(&mut self, net: &PacketNet, e: u32, r: u32, t: u64) {
+        let m = self.rec_msg[r as usize] as usize;
+        let v = net.link_head(e);
+        if m < self.injections.len() {
+            let hops = self.rec_pos[r as usize] + 1;
+            if v == net.ejection_node(self.injections[m].dst) {
+                self.arrived += 1;
+                self.dilation = self.dilation.max(u32::from(hops));
+                self.release_rec(r);
+                self.deliver(m, t);
+            } else {
+                self.rec_pos[r as usize] = hops;
+                let next = self.next_link(net, v, m, hops);
+                self.joining.push((next, r));
+            }
+            return;
+        }
+        let tree = self.tree_of(m);
+        let pos = self.rec_pos[r as usize];
+        let kids = tree.children_of(pos);
+        if tree.delivers(pos) {
+            self.arrived += 1;
+            self.dilation = self.dilation.max(tree.depth_of(pos));
+            self.remaining[m] -= 1;
+            if self.remaining[m] == 0 {
+                self.deliver(m, t);
+            }
+            if kids.is_empty() {
+                self.release_rec(r);
+                return;
+            }
+            // The node keeps a copy and forwards the packet.
+            self.spawned += 1;
+        }
+        self.spawned += kids.len() as u64 - 1;
+        for (i, &c) in kids.iter().enumerate() {
+            let rc = if i == 0 {
+                self.rec_pos[r as usize] = c;
+                r
+            } else {
+                self.alloc(m as u32, c)
+            };
+            self.joining.push((tree.link_at(c), rc));
+        }
+    }
+
+    fn check_conservation(&self, t: u64) -> Result<(), PacketError> {
+        let counted: u64 = self.len.iter().map(|&l| u64::from(l)).sum();
+        let live = counted + self.joining.len() as u64;
+        if counted != self.queued || self.released + self.spawned != self.arrived + live {
+            return Err(PacketError::Conservation {
+                step: t,
+                detail: format!(
+                    "released {} + copied {} packets, arrived {} + queued {counted} (tracked {}) + in transit {}",
+                    self.released,
+                    self.spawned,
+                    self.arrived,
+                    self.queued,
+                    self.joining.len()
+                ),
+            });
+        }
+        Ok(())
+    }
+
+    fn run(mut self, net: &PacketNet) -> Result<PacketReport, PacketError> {
+        let total = self.release_order.len() as u64;
+        let mut t = 0u64;
+        let mut steps = 0u64;
+        let outcome = loop {
+            self.release(net, t);
+            if self.delivered == total {
+                break Outcome::Delivered;
+            }
+            if t >= self.config.max_steps {
+                break Outcome::StepLimit;
+            }
+            if self.queued == 0 && self.joining.is_empty() {
+                // Idle until the next release.
+                if let Some(&m) = self.release_order.get(self.next_release) {
+                    let next = self.release_of(m as usize);
+                    if next > t {
+                        t = next.min(self.config.max_steps);
+                        continue;
+                    }
+                }
+            }
+            self.join();
+            self.transmit(net, t);
+            self.queued_sum += u128::from(self.queued + self.joining.len() as u64);
+            steps = t + 1;
+            if self.config.check_conservation {
+                self.check_conservation(t)?;
+            }
+            t += 1;
+        };
+        let step = self.config.step_length();
+        Ok(PacketReport {
+            outcome,
+            messages: total,
+            delivered: self.delivered,
+            steps,
+            latency: if self.delivered > 0 {
+                self.last_delivery * step
+            } else {
+                0
+            },
+            mean_latency: if self.delivered > 0 {
+                self.latency_sum as f64 / self.delivered as f64
+            } else {
+                0.0
+            },
+            congestion: self.crossings.iter().copied().max().unwrap_or(0),
+            dilation: self.dilation,
+            unit_hops: self.unit_hops,
+            mean_queued: if steps > 0 {
+                self.queued_sum as f64 / steps as f64
+            } else {
+                0.0
+            },
+            max_queue: self.max_queue,
+            latencies: self
+                .config
+                .record_latencies
+                .then(|| std::mem::take(&mut self.latencies)),
+        })
+    }
+}

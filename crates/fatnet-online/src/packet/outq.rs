@@ -37,6 +37,20 @@ pub(super) fn run(
     OutSim::new(net, injections, mc, config, seed).run(net)
 }
 
+/// A packet (copy) in flight. Destination and release are copied from the message so that a
+/// hop reads one record (the message list is large and read at random).
+#[derive(Clone, Copy, Debug)]
+struct Rec {
+    release: u64,
+    msg: u32,
+    /// Unicast: its destination; multicast: `NONE`.
+    dst: u32,
+    /// The next record in its queue (or in the free list).
+    next: u32,
+    /// Unicast: links crossed; multicast: the tree position of the link it waits for.
+    pos: u16,
+}
+
 struct OutSim<'a> {
     config: &'a PacketConfig,
     injections: &'a [Injection],
@@ -46,11 +60,8 @@ struct OutSim<'a> {
     /// Fixed paths (FP only): per unicast message, its links.
     route: Vec<u32>,
 
-    // Packet records: message, position (unicast: links crossed; multicast: tree position of
-    // the link it waits for), next record in its queue.
-    rec_msg: Vec<u32>,
-    rec_pos: Vec<u16>,
-    rec_next: Vec<u32>,
+    /// Packet records, recycled through the free list `free`.
+    recs: Vec<Rec>,
     free: u32,
 
     // Per link: queue (first, last record), length, whether non-empty, head-crossings.
@@ -120,9 +131,7 @@ impl<'a> OutSim<'a> {
             rng,
             stride,
             route,
-            rec_msg: Vec::new(),
-            rec_pos: Vec::new(),
-            rec_next: Vec::new(),
+            recs: Vec::new(),
             free: NONE,
             first: vec![NONE; links],
             last: vec![NONE; links],
@@ -171,32 +180,35 @@ impl<'a> OutSim<'a> {
 
     /// A fresh record.
     #[inline]
-    fn alloc(&mut self, msg: u32, pos: u16) -> u32 {
+    fn alloc(&mut self, msg: u32, pos: u16, dst: u32, release: u64) -> u32 {
+        let rec = Rec {
+            release,
+            msg,
+            dst,
+            next: NONE,
+            pos,
+        };
         if self.free != NONE {
             let r = self.free;
-            self.free = self.rec_next[r as usize];
-            self.rec_msg[r as usize] = msg;
-            self.rec_pos[r as usize] = pos;
+            self.free = self.recs[r as usize].next;
+            self.recs[r as usize] = rec;
             r
         } else {
-            self.rec_msg.push(msg);
-            self.rec_pos.push(pos);
-            self.rec_next.push(NONE);
-            self.rec_msg.len() as u32 - 1
+            self.recs.push(rec);
+            self.recs.len() as u32 - 1
         }
     }
 
     #[inline]
     fn release_rec(&mut self, r: u32) {
-        self.rec_next[r as usize] = self.free;
+        self.recs[r as usize].next = self.free;
         self.free = r;
     }
 
-    /// The link a unicast packet of message `m` at node `v`, having crossed `hops` links,
-    /// takes next.
+    /// The link a unicast packet of message `m` for `dst` at node `v`, having crossed `hops`
+    /// links, takes next.
     #[inline]
-    fn next_link(&mut self, net: &PacketNet, v: u32, m: usize, hops: u16) -> u32 {
-        let dst = self.injections[m].dst;
+    fn next_link(&mut self, net: &PacketNet, v: u32, m: usize, dst: u32, hops: u16) -> u32 {
         match self.config.path {
             PathPolicy::Fixed => self.route[m * self.stride + hops as usize],
             PathPolicy::DimensionOrder => {
@@ -230,10 +242,10 @@ impl<'a> OutSim<'a> {
         }
     }
 
-    fn deliver(&mut self, m: usize, t: u64) {
+    fn deliver(&mut self, m: usize, release: u64, t: u64) {
         self.delivered += 1;
         self.last_delivery = self.last_delivery.max(t);
-        let latency = (t - self.release_of(m)) * self.config.step_length();
+        let latency = (t - release) * self.config.step_length();
         self.latency_sum += u128::from(latency);
         if self.config.record_latencies {
             self.latencies[m] = latency;
@@ -253,19 +265,19 @@ impl<'a> OutSim<'a> {
             if let Some(inj) = self.injections.get(m) {
                 if inj.src == inj.dst {
                     self.arrived += 1;
-                    self.deliver(m, t.max(release));
+                    self.deliver(m, release, t.max(release));
                     continue;
                 }
                 let v = net.injection_node(inj.src);
-                let e = self.next_link(net, v, m, 0);
-                let r = self.alloc(m as u32, 0);
+                let e = self.next_link(net, v, m, inj.dst, 0);
+                let r = self.alloc(m as u32, 0, inj.dst, release);
                 self.joining.push((e, r));
             } else {
                 let tree = self.tree_of(m);
                 let kids = tree.children_of(0);
                 self.spawned += kids.len() as u64 - 1;
                 for &c in kids {
-                    let r = self.alloc(m as u32, c);
+                    let r = self.alloc(m as u32, c, NONE, release);
                     self.joining.push((tree.link_at(c), r));
                 }
             }
@@ -284,12 +296,12 @@ impl<'a> OutSim<'a> {
         }
         for &(e, r) in &joining {
             let ei = e as usize;
-            self.rec_next[r as usize] = NONE;
+            self.recs[r as usize].next = NONE;
             if self.last[ei] == NONE {
                 self.first[ei] = r;
                 self.busy[ei / 64] |= 1 << (ei % 64);
             } else {
-                self.rec_next[self.last[ei] as usize] = r;
+                self.recs[self.last[ei] as usize].next = r;
             }
             self.last[ei] = r;
             self.len[ei] += 1;
@@ -309,7 +321,7 @@ impl<'a> OutSim<'a> {
                 let ei = wi * 64 + bits.trailing_zeros() as usize;
                 bits &= bits - 1;
                 let r = self.first[ei];
-                let next = self.rec_next[r as usize];
+                let next = self.recs[r as usize].next;
                 self.first[ei] = next;
                 self.len[ei] -= 1;
                 if next == NONE {
@@ -327,31 +339,34 @@ impl<'a> OutSim<'a> {
     /// Record `r` has crossed link `e` in step `t`.
     #[inline]
     fn arrive(&mut self, net: &PacketNet, e: u32, r: u32, t: u64) {
-        let m = self.rec_msg[r as usize] as usize;
+        let ri = r as usize;
+        let rec = self.recs[ri];
+        let (m, release) = (rec.msg as usize, rec.release);
         let v = net.link_head(e);
         if m < self.injections.len() {
-            let hops = self.rec_pos[r as usize] + 1;
-            if v == net.ejection_node(self.injections[m].dst) {
+            let hops = rec.pos + 1;
+            let dst = rec.dst;
+            if v == net.ejection_node(dst) {
                 self.arrived += 1;
                 self.dilation = self.dilation.max(u32::from(hops));
                 self.release_rec(r);
-                self.deliver(m, t);
+                self.deliver(m, release, t);
             } else {
-                self.rec_pos[r as usize] = hops;
-                let next = self.next_link(net, v, m, hops);
+                self.recs[ri].pos = hops;
+                let next = self.next_link(net, v, m, dst, hops);
                 self.joining.push((next, r));
             }
             return;
         }
         let tree = self.tree_of(m);
-        let pos = self.rec_pos[r as usize];
+        let pos = rec.pos;
         let kids = tree.children_of(pos);
         if tree.delivers(pos) {
             self.arrived += 1;
             self.dilation = self.dilation.max(tree.depth_of(pos));
             self.remaining[m] -= 1;
             if self.remaining[m] == 0 {
-                self.deliver(m, t);
+                self.deliver(m, release, t);
             }
             if kids.is_empty() {
                 self.release_rec(r);
@@ -363,10 +378,10 @@ impl<'a> OutSim<'a> {
         self.spawned += kids.len() as u64 - 1;
         for (i, &c) in kids.iter().enumerate() {
             let rc = if i == 0 {
-                self.rec_pos[r as usize] = c;
+                self.recs[ri].pos = c;
                 r
             } else {
-                self.alloc(m as u32, c)
+                self.alloc(m as u32, c, NONE, release)
             };
             self.joining.push((tree.link_at(c), rc));
         }

@@ -265,8 +265,11 @@ pub enum Queueing {
     /// front packet, which is at the next node at the end of the step and may leave again in
     /// the next step. No arc idles while a packet waits for it. Packets that join one queue in
     /// the same step are ordered uniformly at random under [`ScanPolicy::RoundRobin`] (the
-    /// thesis' "ties broken fairly at random") and by link id (packets in transit first, then
-    /// new packets in release order) under [`ScanPolicy::FixedOrder`]. Store-and-forward,
+    /// thesis' "ties broken fairly at random", for batches generated at step boundaries); new
+    /// packets first, then those in transit at random, under [`ScanPolicy::OldestFirst`]
+    /// (FIFO by arrival time when packets are generated in continuous time); by link id
+    /// (packets in transit first, then new packets in release order) under
+    /// [`ScanPolicy::FixedOrder`]. Store-and-forward,
     /// unbounded queues and immediate sinks only; the path policy picks the next arc when a
     /// packet joins (greedy: the candidate with the shortest queue, the first on ties).
     Output,
@@ -381,9 +384,12 @@ impl PacketConfig {
                 Some("output queues are unbounded: use an unbounded queue capacity")
             } else if self.sink != SinkModel::Immediate {
                 Some("output queueing absorbs packets on arrival: use immediate sinks")
-            } else if !matches!(self.scan, ScanPolicy::RoundRobin | ScanPolicy::FixedOrder) {
+            } else if !matches!(
+                self.scan,
+                ScanPolicy::RoundRobin | ScanPolicy::FixedOrder | ScanPolicy::OldestFirst
+            ) {
                 Some(
-                    "output queues are FIFO: use the round-robin (random ties) or fixed-order scan",
+                    "output queues are FIFO: use the round-robin (random ties), oldest-first (new packets first) or fixed-order scan",
                 )
             } else {
                 None

@@ -11,9 +11,15 @@
 //! slot boundary to reception at the end of a slot, is one step more).
 //!
 //! **Ties.** Packets that join one queue in the same step are in the order in which they join:
-//! a uniformly random order of all the step's joiners under [`ScanPolicy::RoundRobin`],
-//! otherwise the order of the links they crossed (link id), then the new packets in release
-//! order.
+//! - [`ScanPolicy::RoundRobin`]: a uniformly random order of all the step's joiners (packets
+//!   generated in batches at step boundaries, Stamoulis §5.4: "ties broken fairly at random");
+//! - [`ScanPolicy::OldestFirst`]: the new packets first, in release order, then the packets in
+//!   transit in random order. This is FIFO by arrival time at the node when packets are
+//!   generated in continuous time and sent in slots (Stamoulis chapters 5–7): a packet
+//!   generated during step `t − 1` is released at step `t` and reached its node before the
+//!   packets that arrive at the boundary `t`;
+//! - [`ScanPolicy::FixedOrder`]: the order of the links they crossed (link id), then the new
+//!   packets in release order.
 //!
 //! **Implementation.** Queues are intrusive singly linked lists over a pool of packet records
 //! (a record per packet copy in flight, recycled through a free list): no allocation per hop,
@@ -77,8 +83,10 @@ struct OutSim<'a> {
     release_order: Vec<u32>,
     next_release: usize,
 
-    // Records that join a queue at the start of the next step: (link, record).
+    // Records that join a queue at the start of the next step: (link, record); the first
+    // `transit` of them crossed a link in the last step, the others are new.
     joining: Vec<(u32, u32)>,
+    transit: usize,
     cands: Vec<u32>,
 
     released: u64,
@@ -147,6 +155,7 @@ impl<'a> OutSim<'a> {
             release_order: Vec::new(),
             next_release: 0,
             joining: Vec::new(),
+            transit: 0,
             cands: Vec::new(),
             released: 0,
             spawned: 0,
@@ -284,15 +293,27 @@ impl<'a> OutSim<'a> {
         }
     }
 
+    /// Fisher–Yates: a uniformly random order.
+    fn shuffle(&mut self, items: &mut [(u32, u32)]) {
+        for i in (1..items.len()).rev() {
+            let j = self.rng.random_range(0..=i);
+            items.swap(i, j);
+        }
+    }
+
     /// The step's joiners enter their queues.
     fn join(&mut self) {
         let mut joining = std::mem::take(&mut self.joining);
-        if self.config.scan == ScanPolicy::RoundRobin && joining.len() > 1 {
-            // Fisher–Yates: a uniformly random order of the step's joiners.
-            for i in (1..joining.len()).rev() {
-                let j = self.rng.random_range(0..=i);
-                joining.swap(i, j);
+        match self.config.scan {
+            ScanPolicy::RoundRobin => self.shuffle(&mut joining),
+            ScanPolicy::OldestFirst => {
+                // New packets (generated during the last step) reached the node before the
+                // packets in transit, which arrive at the step boundary.
+                let transit = self.transit;
+                self.shuffle(&mut joining[..transit]);
+                joining.rotate_left(transit);
             }
+            _ => {}
         }
         for &(e, r) in &joining {
             let ei = e as usize;
@@ -411,6 +432,7 @@ impl<'a> OutSim<'a> {
         let mut t = 0u64;
         let mut steps = 0u64;
         let outcome = loop {
+            self.transit = self.joining.len();
             self.release(net, t);
             if self.delivered == total {
                 break Outcome::Delivered;

@@ -100,6 +100,32 @@ fn one_arc_serves_one_packet_per_step_fifo() {
     }
 }
 
+/// Same-step ties at one arc: oldest-first puts the new packet (generated during the last
+/// step, so at the node first) ahead of the one arriving in transit; fixed order the reverse.
+#[test]
+fn new_packets_go_first_under_oldest_first() {
+    let net = hypercube(2);
+    // A: 0 → 3 crosses 0 → 1 in step 0 and wants 1 → 3 in step 1, when B (1 → 3) is new.
+    let msgs = [inj(0, 3, 0), inj(1, 3, 1)];
+    let oldest = PacketConfig {
+        scan: ScanPolicy::OldestFirst,
+        ..greedy()
+    };
+    let r = simulate(&net, &msgs, &oldest, 0).unwrap();
+    assert_eq!(r.latencies.unwrap(), vec![2, 0]);
+    let fo = PacketConfig {
+        scan: ScanPolicy::FixedOrder,
+        ..greedy()
+    };
+    let r = simulate(&net, &msgs, &fo, 0).unwrap();
+    assert_eq!(r.latencies.unwrap(), vec![1, 1]);
+    let mut seen = std::collections::BTreeSet::new();
+    for seed in 0..64 {
+        seen.insert(simulate(&net, &msgs, &greedy(), seed).unwrap().latencies.unwrap());
+    }
+    assert_eq!(seen.len(), 2, "RR breaks the tie both ways: {seen:?}");
+}
+
 /// A broadcast copies on arrival: alone on the d-cube it reaches depth k at step k − 1.
 /// Every processor broadcasting at once is delivered, and no broadcast beats the bound of
 /// (2^d − 1)/d steps for the node receiving the most through its d input arcs.

@@ -284,6 +284,49 @@ impl MulticastTree {
         Self::new(net, src, dsts, &links)
     }
 
+    /// The spanning tree of the `d`-cube that Stamoulis' efficient direct broadcast scheme
+    /// gives a packet born at `root` with tag `first` (the non-idling SaS85 scheme, thesis
+    /// §6.3.3; notes 002b §2.4): dimensions are taken in the cyclic order `first, first + 1,
+    /// …, d − 1, 0, …, first − 1` (0-based); the root sends on every dimension, and a node
+    /// reached over the `k`-th dimension of that order forwards on every later one. A
+    /// binomial tree of depth `d` with `2^d − 1` links reaching every other node.
+    ///
+    /// # Errors
+    ///
+    /// [`PacketError::Unsupported`] unless `net` is a hypercube; [`PacketError::BadParameter`]
+    /// for `first ≥ d`; [`PacketError::BadProcessor`] for a root outside the cube.
+    pub fn hypercube_rotated(
+        net: &PacketNet,
+        root: Processor,
+        first: u32,
+    ) -> Result<Self, PacketError> {
+        let Some(d) = net.hypercube_dimension() else {
+            return Err(PacketError::Unsupported {
+                why: "rotated dimension-order trees exist on the hypercube only",
+            });
+        };
+        if first >= d {
+            return Err(PacketError::BadParameter {
+                param: "first dimension",
+                value: first.to_string(),
+                expected: "below the cube's dimension",
+            });
+        }
+        check_processors(net, root, &[])?;
+        let order: Vec<u32> = (0..d).map(|k| (first + k) % d).collect();
+        let mut links = Vec::with_capacity((1usize << d) - 1);
+        // (node, index in `order` of the next dimension it forwards on)
+        let mut frontier = vec![(root, 0usize)];
+        while let Some((x, from)) = frontier.pop() {
+            for (k, &dim) in order.iter().enumerate().skip(from) {
+                links.push((dim << d) | x);
+                frontier.push((x ^ (1 << dim), k + 1));
+            }
+        }
+        let dsts: Vec<Processor> = (0..1u32 << d).filter(|&p| p != root).collect();
+        Self::new(net, root, &dsts, &links)
+    }
+
     /// The source processor.
     pub fn src(&self) -> Processor {
         self.src

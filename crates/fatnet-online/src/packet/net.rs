@@ -379,6 +379,15 @@ impl PacketNet {
             [self.out_start[v as usize] as usize..self.out_start[v as usize + 1] as usize]
     }
 
+    /// The dimension `d` when the network is the `d`-cube (whose link `(i << d) | x` is the arc
+    /// from node `x` along dimension `i`, 0-based), else `None`.
+    pub fn hypercube_dimension(&self) -> Option<u32> {
+        match self.hops {
+            Hops::Hypercube { d } => Some(d),
+            _ => None,
+        }
+    }
+
     /// The channel link `link` is a wire of.
     pub fn channel_of(&self, link: u32) -> fatnet_topology::ChannelId {
         fatnet_topology::ChannelId(self.link_channel[link as usize])

@@ -121,7 +121,12 @@ fn new_packets_go_first_under_oldest_first() {
     assert_eq!(r.latencies.unwrap(), vec![1, 1]);
     let mut seen = std::collections::BTreeSet::new();
     for seed in 0..64 {
-        seen.insert(simulate(&net, &msgs, &greedy(), seed).unwrap().latencies.unwrap());
+        seen.insert(
+            simulate(&net, &msgs, &greedy(), seed)
+                .unwrap()
+                .latencies
+                .unwrap(),
+        );
     }
     assert_eq!(seen.len(), 2, "RR breaks the tie both ways: {seen:?}");
 }
@@ -160,6 +165,40 @@ fn broadcasts_on_output_queues() {
         let bound = u64::from(n - 1).div_ceil(d) - 1;
         assert!(r.latency >= bound, "d = {d}: {} < {bound}", r.latency);
     }
+}
+
+/// Stamoulis' efficient direct scheme: the d rotated trees of every node. Each spans the
+/// cube with depth d, and together the d·2^d trees load every arc exactly 2^d − 1 times
+/// (so the arc load is λ(2^d − 1)/d = ρ, the thesis' (6.1)).
+#[test]
+fn rotated_trees_balance_every_arc() {
+    for d in 2..=7u32 {
+        let net = hypercube(u64::from(d));
+        let n = 1u32 << d;
+        let mut load = vec![0u32; net.links() as usize];
+        for root in 0..n {
+            for first in 0..d {
+                let t = MulticastTree::hypercube_rotated(&net, root, first).unwrap();
+                assert_eq!(t.links().len() as u32, n - 1);
+                assert_eq!(t.height(), d);
+                assert_eq!(t.dsts().len() as u32, n - 1);
+                for &e in t.links() {
+                    load[e as usize] += 1;
+                }
+            }
+        }
+        assert!(load.iter().all(|&l| l == n - 1), "d = {d}");
+    }
+    let net = hypercube(3);
+    assert!(matches!(
+        MulticastTree::hypercube_rotated(&net, 0, 3),
+        Err(PacketError::BadParameter { .. })
+    ));
+    let bft = PacketNet::new(ButterflyFatTree::new(16).unwrap()).unwrap();
+    assert!(matches!(
+        MulticastTree::hypercube_rotated(&bft, 0, 0),
+        Err(PacketError::Unsupported { .. })
+    ));
 }
 
 /// The fat-tree works too (terminals absorb on arrival).

@@ -9,8 +9,8 @@ use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use fatnet::online::packet::{
-    FlowControl, MulticastTree, PacketConfig, PacketNet, QueueCapacity, SinkModel, batch_trial,
-    multicast_trial,
+    FlowControl, Injection, MulticastTree, PacketConfig, PacketNet, PathPolicy, QueueCapacity,
+    Queueing, SinkModel, batch_trial, multicast_trial, simulate,
 };
 use fatnet::topology::{ButterflyFatTree, Hypercube};
 use fatnet::traffic::patterns;
@@ -82,5 +82,46 @@ fn broadcast(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, greenberg_oh, broadcast);
+/// Output queues (Stamoulis' greedy routing): on the 12-cube every node injects one packet
+/// per step for 200 steps, destinations by flipping each bit with probability 1/2
+/// (ρ = λp = 0.5), dimension order, random ties.
+fn output_queues(c: &mut Criterion) {
+    let mut g = c.benchmark_group("packet_engine_output_queues");
+    g.sample_size(10);
+    let d = 12;
+    let net = PacketNet::new(Hypercube::new(d).unwrap()).unwrap();
+    let n = net.processors();
+    let mut rng = Pcg64::seed_from_u64(3);
+    let mut injections = Vec::new();
+    for step in 0..200 {
+        let m = patterns::bit_flip(n, 0.5, &mut rng).unwrap();
+        injections.extend(m.iter().map(|(_, m)| Injection {
+            src: m.src,
+            dst: m.dst,
+            release: step,
+        }));
+    }
+    let config = PacketConfig {
+        queueing: Queueing::Output,
+        flow: FlowControl::StoreAndForward,
+        path: PathPolicy::DimensionOrder,
+        flits: 1,
+        queue: QueueCapacity::Unbounded,
+        sink: SinkModel::Immediate,
+        check_conservation: false,
+        ..PacketConfig::default()
+    };
+    let hops = simulate(&net, &injections, &config, 7).unwrap().unit_hops;
+    g.throughput(Throughput::Elements(hops));
+    g.bench_function("greedy_dor/hypercube_d=12/rho=0.5", |b| {
+        b.iter(|| {
+            simulate(&net, black_box(&injections), &config, 7)
+                .unwrap()
+                .latency
+        })
+    });
+    g.finish();
+}
+
+criterion_group!(benches, greenberg_oh, broadcast, output_queues);
 criterion_main!(benches);

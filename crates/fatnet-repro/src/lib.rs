@@ -19,6 +19,7 @@ pub mod leiserson;
 pub mod lemma6;
 pub mod runner;
 pub mod stamoulis;
+pub mod stamoulis_broadcast;
 mod table;
 pub mod yuan;
 pub mod yuan_min_m;
@@ -181,6 +182,8 @@ pub fn registry() -> Vec<Box<dyn Experiment>> {
         Box::new(stamoulis::Figure3_2),
         Box::new(stamoulis::TotalExchange),
         Box::new(stamoulis::Broadcasts),
+        Box::new(stamoulis_broadcast::Table6_1),
+        Box::new(stamoulis_broadcast::Table6_2),
     ]
 }
 

@@ -117,34 +117,46 @@ impl MulticastTree {
         }
         let total = net.links();
         let root = net.injection_node(src);
-        // entering[v] = position of the tree link entering node v.
-        let mut entering = std::collections::HashMap::with_capacity(links.len() + 1);
-        entering.insert(root, 0u32);
-        for (i, &e) in links.iter().enumerate() {
-            if e >= total {
-                return Err(bad(format!(
-                    "link {e} does not exist (the network has {total} links)"
-                )));
-            }
-            let head = net.link_head(e);
-            if let Some(&other) = entering.get(&head) {
-                return Err(bad(if other == 0 {
-                    format!("link {e} enters the source's own node {head}")
-                } else {
-                    format!(
-                        "link {e} enters node {head}, which link {} already enters (not a tree)",
-                        links[other as usize - 1]
-                    )
-                }));
-            }
-            entering.insert(head, i as u32 + 1);
+        // (node, position of the tree link entering it), sorted by node: sorted vectors keep
+        // the work proportional to the tree, not the network, and the errors deterministic.
+        if let Some(&e) = links.iter().find(|&&e| e >= total) {
+            return Err(bad(format!(
+                "link {e} does not exist (the network has {total} links)"
+            )));
         }
+        let mut entering: Vec<(u32, u32)> = Vec::with_capacity(links.len() + 1);
+        entering.push((root, 0));
+        entering.extend(
+            links
+                .iter()
+                .enumerate()
+                .map(|(i, &e)| (net.link_head(e), i as u32 + 1)),
+        );
+        entering.sort_unstable();
+        if let Some(w) = entering.windows(2).find(|w| w[0].0 == w[1].0) {
+            let (head, first, second) = (w[0].0, w[0].1, w[1].1);
+            let e = links[second as usize - 1];
+            return Err(bad(if first == 0 {
+                format!("link {e} enters the source's own node {head}")
+            } else {
+                format!(
+                    "link {e} enters node {head}, which link {} already enters (not a tree)",
+                    links[first as usize - 1]
+                )
+            }));
+        }
+        let entering_of = |v: u32| {
+            entering
+                .binary_search_by_key(&v, |&(node, _)| node)
+                .ok()
+                .map(|i| entering[i].1)
+        };
         // Parent of every link; order parents first by a walk from the root.
         let n = links.len();
         let mut kids: Vec<Vec<u32>> = vec![Vec::new(); n + 1];
         for (i, &e) in links.iter().enumerate() {
             let tail = net.link_tail(e);
-            let Some(&parent) = entering.get(&tail) else {
+            let Some(parent) = entering_of(tail) else {
                 return Err(bad(format!(
                     "link {e} leaves node {tail}, which no tree link reaches"
                 )));
@@ -181,8 +193,10 @@ impl MulticastTree {
             new_pos[old as usize] = k as u32;
         }
         let tree_links: Vec<u32> = order[1..].iter().map(|&o| links[o as usize - 1]).collect();
-        let sinks: std::collections::HashMap<u32, Processor> =
+        let mut sinks: Vec<(u32, Processor)> =
             sorted.iter().map(|&d| (net.ejection_node(d), d)).collect();
+        sinks.sort_unstable();
+        let is_sink = |v: u32| sinks.binary_search_by_key(&v, |&(node, _)| node).is_ok();
         let mut child_start = Vec::with_capacity(n + 2);
         let mut children = Vec::with_capacity(n);
         let mut deliver = vec![false; n + 1];
@@ -203,7 +217,7 @@ impl MulticastTree {
             }
             if k > 0 {
                 let e = tree_links[k - 1];
-                deliver[k] = sinks.contains_key(&net.link_head(e));
+                deliver[k] = is_sink(net.link_head(e));
                 if kid.is_empty() && !deliver[k] {
                     return Err(bad(format!(
                         "the branch through link {e} ends at node {}, which is no destination's sink",
@@ -213,8 +227,8 @@ impl MulticastTree {
             }
         }
         child_start.push(children.len() as u32);
-        for (&sink, &d) in &sinks {
-            if !entering.contains_key(&sink) || sink == root {
+        for &(sink, d) in &sinks {
+            if entering_of(sink).is_none() || sink == root {
                 return Err(bad(format!(
                     "destination {d} is not reached: no tree link enters its node {sink}"
                 )));

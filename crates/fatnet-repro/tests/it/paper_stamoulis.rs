@@ -1,6 +1,7 @@
 //! Stamoulis (paper 002): Figure 3.2, Proposition 3.1 and the chapter-4 bounds, as generated.
 
 use fatnet_repro::stamoulis::{Broadcasts, Figure3_2, TotalExchange};
+use fatnet_repro::stamoulis_broadcast::DirectScheme;
 use fatnet_repro::{Effort, Experiment, Paper, Verdict, command_for, select};
 
 #[test]
@@ -68,8 +69,23 @@ fn stamoulis_experiments_are_registered_and_deterministic() {
         .iter()
         .map(|e| e.id())
         .collect();
-    assert_eq!(ids, ["fig3_2", "total_exchange", "broadcasts"]);
+    assert_eq!(
+        ids,
+        [
+            "fig3_2",
+            "total_exchange",
+            "broadcasts",
+            "table6_1",
+            "table6_2"
+        ]
+    );
     for e in select(Some(Paper::Stamoulis)) {
+        if e.id().starts_with("table6") {
+            // Simulations: the quick form runs fewer and shorter runs.
+            assert!(e.quick_differs());
+            assert!(e.seed().is_some());
+            continue;
+        }
         assert!(!e.quick_differs());
         assert_eq!(
             command_for(e.as_ref(), Effort::Quick),
@@ -80,4 +96,30 @@ fn stamoulis_experiments_are_registered_and_deterministic() {
         Broadcasts.run(Effort::Full).unwrap(),
         Broadcasts.run(Effort::Quick).unwrap()
     );
+}
+
+/// The efficient direct scheme in light traffic: T → d + 1/2 (the trees have depth d, plus the
+/// synchronisation time; thesis §6.3.3). At ρ = 0.005 contention adds (6.20)'s (d/3)ρ ≈ 0.01.
+#[test]
+fn direct_scheme_light_traffic_limit() {
+    for d in [3u32, 5] {
+        let scheme = DirectScheme::new(d).unwrap();
+        let (t, packets) = scheme.run(0.005, 20_000, 1_000, 7).unwrap();
+        assert!(packets > 300, "d = {d}: only {packets} packets");
+        let limit = f64::from(d) + 0.5;
+        assert!(
+            (limit - 0.05..=limit + 0.1).contains(&t),
+            "d = {d}: T = {t}, limit {limit}"
+        );
+    }
+}
+
+/// Heavier traffic costs delay, and the same seed gives the same run.
+#[test]
+fn direct_scheme_delay_grows_with_load_and_is_reproducible() {
+    let scheme = DirectScheme::new(5).unwrap();
+    let light = scheme.run(0.05, 3_000, 300, 1).unwrap();
+    let heavy = scheme.run(0.6, 3_000, 300, 1).unwrap();
+    assert!(heavy.0 > light.0 + 0.5, "{light:?} vs {heavy:?}");
+    assert_eq!(scheme.run(0.6, 3_000, 300, 1).unwrap(), heavy);
 }

@@ -52,6 +52,7 @@
 //! the order cannot matter), so the distribution is that of a draw every step.
 
 mod algorithm_a;
+mod ledger;
 mod multicast;
 mod net;
 mod outq;

@@ -25,6 +25,7 @@
 //! (a record per packet copy in flight, recycled through a free list): no allocation per hop,
 //! and a step visits only the links whose queue is non-empty (a bit mask).
 
+use super::ledger::Ledger;
 use super::multicast::MulticastTree;
 use super::net::{NONE, PacketNet};
 use super::sim::Mc;
@@ -77,11 +78,9 @@ struct OutSim<'a> {
     busy: Vec<u64>,
     crossings: Vec<u32>,
 
-    // Per message.
+    // Per message: copies still to arrive (multicasts), releases and deliveries.
     remaining: Vec<u32>,
-    latencies: Vec<u64>,
-    release_order: Vec<u32>,
-    next_release: usize,
+    ledger: Ledger<'a>,
 
     // Records that join a queue at the start of the next step: (link, record); the first
     // `transit` of them crossed a link in the last step, the others are new.
@@ -93,9 +92,6 @@ struct OutSim<'a> {
     spawned: u64,
     arrived: u64,
     queued: u64,
-    delivered: u64,
-    last_delivery: u64,
-    latency_sum: u128,
     dilation: u32,
     unit_hops: u64,
     queued_sum: u128,
@@ -112,7 +108,6 @@ impl<'a> OutSim<'a> {
     ) -> Self {
         let mut rng = Pcg64::seed_from_u64(seed);
         let links = net.links() as usize;
-        let messages = injections.len() + mc.multicasts.len();
         let stride = net.max_hops().max(1) as usize;
         let mut route = Vec::new();
         if config.path == PathPolicy::Fixed {
@@ -132,7 +127,7 @@ impl<'a> OutSim<'a> {
                 .iter()
                 .map(|m| mc.trees[m.tree as usize].dsts().len() as u32),
         );
-        let mut sim = OutSim {
+        OutSim {
             config,
             injections,
             mc,
@@ -147,13 +142,7 @@ impl<'a> OutSim<'a> {
             busy: vec![0; links.div_ceil(64)],
             crossings: vec![0; links],
             remaining,
-            latencies: if config.record_latencies {
-                vec![u64::MAX; messages]
-            } else {
-                Vec::new()
-            },
-            release_order: Vec::new(),
-            next_release: 0,
+            ledger: Ledger::new(injections, mc.multicasts, config),
             joining: Vec::new(),
             transit: 0,
             cands: Vec::new(),
@@ -161,24 +150,10 @@ impl<'a> OutSim<'a> {
             spawned: 0,
             arrived: 0,
             queued: 0,
-            delivered: 0,
-            last_delivery: 0,
-            latency_sum: 0,
             dilation: 0,
             unit_hops: 0,
             queued_sum: 0,
             max_queue: 0,
-        };
-        let mut order: Vec<u32> = (0..messages as u32).collect();
-        order.sort_by_key(|&m| sim.release_of(m as usize));
-        sim.release_order = order;
-        sim
-    }
-
-    fn release_of(&self, m: usize) -> u64 {
-        match self.injections.get(m) {
-            Some(inj) => inj.release,
-            None => self.mc.multicasts[m - self.injections.len()].release,
         }
     }
 
@@ -251,30 +226,15 @@ impl<'a> OutSim<'a> {
         }
     }
 
-    fn deliver(&mut self, m: usize, release: u64, t: u64) {
-        self.delivered += 1;
-        self.last_delivery = self.last_delivery.max(t);
-        let latency = (t - release) * self.config.step_length();
-        self.latency_sum += u128::from(latency);
-        if self.config.record_latencies {
-            self.latencies[m] = latency;
-        }
-    }
-
     /// Messages due at step `t` become joiners (after the packets in transit).
     fn release(&mut self, net: &PacketNet, t: u64) {
-        while self.next_release < self.release_order.len() {
-            let m = self.release_order[self.next_release] as usize;
-            let release = self.release_of(m);
-            if release > t {
-                break;
-            }
-            self.next_release += 1;
+        while let Some(m) = self.ledger.pop_due(t) {
+            let release = self.ledger.release_of(m);
             self.released += 1;
             if let Some(inj) = self.injections.get(m) {
                 if inj.src == inj.dst {
                     self.arrived += 1;
-                    self.deliver(m, release, t.max(release));
+                    self.ledger.deliver(m, release, t.max(release));
                     continue;
                 }
                 let v = net.injection_node(inj.src);
@@ -371,7 +331,7 @@ impl<'a> OutSim<'a> {
                 self.arrived += 1;
                 self.dilation = self.dilation.max(u32::from(hops));
                 self.release_rec(r);
-                self.deliver(m, release, t);
+                self.ledger.deliver(m, release, t);
             } else {
                 self.recs[ri].pos = hops;
                 let next = self.next_link(net, v, m, dst, hops);
@@ -387,7 +347,7 @@ impl<'a> OutSim<'a> {
             self.dilation = self.dilation.max(tree.depth_of(pos));
             self.remaining[m] -= 1;
             if self.remaining[m] == 0 {
-                self.deliver(m, release, t);
+                self.ledger.deliver(m, release, t);
             }
             if kids.is_empty() {
                 self.release_rec(r);
@@ -428,13 +388,13 @@ impl<'a> OutSim<'a> {
     }
 
     fn run(mut self, net: &PacketNet) -> Result<PacketReport, PacketError> {
-        let total = self.release_order.len() as u64;
+        let total = self.ledger.total();
         let mut t = 0u64;
         let mut steps = 0u64;
         let outcome = loop {
             self.transit = self.joining.len();
             self.release(net, t);
-            if self.delivered == total {
+            if self.ledger.delivered == total {
                 break Outcome::Delivered;
             }
             if t >= self.config.max_steps {
@@ -442,8 +402,7 @@ impl<'a> OutSim<'a> {
             }
             if self.queued == 0 && self.joining.is_empty() {
                 // Idle until the next release.
-                if let Some(&m) = self.release_order.get(self.next_release) {
-                    let next = self.release_of(m as usize);
+                if let Some(next) = self.ledger.next_release() {
                     if next > t {
                         t = next.min(self.config.max_steps);
                         continue;
@@ -459,35 +418,15 @@ impl<'a> OutSim<'a> {
             }
             t += 1;
         };
-        let step = self.config.step_length();
-        Ok(PacketReport {
+        let congestion = self.crossings.iter().copied().max().unwrap_or(0);
+        Ok(self.ledger.report(
             outcome,
-            messages: total,
-            delivered: self.delivered,
             steps,
-            latency: if self.delivered > 0 {
-                self.last_delivery * step
-            } else {
-                0
-            },
-            mean_latency: if self.delivered > 0 {
-                self.latency_sum as f64 / self.delivered as f64
-            } else {
-                0.0
-            },
-            congestion: self.crossings.iter().copied().max().unwrap_or(0),
-            dilation: self.dilation,
-            unit_hops: self.unit_hops,
-            mean_queued: if steps > 0 {
-                self.queued_sum as f64 / steps as f64
-            } else {
-                0.0
-            },
-            max_queue: self.max_queue,
-            latencies: self
-                .config
-                .record_latencies
-                .then(|| std::mem::take(&mut self.latencies)),
-        })
+            congestion,
+            self.dilation,
+            self.unit_hops,
+            self.queued_sum,
+            self.max_queue,
+        ))
     }
 }

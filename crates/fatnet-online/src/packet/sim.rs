@@ -27,6 +27,7 @@ use fatnet_topology::ChannelId;
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
 
+use super::ledger::Ledger;
 use super::multicast::{Multicast, MulticastTree};
 use super::net::{NONE, PacketNet};
 use super::{
@@ -402,11 +403,9 @@ struct Sim<'a, S> {
     route: Vec<u32>,
     key: Vec<u64>,
     worm_dst: Vec<u32>,
-    // Per message.
+    // Per message: units still to arrive, releases and deliveries.
     remaining: Vec<u32>,
-    latencies: Vec<u64>,
-    release_order: Vec<u32>,
-    next_release: usize,
+    ledger: Ledger<'a>,
 
     // Per link.
     store: S,
@@ -448,9 +447,6 @@ struct Sim<'a, S> {
     arrived_units: u64,
     queued: u64,
     pending_inj: u64,
-    delivered: u64,
-    last: u64,
-    latency_sum: u128,
     dilation: u32,
     unit_hops: u64,
     queued_sum: u128,
@@ -568,9 +564,7 @@ impl<'a, S: Store> Sim<'a, S> {
             key,
             worm_dst,
             remaining,
-            latencies: Vec::new(),
-            release_order: Vec::new(),
-            next_release: 0,
+            ledger: Ledger::new(injections, mc.multicasts, config),
             store,
             used_list: Vec::new(),
             crossings: vec![0; links as usize],
@@ -602,17 +596,11 @@ impl<'a, S: Store> Sim<'a, S> {
             arrived_units: 0,
             queued: 0,
             pending_inj: 0,
-            delivered: 0,
-            last: 0,
-            latency_sum: 0,
             dilation: 0,
             unit_hops: 0,
             queued_sum: 0,
             max_queue: 0,
         };
-        if config.record_latencies {
-            sim.latencies = vec![u64::MAX; messages];
-        }
         // Fixed paths, drawn in worm order.
         if config.path == PathPolicy::Fixed {
             for (i, m) in injections.iter().enumerate() {
@@ -633,19 +621,7 @@ impl<'a, S: Store> Sim<'a, S> {
                 }
             }
         }
-        let mut order: Vec<u32> = (0..messages as u32).collect();
-        order.sort_by_key(|&i| sim.release_of(i as usize));
-        sim.release_order = order;
         sim
-    }
-
-    /// Release step of message `m` (unicasts first, then multicasts).
-    #[inline]
-    fn release_of(&self, m: usize) -> u64 {
-        match self.injections.get(m) {
-            Some(inj) => inj.release,
-            None => self.mc.multicasts[m - self.injections.len()].release,
-        }
     }
 
     /// Source and (unicast only) destination of message `m`.
@@ -875,25 +851,14 @@ impl<'a, S: Store> Sim<'a, S> {
 
     /// A message is delivered at step `t`.
     fn deliver_message(&mut self, m: usize, t: u64) {
-        self.delivered += 1;
-        self.last = self.last.max(t);
-        let step = self.config.step_length();
-        let latency = (t - self.release_of(m)) * step;
-        self.latency_sum += u128::from(latency);
-        if self.config.record_latencies {
-            self.latencies[m] = latency;
-        }
+        let release = self.ledger.release_of(m);
+        self.ledger.deliver(m, release, t);
     }
 
     /// Releases the messages due at step `t`.
     fn release(&mut self, net: &PacketNet, t: u64) {
-        while self.next_release < self.release_order.len() {
-            let m = self.release_order[self.next_release] as usize;
-            let release = self.release_of(m);
-            if release > t {
-                break;
-            }
-            self.next_release += 1;
+        while let Some(m) = self.ledger.pop_due(t) {
+            let release = self.ledger.release_of(m);
             let (src, dst) = self.endpoints_of(m);
             if dst == Some(src) {
                 self.deliver_message(m, t.max(release));
@@ -1269,27 +1234,25 @@ impl<'a, S: Store> Sim<'a, S> {
     }
 
     fn run(mut self, net: &PacketNet) -> Result<PacketReport, PacketError> {
-        let total = self.release_order.len() as u64;
+        let total = self.ledger.total();
         let mut t = 0u64;
         let mut steps = 0u64;
         let outcome = loop {
             self.release(net, t);
-            if self.delivered == total {
+            if self.ledger.delivered == total {
                 break Outcome::Delivered;
             }
             if t >= self.config.max_steps {
                 break Outcome::StepLimit;
             }
             // Skip idle stretches before the next release.
-            if self.queued == 0
-                && self.pending_inj == 0
-                && self.eject_busy.iter().all(|&b| b == 0)
-                && self.next_release < self.release_order.len()
+            if self.queued == 0 && self.pending_inj == 0 && self.eject_busy.iter().all(|&b| b == 0)
             {
-                let next = self.release_of(self.release_order[self.next_release] as usize);
-                if next > t {
-                    t = next.min(self.config.max_steps);
-                    continue;
+                if let Some(next) = self.ledger.next_release() {
+                    if next > t {
+                        t = next.min(self.config.max_steps);
+                        continue;
+                    }
                 }
             }
             self.decide(net);
@@ -1316,35 +1279,14 @@ impl<'a, S: Store> Sim<'a, S> {
             t += 1;
         };
         let congestion = self.crossings.iter().copied().max().unwrap_or(0);
-        let step = self.config.step_length();
-        Ok(PacketReport {
+        Ok(self.ledger.report(
             outcome,
-            messages: total,
-            delivered: self.delivered,
             steps,
-            latency: if self.delivered > 0 {
-                self.last * step
-            } else {
-                0
-            },
-            mean_latency: if self.delivered > 0 {
-                self.latency_sum as f64 / self.delivered as f64
-            } else {
-                0.0
-            },
             congestion,
-            dilation: self.dilation,
-            unit_hops: self.unit_hops,
-            mean_queued: if steps > 0 {
-                self.queued_sum as f64 / steps as f64
-            } else {
-                0.0
-            },
-            max_queue: self.max_queue,
-            latencies: self
-                .config
-                .record_latencies
-                .then(|| std::mem::take(&mut self.latencies)),
-        })
+            self.dilation,
+            self.unit_hops,
+            self.queued_sum,
+            self.max_queue,
+        ))
     }
 }

@@ -400,3 +400,54 @@ proptest! {
         }
     }
 }
+
+/// Johnsson and Ho's d arc-disjoint spanning trees (Stamoulis §2.1.4, notes 002b §0): T^(j) is
+/// the rotated tree rooted at e_j whose order starts at dimension j + 1. They are pairwise
+/// arc-disjoint, leave exactly the d arcs (0, e_i) unused, and never hold an arc together
+/// with its reverse; for d = 3 they are the notes' test vector.
+#[test]
+fn johnsson_ho_trees_are_arc_disjoint() {
+    for d in 2..=10u32 {
+        let net = hypercube(u64::from(d));
+        let mut owner = vec![u32::MAX; net.links() as usize];
+        for j in 0..d {
+            // 0-based: root e_j = 1 << j, first dimension j + 1 (mod d).
+            let tree = MulticastTree::hypercube_rotated(&net, 1 << j, (j + 1) % d).unwrap();
+            for &e in tree.links() {
+                assert_eq!(owner[e as usize], u32::MAX, "d = {d}: arc {e} in two trees");
+                owner[e as usize] = j;
+            }
+        }
+        let unused: Vec<u32> = (0..net.links())
+            .filter(|&e| owner[e as usize] == u32::MAX)
+            .collect();
+        // Arc (0, e_i) is link i·2^d + 0.
+        let expected: Vec<u32> = (0..d).map(|i| i << d).collect();
+        assert_eq!(unused, expected, "d = {d}");
+        // No tree holds an arc and its reverse: arc (x, x ⊕ e_i) reversed is (x ⊕ e_i, x).
+        for e in 0..net.links() {
+            let (dim, x) = (e >> d, e & ((1 << d) - 1));
+            let rev = (dim << d) | (x ^ (1 << dim));
+            if owner[e as usize] != u32::MAX {
+                assert_ne!(owner[e as usize], owner[rev as usize], "d = {d}, arc {e}");
+            }
+        }
+    }
+    // The notes' d = 3 vector for T^(1) (1-based dimensions): root 001, order (2, 3, 1).
+    let net = hypercube(3);
+    let t1 = MulticastTree::hypercube_rotated(&net, 0b001, 1).unwrap();
+    let arc = |from: u32, dim1: u32| ((dim1 - 1) << 3) | from;
+    let mut expected = vec![
+        arc(0b001, 2),
+        arc(0b001, 3),
+        arc(0b001, 1),
+        arc(0b011, 3),
+        arc(0b011, 1),
+        arc(0b101, 1),
+        arc(0b111, 1),
+    ];
+    expected.sort_unstable();
+    let mut got = t1.links().to_vec();
+    got.sort_unstable();
+    assert_eq!(got, expected);
+}

@@ -18,6 +18,7 @@
 
 mod adversary;
 mod engine;
+pub mod indirect_broadcast;
 pub mod packet;
 mod router;
 

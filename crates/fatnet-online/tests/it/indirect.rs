@@ -1,0 +1,113 @@
+//! Stamoulis' indirect broadcast scheme (Rules A–E) against Proposition 7.4 and 7.3.
+
+use fatnet_online::indirect_broadcast::{IndirectConfig, IndirectError, simulate_indirect};
+
+/// Prop. 7.4: T = 3d + 1 + 3ρ / (2[(2/3)(1 − 2^−d) − ρ]) (written here, not imported, so
+/// the simulator is checked against the thesis' formula independently).
+fn prop_7_4(d: u32, rho: f64) -> f64 {
+    let limit = 2.0 / 3.0 * (1.0 - 0.5f64.powi(d as i32));
+    3.0 * f64::from(d) + 1.0 + 3.0 * rho / (2.0 * (limit - rho))
+}
+
+fn config(d: u32, rho: f64, horizon: u64, seed: u64) -> IndirectConfig {
+    IndirectConfig {
+        d,
+        rho,
+        horizon,
+        warmup: horizon / 20,
+        batches: 20,
+        seed,
+    }
+}
+
+/// The mean delay matches Prop. 7.4 within 4 batch-means standard errors, d = 3..6, at loads
+/// up to 0.75 of the stability limit (the notes' Monte Carlo table: 11.584 vs 11.588 at d = 3,
+/// ρ = 0.3).
+#[test]
+fn mean_delay_matches_proposition_7_4() {
+    for (d, rho) in [
+        (3u32, 0.3),
+        (4, 0.3),
+        (5, 0.1),
+        (5, 0.3),
+        (6, 0.3),
+        (6, 0.45),
+    ] {
+        let r = simulate_indirect(&config(d, rho, 120_000, u64::from(d))).unwrap();
+        let (_, se) = batch_stats(&r.batch_means);
+        let want = prop_7_4(d, rho);
+        assert!(
+            (r.delay_mean - want).abs() <= 4.0 * se + 0.002 * want,
+            "d = {d}, ρ = {rho}: simulated {:.3} ± {:.3}, Prop. 7.4 {want:.3}",
+            r.delay_mean,
+            se
+        );
+        assert!(r.measured > 1000);
+    }
+}
+
+/// Mean and standard error of the batch means.
+fn batch_stats(b: &[f64]) -> (f64, f64) {
+    let mean = b.iter().sum::<f64>() / b.len() as f64;
+    let var = b.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (b.len() - 1) as f64;
+    (mean, (var / b.len() as f64).sqrt())
+}
+
+/// Light traffic: T → 3d + 1 (root-bound path, the root buffer's frame, the broadcast); at
+/// ρ = 0.005 the first-order term (9/4)ρ adds about 0.01.
+#[test]
+fn light_traffic_limit() {
+    for d in [3u32, 5, 8] {
+        let r = simulate_indirect(&config(d, 0.005, 1_000_000, 9)).unwrap();
+        let (mean, se) = batch_stats(&r.batch_means);
+        let limit = 3.0 * f64::from(d) + 1.0;
+        assert!(
+            (mean - limit).abs() <= 4.0 * se + 0.02,
+            "d = {d}: {mean} ± {se} vs {limit} ({} packets)",
+            r.measured
+        );
+        assert!(se < 0.2, "d = {d}: too few packets ({})", r.measured);
+    }
+}
+
+/// Prop. 7.3: stable iff ρ < (2/3)(1 − 2^−d). Just below, the backlog stays small; just above,
+/// it grows with the horizon (measured: the backlog when generation stops doubles when the
+/// horizon doubles).
+#[test]
+fn stability_limit_of_proposition_7_3() {
+    let d = 4;
+    let limit = 2.0 / 3.0 * (1.0 - 0.5f64.powi(d));
+    let below = |h| simulate_indirect(&config(d as u32, 0.9 * limit, h, 3)).unwrap();
+    let above = |h| simulate_indirect(&config(d as u32, 1.15 * limit, h, 3)).unwrap();
+    let (b1, b2) = (below(20_000), below(40_000));
+    assert!(b2.waiting_at_horizon < 200, "{b1:?} {b2:?}");
+    let (a1, a2) = (above(20_000), above(40_000));
+    assert!(a1.waiting_at_horizon > 300, "{a1:?}");
+    assert!(
+        a2.waiting_at_horizon as f64 > 1.6 * a1.waiting_at_horizon as f64,
+        "{} then {}",
+        a1.waiting_at_horizon,
+        a2.waiting_at_horizon
+    );
+}
+
+#[test]
+fn same_seed_same_run_and_bad_input() {
+    let c = config(4, 0.3, 5_000, 1);
+    assert_eq!(
+        simulate_indirect(&c).unwrap(),
+        simulate_indirect(&c).unwrap()
+    );
+    for bad in [
+        IndirectConfig { d: 1, ..c },
+        IndirectConfig { rho: 0.0, ..c },
+        IndirectConfig { rho: f64::NAN, ..c },
+        IndirectConfig { warmup: 5_000, ..c },
+        IndirectConfig { batches: 0, ..c },
+    ] {
+        assert!(matches!(
+            simulate_indirect(&bad),
+            Err(IndirectError::BadParameter { .. })
+        ));
+    }
+}

@@ -184,6 +184,7 @@ pub fn registry() -> Vec<Box<dyn Experiment>> {
         Box::new(stamoulis::Broadcasts),
         Box::new(stamoulis_broadcast::Table6_1),
         Box::new(stamoulis_broadcast::Table6_2),
+        Box::new(stamoulis_broadcast::IndirectScheme),
     ]
 }
 

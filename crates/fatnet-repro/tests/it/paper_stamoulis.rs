@@ -76,11 +76,12 @@ fn stamoulis_experiments_are_registered_and_deterministic() {
             "total_exchange",
             "broadcasts",
             "table6_1",
-            "table6_2"
+            "table6_2",
+            "indirect"
         ]
     );
     for e in select(Some(Paper::Stamoulis)) {
-        if e.id().starts_with("table6") {
+        if e.id().starts_with("table6") || e.id() == "indirect" {
             // Simulations: the quick form runs fewer and shorter runs.
             assert!(e.quick_differs());
             assert!(e.seed().is_some());

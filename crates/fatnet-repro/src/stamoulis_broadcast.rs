@@ -29,7 +29,9 @@ use rand_pcg::Pcg64;
 
 use crate::greenberg_oh::{Stat, relative_difference};
 use crate::runner::try_run_trials;
-use crate::{Cell, Effort, Experiment, Paper, ReproError, Table, Verdict, derive_seed};
+use crate::{
+    Cell, Effort, Experiment, Figure, Paper, ReproError, Series, Table, Verdict, derive_seed,
+};
 
 /// Master seed of Tables 6.1 and 6.2.
 pub const SEED: u64 = 1991;
@@ -347,6 +349,23 @@ impl Experiment for Table6_1 {
     }
 }
 
+/// The points (d, value − d − 1/2) of the cells of `table` for load `rho` and quantity `what`;
+/// `paper` takes the printed value instead of ours.
+fn excess_points(table: &Table, rho: &str, what: &str, paper: bool) -> Vec<(f64, f64)> {
+    table
+        .cells
+        .iter()
+        .filter(|c| c.key[0] == rho && c.key[2] == what)
+        .filter_map(|c| {
+            let d: f64 = c.key[1].parse().ok()?;
+            let text = if paper { c.paper.as_deref()? } else { &c.ours };
+            let v: f64 = text.parse().ok()?;
+            // The cells carry 3 decimals; keep exactly those.
+            Some((d, ((v - d - 0.5) * 1000.0).round() / 1000.0))
+        })
+        .collect()
+}
+
 /// Stamoulis Table 6.2: the efficient direct scheme for d = 5 … 10 at ρ = 0.10, 0.15, 0.20.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Table6_2;
@@ -366,6 +385,33 @@ impl Experiment for Table6_2 {
 
     fn quick_differs(&self) -> bool {
         true
+    }
+
+    fn figures(&self, table: &Table) -> Vec<Figure> {
+        let mut series = Vec::new();
+        for rho in ["0.100", "0.150", "0.200"] {
+            let r = &rho[..4];
+            series.push(Series {
+                name: format!("ours, ρ = {r}"),
+                points: excess_points(table, rho, "simulation T", false),
+            });
+            series.push(Series {
+                name: format!("thesis, ρ = {r}"),
+                points: excess_points(table, rho, "simulation T", true),
+            });
+            series.push(Series {
+                name: format!("(6.19), ρ = {r}"),
+                points: excess_points(table, rho, "approximation (6.19)", false),
+            });
+        }
+        vec![Figure {
+            id: "fig6_2",
+            title: "Stamoulis, Fig. 6.2: efficient direct scheme, T − d − 1/2 against d".into(),
+            x_label: "d".into(),
+            y_label: "T − d − 1/2 (slots)".into(),
+            series,
+            log_x: false,
+        }]
     }
 
     fn run(&self, effort: Effort) -> Result<Table, ReproError> {
@@ -390,6 +436,7 @@ impl Experiment for Table6_2 {
                 _ => ("", ""),
             };
             let scheme = &schemes[d as usize - 5];
+            debug_assert_eq!(scheme.d, d);
             let runs = cell_runs(
                 scheme,
                 rho,
@@ -414,6 +461,9 @@ impl Experiment for Table6_2 {
             format!(
                 "Runs: {trials} per cell, {horizon} slots of generation each (the thesis: runs of 1,000 slots)."
             ),
+        );
+        notes.push(
+            "Figure 6.2 (`table6_2/fig6_2.svg`) plots T − d − 1/2 of these cells against d: ours, the thesis' (the notes take Fig. 6.2 to show the runs of Table 6.2) and (6.19).".into(),
         );
         Ok(Table {
             paper: Paper::Stamoulis,

@@ -17,6 +17,7 @@
 #![deny(missing_docs)]
 
 mod adversary;
+pub mod direct_broadcast;
 mod engine;
 pub mod indirect_broadcast;
 pub mod packet;

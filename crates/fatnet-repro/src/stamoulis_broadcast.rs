@@ -1,31 +1,15 @@
 //! Stamoulis, chapter 6: the efficient direct scheme for multiple broadcasts on the
 //! hypercube, simulated on the output-queued packet engine (Tables 6.1 and 6.2).
 //!
-//! **The scheme** (thesis §6.3.3, notes 002b §2.4): every node generates packets by a
-//! Poisson process of rate λ in continuous time; each packet is broadcast to all other nodes
-//! along the rotated dimension-order tree of a tag drawn uniformly from the `d` dimensions
-//! ([`MulticastTree::hypercube_rotated`]); arcs are FIFO output queues; one packet per arc per
-//! slot. The load factor is ρ = λ(2^d − 1)/d (6.1); the delay T runs from generation to the
-//! last reception, synchronisation time included.
+//! The scheme and its modelling choices are those of
+//! [`fatnet::online::direct_broadcast`]. Each run discards the packets generated in the first
+//! tenth of its horizon (warm-up); a run's T is the mean over its measured packets, and the
+//! table gives the mean and 99% confidence interval over independent runs.
 //!
-//! **Choices where the thesis is silent** (notes 002b §5): FIFO by arrival time at the node,
-//! so a packet generated during slot `t − 1` is ahead of the packets that reach the node at the
-//! boundary `t` ([`ScanPolicy::OldestFirst`] on output queues), other ties at random; each
-//! run starts empty, discards the packets generated in the first tenth of its horizon
-//! (warm-up), and runs until every packet generated before the horizon is delivered, so no
-//! packet is cut off. A run's T is the mean over its measured packets; the table gives the
-//! mean and 99% confidence interval over independent runs.
-//!
-//! **Generation.** Exponential inter-generation times per node and uniform tags come from one
-//! `Pcg64` per run; the engine's random tie order from a seed drawn after them.
+//! The indirect scheme (Rules A–E, Proposition 7.4) is simulated by
+//! [`fatnet::online::indirect_broadcast`].
 
-use fatnet::online::packet::{
-    FlowControl, Multicast, MulticastTree, PacketConfig, PacketNet, PathPolicy, QueueCapacity,
-    Queueing, ScanPolicy, SinkModel, simulate_multicast,
-};
-use fatnet::topology::Hypercube;
-use rand::{Rng, SeedableRng};
-use rand_pcg::Pcg64;
+use fatnet::online::direct_broadcast::{DirectConfig, DirectScheme};
 
 use crate::greenberg_oh::{Stat, relative_difference};
 use crate::runner::try_run_trials;
@@ -43,120 +27,7 @@ fn err(experiment: &str, message: String) -> ReproError {
     }
 }
 
-/// The `d`-cube with the `d` rotated trees of every node (tree `root · d + tag`).
-#[derive(Debug)]
-pub struct DirectScheme {
-    d: u32,
-    net: PacketNet,
-    trees: Vec<MulticastTree>,
-}
-
-impl DirectScheme {
-    /// Builds the cube and its `d · 2^d` trees.
-    ///
-    /// # Errors
-    ///
-    /// [`ReproError::Experiment`] if the library refuses the cube.
-    pub fn new(d: u32) -> Result<Self, ReproError> {
-        let fail = |m: String| err("table6", m);
-        let net = PacketNet::new(Hypercube::new(u64::from(d)).map_err(|e| fail(e.to_string()))?)
-            .map_err(|e| fail(e.to_string()))?;
-        let mut trees = Vec::with_capacity((d as usize) << d);
-        for root in 0..1u32 << d {
-            for first in 0..d {
-                trees.push(
-                    MulticastTree::hypercube_rotated(&net, root, first)
-                        .map_err(|e| fail(e.to_string()))?,
-                );
-            }
-        }
-        Ok(Self { d, net, trees })
-    }
-
-    /// One run at load `rho`: packets generated in `[0, horizon)` slots, those generated
-    /// before `warmup` discarded. Returns the mean delay T of the measured packets and their
-    /// number.
-    ///
-    /// # Errors
-    ///
-    /// [`ReproError::Experiment`] if the engine refuses the run or a packet is not delivered.
-    pub fn run(
-        &self,
-        rho: f64,
-        horizon: u64,
-        warmup: u64,
-        seed: u64,
-    ) -> Result<(f64, u64), ReproError> {
-        direct_scheme_run(self, rho, horizon, warmup, seed)
-    }
-}
-
-fn direct_scheme_run(
-    scheme: &DirectScheme,
-    rho: f64,
-    horizon: u64,
-    warmup: u64,
-    seed: u64,
-) -> Result<(f64, u64), ReproError> {
-    let fail = |m: String| err("table6", m);
-    let (d, net, trees) = (scheme.d, &scheme.net, &scheme.trees);
-    let n = 1u32 << d;
-    let lambda = rho * f64::from(d) / f64::from(n - 1);
-    let mut rng = Pcg64::seed_from_u64(seed);
-    // (generation time, tree index)
-    let mut births: Vec<(f64, u32)> = Vec::new();
-    for root in 0..n {
-        let mut t = 0.0;
-        loop {
-            t += -(1.0 - rng.random::<f64>()).ln() / lambda;
-            if t >= horizon as f64 {
-                break;
-            }
-            births.push((t, root * d + rng.random_range(0..d)));
-        }
-    }
-    births.sort_by(|a, b| a.0.total_cmp(&b.0));
-    // Generated in (s − 1, s]: may first be sent in slot s.
-    let multicasts: Vec<Multicast> = births
-        .iter()
-        .map(|&(t, tree)| Multicast {
-            tree,
-            release: t.ceil() as u64,
-        })
-        .collect();
-    let config = PacketConfig {
-        queueing: Queueing::Output,
-        flow: FlowControl::StoreAndForward,
-        path: PathPolicy::DimensionOrder,
-        scan: ScanPolicy::OldestFirst,
-        flits: 1,
-        queue: QueueCapacity::Unbounded,
-        sink: SinkModel::Immediate,
-        check_conservation: false,
-        record_latencies: true,
-        ..PacketConfig::default()
-    };
-    let report = simulate_multicast(net, &[], trees, &multicasts, &config, rng.random())
-        .map_err(|e| fail(e.to_string()))?;
-    if !report.finished() {
-        return Err(fail(format!(
-            "d = {d}, ρ = {rho}: {:?} after {} steps",
-            report.outcome, report.steps
-        )));
-    }
-    let latencies = report.latencies.unwrap_or_default();
-    let (mut sum, mut count) = (0.0, 0u64);
-    for ((&(born, _), m), &latency) in births.iter().zip(&multicasts).zip(&latencies) {
-        if born >= warmup as f64 {
-            // Last reception at the end of slot release + latency.
-            sum += (m.release + latency + 1) as f64 - born;
-            count += 1;
-        }
-    }
-    Ok((sum / count.max(1) as f64, count))
-}
-
-/// Runs `trials` independent runs for one cell.
+/// Runs `trials` independent runs for one cell: (mean delay, measured packets) per run.
 fn cell_runs(
     scheme: &DirectScheme,
     rho: f64,
@@ -165,7 +36,22 @@ fn cell_runs(
     seed: u64,
 ) -> Result<Vec<(f64, u64)>, ReproError> {
     try_run_trials(seed, trials, |_, s| {
-        scheme.run(rho, horizon, horizon / 10, s)
+        let r = scheme
+            .simulate(&DirectConfig {
+                rho,
+                horizon,
+                warmup: horizon / 10,
+                batches: 1,
+                seed: s,
+            })
+            .map_err(|e| err("table6", e.to_string()))?;
+        if !matches!(r.outcome, fatnet::online::packet::Outcome::Delivered) {
+            return Err(err(
+                "table6",
+                format!("d = {}, ρ = {rho}: {:?}", scheme.d(), r.outcome),
+            ));
+        }
+        Ok((r.delay_mean, r.measured))
     })
 }
 
@@ -325,7 +211,7 @@ impl Experiment for Table6_1 {
             Effort::Quick => (1_100, 2),
         };
         let mut cells = Vec::new();
-        let scheme = DirectScheme::new(8)?;
+        let scheme = DirectScheme::new(8).map_err(|e| err("table6_1", e.to_string()))?;
         for (i, &(rho, sim, approx, rel)) in TABLE_6_1.iter().enumerate() {
             let runs = cell_runs(&scheme, rho, horizon, trials, derive_seed(SEED, i as u64))?;
             cells.extend(cells_for(8, rho, sim, approx, rel, &runs, "", ""));
@@ -422,7 +308,8 @@ impl Experiment for Table6_2 {
         let mut cells = Vec::new();
         let schemes = (5..=10)
             .map(DirectScheme::new)
-            .collect::<Result<Vec<_>, _>>()?;
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| err("table6_2", e.to_string()))?;
         for (i, &(rho, d, sim, approx, rel)) in TABLE_6_2.iter().enumerate() {
             let (approx_note, err_note) = match (d, rho) {
                 (6, r) if (r - 0.10).abs() < 1e-9 => (
@@ -436,7 +323,7 @@ impl Experiment for Table6_2 {
                 _ => ("", ""),
             };
             let scheme = &schemes[d as usize - 5];
-            debug_assert_eq!(scheme.d, d);
+            debug_assert_eq!(scheme.d(), d);
             let runs = cell_runs(
                 scheme,
                 rho,

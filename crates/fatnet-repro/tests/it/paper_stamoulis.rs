@@ -1,7 +1,7 @@
 //! Stamoulis (paper 002): Figure 3.2, Proposition 3.1 and the chapter-4 bounds, as generated.
 
+use fatnet::online::direct_broadcast::{DirectConfig, DirectScheme};
 use fatnet_repro::stamoulis::{Broadcasts, Figure3_2, TotalExchange};
-use fatnet_repro::stamoulis_broadcast::DirectScheme;
 use fatnet_repro::{Effort, Experiment, Paper, Verdict, command_for, select};
 
 #[test]
@@ -99,13 +99,24 @@ fn stamoulis_experiments_are_registered_and_deterministic() {
     );
 }
 
+fn run(rho: f64, horizon: u64, seed: u64) -> DirectConfig {
+    DirectConfig {
+        rho,
+        horizon,
+        warmup: horizon / 20,
+        batches: 10,
+        seed,
+    }
+}
+
 /// The efficient direct scheme in light traffic: T → d + 1/2 (the trees have depth d, plus the
 /// synchronisation time; thesis §6.3.3). At ρ = 0.005 contention adds (6.20)'s (d/3)ρ ≈ 0.01.
 #[test]
 fn direct_scheme_light_traffic_limit() {
     for d in [3u32, 5] {
         let scheme = DirectScheme::new(d).unwrap();
-        let (t, packets) = scheme.run(0.005, 20_000, 1_000, 7).unwrap();
+        let r = scheme.simulate(&run(0.005, 20_000, 7)).unwrap();
+        let (t, packets) = (r.delay_mean, r.measured);
         assert!(packets > 300, "d = {d}: only {packets} packets");
         let limit = f64::from(d) + 0.5;
         assert!(
@@ -119,8 +130,12 @@ fn direct_scheme_light_traffic_limit() {
 #[test]
 fn direct_scheme_delay_grows_with_load_and_is_reproducible() {
     let scheme = DirectScheme::new(5).unwrap();
-    let light = scheme.run(0.05, 3_000, 300, 1).unwrap();
-    let heavy = scheme.run(0.6, 3_000, 300, 1).unwrap();
-    assert!(heavy.0 > light.0 + 0.5, "{light:?} vs {heavy:?}");
-    assert_eq!(scheme.run(0.6, 3_000, 300, 1).unwrap(), heavy);
+    let light = scheme.simulate(&run(0.05, 3_000, 1)).unwrap();
+    let heavy = scheme.simulate(&run(0.6, 3_000, 1)).unwrap();
+    assert!(
+        heavy.delay_mean > light.delay_mean + 0.5,
+        "{light:?} vs {heavy:?}"
+    );
+    assert_eq!(scheme.simulate(&run(0.6, 3_000, 1)).unwrap(), heavy);
+    assert!(scheme.simulate(&run(0.0, 3_000, 1)).is_err());
 }

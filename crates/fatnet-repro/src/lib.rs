@@ -20,6 +20,7 @@ pub mod lemma6;
 pub mod runner;
 pub mod stamoulis;
 pub mod stamoulis_broadcast;
+pub mod stamoulis_greedy;
 mod table;
 pub mod yuan;
 pub mod yuan_min_m;
@@ -185,6 +186,7 @@ pub fn registry() -> Vec<Box<dyn Experiment>> {
         Box::new(stamoulis_broadcast::Table6_1),
         Box::new(stamoulis_broadcast::Table6_2),
         Box::new(stamoulis_broadcast::IndirectScheme),
+        Box::new(stamoulis_greedy::GreedyGrid),
     ]
 }
 

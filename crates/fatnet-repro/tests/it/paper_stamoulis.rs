@@ -77,11 +77,12 @@ fn stamoulis_experiments_are_registered_and_deterministic() {
             "broadcasts",
             "table6_1",
             "table6_2",
-            "indirect"
+            "indirect",
+            "greedy"
         ]
     );
     for e in select(Some(Paper::Stamoulis)) {
-        if e.id().starts_with("table6") || e.id() == "indirect" {
+        if e.id().starts_with("table6") || ["indirect", "greedy"].contains(&e.id()) {
             // Simulations: the quick form runs fewer and shorter runs.
             assert!(e.quick_differs());
             assert!(e.seed().is_some());

@@ -19,6 +19,7 @@
 mod adversary;
 pub mod direct_broadcast;
 mod engine;
+pub mod greedy_cube;
 pub mod indirect_broadcast;
 pub mod packet;
 mod router;

@@ -13,6 +13,7 @@
 //!   (paper 000): the binomial tail and Lemmas 3–5, the congestion parameter `r`, the
 //!   constants of Lemma 7, the cycle budgets of TRY-GUESS and RANDOM (Theorem 8, Figure 4),
 //!   RANDOM′ (Theorem 11) and the constant-switch network of Figure 8.
+//! - [`stats`]: Student's t critical values for confidence intervals.
 //!
 //! Later issues add Stamoulis' queueing formulas (discrete-time M/D/1 and M/D/c with
 //! synchronisation, stability conditions and delay bounds) and Greenberg–Oh's wormhole bounds
@@ -26,5 +27,6 @@
 
 mod error;
 pub mod greenberg_leiserson;
+pub mod stats;
 
 pub use error::{Parameter, QueueingError};

@@ -210,93 +210,24 @@ fn execute<T: Send>(
 const Z_975: f64 = 1.959_963_984_540_054;
 
 /// `z_{0.995}`, the standard normal quantile for two-sided 99% intervals.
+#[cfg(test)]
 const Z_995: f64 = 2.575_829_303_548_900_4;
-
-/// Largest degrees of freedom for which [`student_t_975`] inverts the exact distribution
-/// function; above it the Cornish–Fisher expansion is used.
-const T_EXACT_MAX_DF: u64 = 1000;
 
 /// The 97.5% quantile `t_{0.975, df}` of Student's t distribution with `df` degrees of freedom:
 /// the multiplier of the standard error in a two-sided 95% confidence interval for a mean.
 /// `None` for `df = 0`, where it does not exist.
 ///
-/// Computed here rather than with a statistics crate (statrs would bring a linear-algebra
-/// dependency tree for one number), and exactly rather than from a table:
-///
-/// - for `df <= 1000`, by bisection on the closed-form distribution function of t for integer
-///   degrees of freedom (Abramowitz & Stegun 26.7.3–26.7.4, a finite sum of positive terms, so
-///   no cancellation): accurate to a few units in the last place;
-/// - for `df > 1000`, by the Cornish–Fisher expansion of t around the normal quantile to order
-///   `df⁻⁴` (A&S 26.7.5), whose truncation error there is below `1e-13`.
-///
-/// The unit tests compare both against reference values computed to 40 digits.
+/// One implementation serves the whole project: [`fatnet::queueing::stats::student_t`]
+/// (exact inversion up to 1000 degrees of freedom, Cornish–Fisher above). The unit tests
+/// compare it against reference values computed to 40 digits.
 pub fn student_t_975(df: u64) -> Option<f64> {
-    student_t_two_sided(df, 0.95, Z_975)
+    fatnet::queueing::stats::student_t(df, 0.95)
 }
 
 /// `t_{0.995, df}`, the two-sided 99% critical value of Student's t (Greenberg and Oh's
 /// confidence level), computed as [`student_t_975`] is.
 pub fn student_t_995(df: u64) -> Option<f64> {
-    student_t_two_sided(df, 0.99, Z_995)
-}
-
-/// The two-sided critical value at `level`, whose normal quantile is `z`.
-fn student_t_two_sided(df: u64, level: f64, z: f64) -> Option<f64> {
-    if df == 0 {
-        return None;
-    }
-    if df > T_EXACT_MAX_DF {
-        let nu = df as f64;
-        let x = z;
-        let x2 = x * x;
-        let g1 = x * (x2 + 1.0) / 4.0;
-        let g2 = x * ((5.0 * x2 + 16.0) * x2 + 3.0) / 96.0;
-        let g3 = x * (((3.0 * x2 + 19.0) * x2 + 17.0) * x2 - 15.0) / 384.0;
-        let g4 = x * ((((79.0 * x2 + 776.0) * x2 + 1482.0) * x2 - 1920.0) * x2 - 945.0) / 92160.0;
-        return Some(x + (g1 + (g2 + (g3 + g4 / nu) / nu) / nu) / nu);
-    }
-    // P(|T| < t) increases from 0 to 1 in t; t_{0.995, 1} ≈ 63.66 < 64.
-    let (mut low, mut high) = (0.0_f64, 64.0_f64);
-    for _ in 0..200 {
-        let mid = 0.5 * (low + high);
-        if mid <= low || mid >= high {
-            break;
-        }
-        if t_two_sided_probability(mid, df) < level {
-            low = mid;
-        } else {
-            high = mid;
-        }
-    }
-    Some(0.5 * (low + high))
-}
-
-/// `A(t | df) = P(|T| < t)` for Student's t with `df >= 1` degrees of freedom, `t >= 0`
-/// (Abramowitz & Stegun 26.7.3 for odd `df`, 26.7.4 for even).
-fn t_two_sided_probability(t: f64, df: u64) -> f64 {
-    let theta = (t / (df as f64).sqrt()).atan();
-    let (sin, cos) = theta.sin_cos();
-    let cos2 = cos * cos;
-    let (mut term, mut sum) = (1.0_f64, 1.0_f64);
-    if df % 2 == 0 {
-        // sinθ · (1 + 1/2 cos²θ + 1·3/(2·4) cos⁴θ + … + 1·3⋯(df−3)/(2·4⋯(df−2)) cos^(df−2)θ)
-        for k in 1..=(df - 2) / 2 {
-            let k = k as f64;
-            term *= (2.0 * k - 1.0) / (2.0 * k) * cos2;
-            sum += term;
-        }
-        sin * sum
-    } else if df == 1 {
-        theta * std::f64::consts::FRAC_2_PI
-    } else {
-        // 2/π · (θ + sinθ cosθ (1 + 2/3 cos²θ + … + 2·4⋯(df−3)/(3·5⋯(df−2)) cos^(df−3)θ))
-        for k in 1..=(df - 3) / 2 {
-            let k = k as f64;
-            term *= (2.0 * k) / (2.0 * k + 1.0) * cos2;
-            sum += term;
-        }
-        std::f64::consts::FRAC_2_PI * (theta + sin * cos * sum)
-    }
+    fatnet::queueing::stats::student_t(df, 0.99)
 }
 
 /// Summary statistics of a real-valued sample, with a 95% confidence interval for its mean.
@@ -514,25 +445,6 @@ mod tests {
         let big = student_t_995(100_000).unwrap();
         assert!(big > Z_995 && big - Z_995 < 1e-4);
         assert_eq!(student_t_995(0), None);
-    }
-
-    #[test]
-    fn t_quantile_is_continuous_across_the_method_switch_and_tends_to_z() {
-        let exact = student_t_975(T_EXACT_MAX_DF).unwrap();
-        let expansion = student_t_975(T_EXACT_MAX_DF + 1).unwrap();
-        assert!(exact > expansion && exact - expansion < 3e-6);
-        assert!((student_t_975(u64::MAX).unwrap() - Z_975).abs() < 1e-15);
-    }
-
-    #[test]
-    fn t_distribution_function_has_known_closed_forms() {
-        // df = 1 (Cauchy): P(|T| < 1) = 1/2; df = 2: P(|T| < t) = t / √(2 + t²).
-        assert!((t_two_sided_probability(1.0, 1) - 0.5).abs() < 1e-15);
-        for t in [0.5_f64, 1.0, 3.0] {
-            let expected = t / (2.0 + t * t).sqrt();
-            assert!((t_two_sided_probability(t, 2) - expected).abs() < 1e-15);
-        }
-        assert_eq!(t_two_sided_probability(0.0, 7), 0.0);
     }
 
     #[test]

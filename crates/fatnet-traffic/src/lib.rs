@@ -18,6 +18,8 @@
 //!   `valiant:base=complement`, `file:PATH`, ...). Its [`generate`](TrafficSpec::generate)
 //!   is the seeded entry point, using `rand_pcg::Pcg64::seed_from_u64(seed)`.
 //! - [`io`] reads and writes the text (`src dst` per line) and JSON file formats.
+//! - [`arrivals`] generates Stamoulis' dynamic traffic: seeded Poisson streams per node (and
+//!   slotted batches) with bit-flip destinations, one random stream per node.
 //!
 //! All errors are [`TrafficError`]s. No function panics on bad input.
 //!
@@ -37,6 +39,7 @@
 
 #![deny(missing_docs)]
 
+pub mod arrivals;
 mod error;
 pub mod io;
 mod message;

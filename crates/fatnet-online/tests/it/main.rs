@@ -1,4 +1,5 @@
 //! Integration tests of fatnet-online.
+mod greedy_cube;
 mod indirect;
 mod multicast;
 mod output_queues;

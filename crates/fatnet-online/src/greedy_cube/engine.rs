@@ -25,6 +25,9 @@ pub(super) struct Rec {
     pub tag: u32,
 }
 
+/// Up to this dimension the levels run over the whole cube at once (it fits in cache).
+const BLOCK_LEVELS: u32 = 8;
+
 /// Where the butterfly keeps a packet's level inside [`Rec::rem`].
 pub(super) const LEVEL_SHIFT: u32 = 24;
 const ROW_BITS: u32 = (1 << LEVEL_SHIFT) - 1;
@@ -108,6 +111,9 @@ pub(super) struct Engine {
     free: Vec<f64>,
     cur: Lists,
     next: Lists,
+    /// The lists of one sub-cube while its levels run (see [`Engine::run_levels`]).
+    local_a: Lists,
+    local_b: Lists,
     stay: [Vec<Rec>; 2],
     vert: [Vec<Rec>; 2],
     straight: [Vec<Rec>; 2],
@@ -128,6 +134,8 @@ impl Engine {
             free: vec![f64::NEG_INFINITY; arcs],
             cur,
             next: Lists::default(),
+            local_a: Lists::default(),
+            local_b: Lists::default(),
             stay: Default::default(),
             vert: Default::default(),
             straight: Default::default(),
@@ -162,24 +170,82 @@ impl Engine {
 
     /// Runs levels `0..d` on the current window: every packet ready before `cutoff` at an arc
     /// crosses it; finished packets go to `sink`.
+    ///
+    /// **Blocked for the cache.** Level `b` only pairs nodes that differ in bit `b`, so the
+    /// levels below `k` never leave a block of `2^k` consecutive nodes, and the levels from
+    /// `k` up never leave a set of nodes with equal low `k` bits. Phase 1 runs levels
+    /// `0..k` block by block, phase 2 levels `k..d` set by set, each on a local copy of the
+    /// sub-cube's lists that fits in cache; the whole window's lists cross main memory twice
+    /// instead of `d` times. Every arc still sees its customers level after level, so the
+    /// result is the same as running the levels one by one over all nodes.
     pub fn run_levels<S: Sink>(&mut self, cutoff: f64, sink: &mut S) {
-        for b in 0..self.d {
-            if self.butterfly {
-                self.level::<true, S>(b, cutoff, sink);
-            } else {
-                self.level::<false, S>(b, cutoff, sink);
-            }
+        let d = self.d;
+        let k = if d <= BLOCK_LEVELS { d } else { d.div_ceil(2) };
+        // Phase 1: node = (g << k) | i, local bit l is dimension l.
+        self.phase(1 << (d - k), k, 0, k, 1, cutoff, sink);
+        if k < d {
+            // Phase 2: node = (i << k) | g, local bit l is dimension k + l.
+            self.phase(1 << k, d - k, k, 0, 1 << k, cutoff, sink);
         }
     }
 
-    fn level<const BUTTERFLY: bool, S: Sink>(&mut self, b: u32, cutoff: f64, sink: &mut S) {
+    /// Runs levels `dim0 .. dim0 + m_log` on `groups` sub-cubes of `2^m_log` nodes; node `i`
+    /// of group `g` is `(g << base_shift) + i · stride`.
+    #[allow(clippy::too_many_arguments)]
+    fn phase<S: Sink>(
+        &mut self,
+        groups: usize,
+        m_log: u32,
+        dim0: u32,
+        base_shift: u32,
+        stride: usize,
+        cutoff: f64,
+        sink: &mut S,
+    ) {
+        let n = 1usize << self.d;
+        let m = 1usize << m_log;
+        self.next.reset(n);
+        for g in 0..groups {
+            let node = |i: usize| (g << base_shift) + i * stride;
+            self.local_a.reset(m);
+            for i in 0..m {
+                let src = self.cur.get(node(i));
+                self.local_a.build(i, |out| out.extend_from_slice(src));
+            }
+            for l in 0..m_log {
+                if self.butterfly {
+                    self.level::<true, S>(l, dim0 + l, g << base_shift, stride, cutoff, sink);
+                } else {
+                    self.level::<false, S>(l, dim0 + l, g << base_shift, stride, cutoff, sink);
+                }
+                std::mem::swap(&mut self.local_a, &mut self.local_b);
+            }
+            for i in 0..m {
+                let src = self.local_a.get(i);
+                self.next.build(node(i), |out| out.extend_from_slice(src));
+            }
+        }
+        std::mem::swap(&mut self.cur, &mut self.next);
+    }
+
+    /// One level on the local lists (`local_a` to `local_b`): local bit `l`, global dimension
+    /// `b`; local node `i` is global node `base + i · stride`.
+    fn level<const BUTTERFLY: bool, S: Sink>(
+        &mut self,
+        l: u32,
+        b: u32,
+        base: usize,
+        stride: usize,
+        cutoff: f64,
+        sink: &mut S,
+    ) {
         let n = 1usize << self.d;
         let bit = 1u32 << b;
         let last = b + 1 == self.d;
         let Self {
             free,
-            cur,
-            next,
+            local_a: cur,
+            local_b: next,
             stay,
             vert,
             straight,
@@ -188,18 +254,18 @@ impl Engine {
             hops,
             ..
         } = self;
-        next.reset(n);
-        let half = bit as usize;
-        for hi in (0..n).step_by(2 * half) {
-            for x in hi..hi + half {
-                let pair = [x, x | half];
-                for side in 0..2 {
-                    let node = pair[side];
-                    let src = cur.get(node);
-                    *hops += if BUTTERFLY {
-                        let f = 2 * (b as usize * n + node);
-                        serve_butterfly(
-                            src,
+        let m = cur.start.len();
+        next.reset(m);
+        let half = 1usize << l;
+        for hi in (0..m).step_by(2 * half) {
+            for i in hi..hi + half {
+                let pair = [i, i | half];
+                let global = [base + pair[0] * stride, base + pair[1] * stride];
+                if BUTTERFLY {
+                    for side in 0..2 {
+                        let f = 2 * (b as usize * n + global[side]);
+                        *hops += serve_butterfly(
+                            cur.get(pair[side]),
                             b,
                             last,
                             cutoff,
@@ -208,27 +274,13 @@ impl Engine {
                             &mut straight[side],
                             &mut vert[side],
                             sink,
-                        )
-                    } else {
-                        serve_cube(
-                            src,
-                            bit,
-                            cutoff,
-                            &mut free[b as usize * n + node],
-                            &mut stay[side],
-                            &mut vert[side],
-                            done,
-                            sink,
-                        )
-                    };
-                }
-                for side in 0..2 {
-                    let node = pair[side];
-                    let incoming = &vert[1 - side];
-                    if BUTTERFLY {
+                        );
+                    }
+                    for side in 0..2 {
+                        let incoming = &vert[1 - side];
                         let kept = &stay[side];
                         let own = &straight[side];
-                        next.build(node, |out| {
+                        next.build(pair[side], |out| {
                             if kept.is_empty() {
                                 merge_into(own, incoming, out);
                             } else {
@@ -237,20 +289,36 @@ impl Engine {
                                 merge_into(tmp, incoming, out);
                             }
                         });
-                    } else {
-                        let kept = &stay[side];
-                        next.build(node, |out| merge_into(kept, incoming, out));
+                    }
+                } else {
+                    let mut counts = [Counts::default(); 2];
+                    for side in 0..2 {
+                        counts[side] = serve_cube(
+                            cur.get(pair[side]),
+                            bit,
+                            cutoff,
+                            &mut free[b as usize * n + global[side]],
+                            &mut stay[side],
+                            &mut vert[side],
+                            done,
+                            sink,
+                        );
+                        *hops += counts[side].served;
+                    }
+                    for side in 0..2 {
+                        let kept = &stay[side][..counts[side].kept];
+                        let incoming = &vert[1 - side][..counts[1 - side].out];
+                        next.build(pair[side], |out| merge_into(kept, incoming, out));
                     }
                 }
             }
         }
-        std::mem::swap(cur, next);
     }
 }
 
 /// Cube, one node at level `bit`: serves the packets that cross dimension `bit` now, in list
-/// order; outputs to `out` (bound for the neighbour), keeps the rest in `stay`. Returns the
-/// number of packets served.
+/// order; outputs to `out` (bound for the neighbour), keeps the rest in `stay`; returns how
+/// many records of each buffer are valid.
 ///
 /// Two passes. The first partitions the list without branches (every record is written to
 /// both `stay` and `out` and one length advances: whether a packet crosses is a coin flip,
@@ -267,16 +335,19 @@ fn serve_cube<S: Sink>(
     out: &mut Vec<Rec>,
     done: &mut Vec<(u32, f64)>,
     sink: &mut S,
-) -> u64 {
+) -> Counts {
     let n = src.len();
-    stay.clear();
-    stay.resize(n, Rec::default());
-    out.clear();
-    out.resize(n, Rec::default());
+    // The buffers only grow: their lengths are capacities, the counts are returned.
+    if stay.len() < n {
+        stay.resize(n, Rec::default());
+    }
+    if out.len() < n {
+        out.resize(n, Rec::default());
+    }
     // Pass 1, branch-free partition: the crossing packets (ready time kept) and the others.
     let (mut ns, mut nc) = (0usize, 0usize);
     {
-        let (stay_s, out_s) = (&mut stay[..], &mut out[..]);
+        let (stay_s, out_s) = (&mut stay[..n], &mut out[..n]);
         for &r in src {
             let cross = (r.rem & bit != 0) & (r.t < cutoff);
             stay_s[ns] = r;
@@ -289,31 +360,45 @@ fn serve_cube<S: Sink>(
             nc += usize::from(cross);
         }
     }
-    stay.truncate(ns);
     // Pass 2, the FIFO recursion over the crossing packets; the finished ones leave the list.
-    done.clear();
-    done.resize(nc, (0, 0.0));
+    if done.len() < nc {
+        done.resize(nc, (0, 0.0));
+    }
     let mut f = *free;
     let (mut no, mut nd) = (0usize, 0usize);
     {
-        let done_s = &mut done[..];
+        let (out_s, done_s) = (&mut out[..nc], &mut done[..nc]);
         for k in 0..nc {
-            let r = out[k];
+            let r = out_s[k];
             let dep = if r.t > f { r.t } else { f } + 1.0;
             f = dep;
             let finished = r.rem == 0;
-            out[no] = Rec { t: dep, ..r };
+            out_s[no] = Rec { t: dep, ..r };
             done_s[nd] = (r.tag, dep);
             no += usize::from(!finished);
             nd += usize::from(finished);
         }
     }
     *free = f;
-    out.truncate(no);
     for &(tag, time) in &done[..nd] {
         sink.finish(tag, time);
     }
-    (no + nd) as u64
+    Counts {
+        kept: ns,
+        out: no,
+        served: (no + nd) as u64,
+    }
+}
+
+/// What [`serve_cube`] left in its buffers.
+#[derive(Debug, Clone, Copy, Default)]
+struct Counts {
+    /// Valid records at the start of `stay`.
+    kept: usize,
+    /// Valid records at the start of `out`.
+    out: usize,
+    /// Packets that crossed the arc.
+    served: u64,
 }
 
 /// Butterfly, one row at level `b`: serves the packets whose next arc is at level `b`

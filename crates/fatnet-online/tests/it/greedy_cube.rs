@@ -188,14 +188,18 @@ fn event_driven(network: GreedyNetwork, d: u32, arrivals: &[Arrival]) -> Vec<f64
 }
 
 /// On random instances — continuous times, and integer times full of ties — the engine equals
-/// the event-driven simulator exactly, on both networks.
+/// the event-driven simulator exactly, on both networks; the cases with d ≥ 9 run the levels
+/// in the engine's two cache-blocked phases.
 #[test]
 fn engine_equals_an_event_driven_simulator() {
     let mut rng = Pcg64::seed_from_u64(2024);
-    for case in 0..60 {
-        let d = 1 + case % 5;
+    for case in 0..66 {
+        let (d, count) = if case < 60 {
+            (1 + case % 5, rng.random_range(1..400))
+        } else {
+            (9 + case % 3, rng.random_range(1000..6000))
+        };
         let n = 1u32 << d;
-        let count = rng.random_range(1..400);
         let integer = case % 2 == 0;
         let a: Vec<Arrival> = (0..count)
             .map(|_| {

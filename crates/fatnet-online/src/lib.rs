@@ -23,6 +23,7 @@ pub mod greedy_cube;
 pub mod indirect_broadcast;
 pub mod packet;
 mod router;
+pub mod slotted_cube;
 
 pub use adversary::greedy_adversary;
 pub use engine::{CycleStats, DeliveryEngine, DropPolicy, Sink};

@@ -26,7 +26,7 @@ use rand_pcg::Pcg64;
 
 use crate::greenberg_oh::Stat;
 use crate::runner::try_run_trials;
-use crate::{Cell, Effort, Experiment, Paper, ReproError, Table, Verdict};
+use crate::{Cell, Effort, Experiment, Figure, Paper, ReproError, Series, Table, Verdict};
 
 /// Master seed of the greedy-routing grid.
 pub const SEED: u64 = 5;
@@ -220,5 +220,199 @@ impl Experiment for GreedyGrid {
                 "The paper column is the bound interval: the continuous-time bounds of Props. 5.2 and 5.3 with T ≤ T̄ ≤ T + τ (§5.4, τ = 1); within bound if our interval meets it. For p = 1 the delay is exact (a discrete M/D/1 at the first arc, thesis (2.4)): match if it lies in our interval.".into(),
             ],
         })
+    }
+}
+
+/// Master seed of Figure 5.3.
+pub const FIG5_3_SEED: u64 = 53;
+
+/// Stamoulis, Figure 5.3: the queueing delay `T̄ − dp` of greedy routing and of the adaptive
+/// store-and-forward scheme of §5.5 against `d`, slotted, ρ = 0.9, p = 1/2.
+///
+/// The thesis prints no data for the figure (notes 002a §5, §6 #17); its text claims that
+/// greedy's queueing delay grows with `d` while the adaptive scheme's stays "very small" and
+/// roughly flat. Both schemes run on [`fatnet::online::slotted_cube`] with the same arrivals
+/// for each `d` (seed `derive_seed(53, d)`); the adaptive scheme's open details (ties, arc
+/// choice) are the notes' suggestions, documented there.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Figure5_3;
+
+/// The load and flip probability of Figure 5.3.
+const FIG_RHO: f64 = 0.9;
+const FIG_P: f64 = 0.5;
+
+impl Experiment for Figure5_3 {
+    fn paper(&self) -> Paper {
+        Paper::Stamoulis
+    }
+
+    fn id(&self) -> &'static str {
+        "fig5_3"
+    }
+
+    fn seed(&self) -> Option<u64> {
+        Some(FIG5_3_SEED)
+    }
+
+    fn quick_differs(&self) -> bool {
+        true
+    }
+
+    fn run(&self, effort: Effort) -> Result<Table, ReproError> {
+        use fatnet::online::slotted_cube::{SlottedConfig, SlottedScheme, run};
+        let (horizon, max_d) = match effort {
+            Effort::Full => (20_000u64, 10u32),
+            Effort::Quick => (4_000, 7),
+        };
+        let lambda = FIG_RHO / FIG_P;
+        let mut grid = Vec::new();
+        for d in 2..=max_d {
+            for scheme in [SlottedScheme::Greedy, SlottedScheme::Adaptive] {
+                grid.push((d, scheme));
+            }
+        }
+        let reports = try_run_trials(FIG5_3_SEED, grid.len() as u64, |i, _| {
+            let (d, scheme) = grid[i as usize];
+            run(&SlottedConfig {
+                scheme,
+                d,
+                lambda,
+                p: FIG_P,
+                horizon,
+                warmup: horizon / 10,
+                batches: 20,
+                confidence: 0.99,
+                seed: crate::derive_seed(FIG5_3_SEED, u64::from(d)),
+            })
+            .map_err(|e| err(format!("d = {d}, {scheme:?}: {e}")))
+        })?;
+        let mut cells = Vec::new();
+        let mut adaptive_below = 0;
+        for (&(d, scheme), r) in grid.iter().zip(&reports) {
+            let dp = f64::from(d) * FIG_P;
+            let q = r.delay_mean - dp;
+            let half = r.delay_half_width;
+            let lower = FIG_P * FIG_RHO / (2.0 * (1.0 - FIG_RHO));
+            let claimed = lower + f64::from(d - 1) * FIG_RHO * FIG_P * FIG_P * (1.0 - FIG_P);
+            let upper = FIG_RHO * dp / (1.0 - FIG_RHO) + 1.0;
+            let (name, paper, verdict, note) = match scheme {
+                SlottedScheme::Greedy => (
+                    "greedy",
+                    Some(format!("[{lower:.3}, {upper:.3}]")),
+                    if q + half >= lower && q - half <= upper {
+                        Verdict::WithinBound
+                    } else {
+                        Verdict::BoundViolated
+                    },
+                    if q + half < claimed {
+                        format!("below the claimed bound (5.18), {claimed:.3}")
+                    } else {
+                        String::new()
+                    },
+                ),
+                SlottedScheme::Adaptive => {
+                    let greedy = reports
+                        .iter()
+                        .zip(&grid)
+                        .find(|(_, g)| g.0 == d && g.1 == SlottedScheme::Greedy)
+                        .map(|(g, _)| g.delay_mean - dp)
+                        .unwrap_or(f64::NAN);
+                    if q < greedy {
+                        adaptive_below += 1;
+                    }
+                    (
+                        "adaptive",
+                        None,
+                        Verdict::NotInPaper,
+                        format!("greedy − adaptive = {:.3}", greedy - q),
+                    )
+                }
+            };
+            cells.push(Cell {
+                key: vec![d.to_string(), name.into()],
+                paper,
+                ours: format!("{q:.3}"),
+                detail: format!(
+                    "99% CI [{:.3}, {:.3}] (20 batch means, {} packets, {} slots); T̄ = {:.3}; claimed lower (5.18) {claimed:.3}; largest node queue {}",
+                    q - half,
+                    q + half,
+                    r.measured,
+                    horizon,
+                    r.delay_mean,
+                    r.max_node_queue
+                ),
+                verdict,
+                note,
+            });
+        }
+        let dims = max_d - 1;
+        Ok(Table {
+            paper: Paper::Stamoulis,
+            id: "fig5_3",
+            title: "Stamoulis, Figure 5.3: queueing delay T̄ − dp of greedy and adaptive routing against d (slotted, ρ = 0.9, p = 1/2)".into(),
+            key_columns: vec!["d".into(), "scheme".into()],
+            detail_column: "99% CI and details".into(),
+            cells,
+            notes: vec![
+                format!("The thesis' claim, checked: the adaptive scheme's queueing delay is below greedy's at {adaptive_below} of {dims} dimensions."),
+                "Simulation: `fatnet_online::slotted_cube`, τ = 1, Poisson(1.8) batches per node per slot, destinations flip each bit with probability 1/2 (self-addressed packets count with delay 0); greedy: canonical paths, FIFO arcs, random ties; adaptive (§5.5): closest-to-destination first, then FIFO, then random; each packet takes a uniformly random free preferred arc or is stored. Both schemes see the same arrivals for a given d. One run per cell, the first tenth of the slots discarded, 99% intervals over 20 batch means.".into(),
+                "The paper column gives greedy's bound interval for T̄ − dp: pρ/(2(1 − ρ)) (Prop. 5.13) to ρdp/(1 − ρ) + τ (Prop. 5.12 with T̄ ≤ T + τ, (5.26)). The thesis prints no data for Figure 5.3, so the adaptive cells have no paper value; the note column flags greedy cells below the sharper bound (5.18), which the thesis states without proof.".into(),
+                "Figure 5.3 (`fig5_3/fig5_3.svg`) plots the table's values with the bounds on the same axes.".into(),
+            ],
+        })
+    }
+
+    fn figures(&self, table: &Table) -> Vec<Figure> {
+        let points = |scheme: &str| -> Vec<(f64, f64)> {
+            table
+                .cells
+                .iter()
+                .filter(|c| c.key[1] == scheme)
+                .filter_map(|c| Some((c.key[0].parse().ok()?, c.ours.parse().ok()?)))
+                .collect()
+        };
+        let dims: Vec<f64> = points("greedy").iter().map(|p| p.0).collect();
+        let lower = FIG_P * FIG_RHO / (2.0 * (1.0 - FIG_RHO));
+        vec![Figure {
+            id: "fig5_3",
+            title: "Stamoulis, Fig. 5.3: queueing delay against d, ρ = 0.9, p = 1/2 (slotted)"
+                .into(),
+            x_label: "d".into(),
+            y_label: "T̄ − dp (slots)".into(),
+            series: vec![
+                Series {
+                    name: "greedy".into(),
+                    points: points("greedy"),
+                },
+                Series {
+                    name: "adaptive (§5.5)".into(),
+                    points: points("adaptive"),
+                },
+                Series {
+                    name: "greedy lower, Prop. 5.13".into(),
+                    points: dims.iter().map(|&d| (d, lower)).collect(),
+                },
+                Series {
+                    name: "greedy lower claimed, (5.18)".into(),
+                    points: dims
+                        .iter()
+                        .map(|&d| {
+                            (
+                                d,
+                                lower + (d - 1.0) * FIG_RHO * FIG_P * FIG_P * (1.0 - FIG_P),
+                            )
+                        })
+                        .collect(),
+                },
+                Series {
+                    name: "greedy upper, Prop. 5.12 + τ".into(),
+                    points: dims
+                        .iter()
+                        .map(|&d| (d, FIG_RHO * d * FIG_P / (1.0 - FIG_RHO) + 1.0))
+                        .collect(),
+                },
+            ],
+            log_x: false,
+        }]
     }
 }

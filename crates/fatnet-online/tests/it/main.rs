@@ -6,3 +6,4 @@ mod output_queues;
 mod packet;
 mod packet_props;
 mod props;
+mod slotted_cube;

@@ -78,11 +78,12 @@ fn stamoulis_experiments_are_registered_and_deterministic() {
             "table6_1",
             "table6_2",
             "indirect",
-            "greedy"
+            "greedy",
+            "fig5_3"
         ]
     );
     for e in select(Some(Paper::Stamoulis)) {
-        if e.id().starts_with("table6") || ["indirect", "greedy"].contains(&e.id()) {
+        if e.id().starts_with("table6") || ["indirect", "greedy", "fig5_3"].contains(&e.id()) {
             // Simulations: the quick form runs fewer and shorter runs.
             assert!(e.quick_differs());
             assert!(e.seed().is_some());
@@ -139,4 +140,33 @@ fn direct_scheme_delay_grows_with_load_and_is_reproducible() {
     );
     assert_eq!(scheme.simulate(&run(0.6, 3_000, 1)).unwrap(), heavy);
     assert!(scheme.simulate(&run(0.0, 3_000, 1)).is_err());
+}
+
+/// Figure 5.3 (quick form): greedy's queueing delay inside its proven bounds and growing with
+/// d, the adaptive scheme's below greedy's at every d, and a figure with both curves and the
+/// three bound lines.
+#[test]
+fn figure5_3_orders_the_schemes_as_the_thesis_claims() {
+    use fatnet_repro::stamoulis_greedy::Figure5_3;
+    let t = Figure5_3.run(Effort::Quick).unwrap();
+    let value = |d: u32, scheme: &str| -> f64 {
+        t.cells
+            .iter()
+            .find(|c| c.key[0] == d.to_string() && c.key[1] == scheme)
+            .unwrap()
+            .ours
+            .parse()
+            .unwrap()
+    };
+    for c in &t.cells {
+        assert_ne!(c.verdict, Verdict::BoundViolated, "{c:?}");
+    }
+    for d in 2..=7 {
+        assert!(value(d, "adaptive") < value(d, "greedy"), "d = {d}");
+    }
+    assert!(value(7, "greedy") > value(3, "greedy") + 3.0);
+    let figures = Figure5_3.figures(&t);
+    assert_eq!(figures.len(), 1);
+    assert_eq!(figures[0].series.len(), 5);
+    assert!(figures[0].series.iter().all(|s| s.points.len() == 6));
 }

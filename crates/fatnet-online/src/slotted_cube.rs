@@ -1,0 +1,433 @@
+//! Slotted dynamic routing on the hypercube (Stamoulis' thesis §5.4–5.5; notes 002a A9,
+//! A11): greedy routing and the adaptive store-and-forward scheme of Figure 5.3, on the same
+//! arrivals.
+//!
+//! **The model.** Time is slotted (τ = 1). At every slot boundary `k` every node generates a
+//! Poisson(λ) batch of packets; a packet from `x` goes to `z` with each address bit flipped
+//! independently with probability `p` (5.1) (`z = x` possible: delivered at once with delay
+//! 0). In each slot every directed arc carries at most one packet; a packet sent in slot `k`
+//! is at the next node at time `k + 1` and may leave again in slot `k + 1`; a batch generated
+//! at `k` may leave in slot `k`. The delay of a packet is the end of the slot in which it
+//! reaches its destination minus its generation time. The load factor is ρ = λp.
+//!
+//! - [`SlottedScheme::Greedy`]: the canonical path (increasing dimensions); each arc sends
+//!   the packet waiting for it that arrived at the node first, **ties broken uniformly at
+//!   random** (the thesis' fair tie-break, notes 002a §6 #16, on which Prop. 5.18 relies).
+//! - [`SlottedScheme::Adaptive`] (§5.5): every packet at a node tries to use a *preferred*
+//!   arc, an arc of a dimension in which the node and the destination differ. Packets are
+//!   served in priority order: fewer remaining hops first ("packets closer to their destination
+//!   have priority", as in [Var90]); the thesis leaves ties and the arc choice open (notes 002a
+//!   A11, §6 #17), and this implementation takes the choices the notes suggest: among equal
+//!   distances the packet that arrived at the node first, then uniformly at random; each
+//!   packet takes a preferred arc still free in this slot **uniformly at random**. A packet
+//!   with no free preferred arc is stored at the node (not deflected).
+//!
+//! **Key design decision: per-node lists in arrival order.** Each node keeps its packets in
+//! one list ordered by arrival time at the node; the packets that arrive in the same slot are
+//! appended in a uniformly random order. So the list order *is* the FIFO order with fair
+//! random ties, and greedy needs no sort: one scan per node per slot gives every arc the first
+//! packet that wants it. The adaptive scheme sorts each list stably by distance (a counting
+//! sort over `0..=d`), which keeps the FIFO-then-random order among equal distances.
+//!
+//! **Randomness.** Node `x`'s arrivals are the slotted batches of
+//! [`fatnet_traffic::arrivals`] (its continuous stream
+//! [`node_rng`](fatnet_traffic::arrivals::node_rng)`(seed, x)` advanced to
+//! the slot start, the thesis' coupling (5.19)), so both schemes, and the continuous-time
+//! greedy simulator, see the same arrivals for the same seed. The arrival-order shuffles and
+//! the adaptive arc choices come from one generator derived from the seed, used node by node in
+//! increasing order, slot by slot.
+//!
+//! **Measurement** as in [`crate::greedy_cube`]: the network starts empty; packets generated
+//! in slots `[warmup, horizon)` are measured; generation goes on until every measured packet
+//! is delivered, for at most another `horizon` slots, then the network drains without new
+//! arrivals ([`SlottedReport::extension_capped`]). Batch means over `batches` equal windows of
+//! generation slots give a Student-t interval for the mean delay.
+
+use fatnet_traffic::arrivals::{ArrivalError, NodeArrivals, PoissonTraffic};
+use rand::seq::SliceRandom;
+use rand::{Rng, SeedableRng};
+use rand_pcg::Pcg64;
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+/// The largest dimension accepted.
+pub const MAX_DIMENSION: u32 = 20;
+
+/// The routing scheme.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum SlottedScheme {
+    /// Greedy routing: canonical paths, FIFO arcs with random ties (§5.4).
+    Greedy,
+    /// The adaptive store-and-forward scheme of §5.5 (Figure 5.3).
+    Adaptive,
+}
+
+/// The options of a [`run`].
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct SlottedConfig {
+    /// The routing scheme.
+    pub scheme: SlottedScheme,
+    /// The cube dimension `d` (`1..=`[`MAX_DIMENSION`]).
+    pub d: u32,
+    /// Mean batch size λ per node per slot.
+    pub lambda: f64,
+    /// Bit-flip probability `p` of the destinations (5.1).
+    pub p: f64,
+    /// Packets generated in slots `[warmup, horizon)` are measured.
+    pub horizon: u64,
+    /// Slots from the empty start that are not measured.
+    pub warmup: u64,
+    /// Batches of the batch means (equal windows of generation slots), at least 2.
+    pub batches: u32,
+    /// Two-sided confidence level of the delay interval, in `(0, 1)`.
+    pub confidence: f64,
+    /// The run's seed.
+    pub seed: u64,
+}
+
+impl Default for SlottedConfig {
+    fn default() -> Self {
+        Self {
+            scheme: SlottedScheme::Greedy,
+            d: 6,
+            lambda: 1.0,
+            p: 0.5,
+            horizon: 10_000,
+            warmup: 1_000,
+            batches: 20,
+            confidence: 0.95,
+            seed: 0,
+        }
+    }
+}
+
+/// Why a slotted run could not start.
+#[derive(Debug, Clone, Copy, PartialEq, Error)]
+#[non_exhaustive]
+pub enum SlottedError {
+    /// The traffic parameters (λ, p) are invalid.
+    #[error(transparent)]
+    Traffic(#[from] ArrivalError),
+    /// The dimension is 0 or above [`MAX_DIMENSION`].
+    #[error("dimension d = {d} is out of range (1 to {max})")]
+    BadDimension {
+        /// The dimension given.
+        d: u32,
+        /// The largest supported dimension.
+        max: u32,
+    },
+    /// The warm-up is not below the horizon.
+    #[error("warm-up {warmup} and horizon {horizon}: need warm-up < horizon")]
+    BadWindow {
+        /// The warm-up given.
+        warmup: u64,
+        /// The horizon given.
+        horizon: u64,
+    },
+    /// Fewer batches than 2, or more than measured slots.
+    #[error("{batches} batches for {slots} measured slots: need 2 <= batches <= slots")]
+    BadBatches {
+        /// The number given.
+        batches: u32,
+        /// Measured slots.
+        slots: u64,
+    },
+    /// The confidence level is not in `(0, 1)`.
+    #[error("confidence level {confidence} is not in (0, 1)")]
+    BadConfidence {
+        /// The level given.
+        confidence: f64,
+    },
+}
+
+/// The result of a [`run`].
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SlottedReport {
+    /// The configuration run.
+    pub config: SlottedConfig,
+    /// ρ = λp.
+    pub rho: f64,
+    /// Packets generated in slots `[0, horizon)`.
+    pub packets: u64,
+    /// Packets measured.
+    pub measured: u64,
+    /// Mean delay of the measured packets.
+    pub delay_mean: f64,
+    /// Half-width of the confidence interval for the mean delay (batch means).
+    pub delay_half_width: f64,
+    /// Mean delay per batch, in generation order (NaN for an empty batch).
+    pub batch_means: Vec<f64>,
+    /// Mean number of arcs crossed per measured packet (`dp` for greedy, and for the adaptive
+    /// scheme too: both use shortest paths).
+    pub hops_mean: f64,
+    /// Time average, over slots `[warmup, horizon)`, of the packets in the network at a slot
+    /// start after the new batches joined.
+    pub number_mean: f64,
+    /// The largest number of packets stored at one node at a slot start.
+    pub max_node_queue: u64,
+    /// Arc traversals simulated.
+    pub packet_hops: u64,
+    /// Whether generation stopped at `2 · horizon` with measured packets in flight.
+    pub extension_capped: bool,
+}
+
+/// One packet at a node.
+#[derive(Debug, Clone, Copy)]
+struct Pkt {
+    src: u32,
+    dst: u32,
+    /// Generation slot.
+    born: u64,
+}
+
+/// Runs a slotted simulation from an empty network.
+///
+/// ```
+/// use fatnet_online::slotted_cube::{SlottedConfig, SlottedScheme, run};
+///
+/// // p = 1: disjoint paths; the first arc is a discrete-time M/D/1 queue, thesis (2.4).
+/// let c = SlottedConfig { d: 3, lambda: 0.5, p: 1.0, horizon: 40_000, warmup: 1_000,
+///                         ..SlottedConfig::default() };
+/// let r = run(&c)?;
+/// let exact = 3.0 + 0.5 / (2.0 * 0.5);
+/// assert!((r.delay_mean - exact).abs() < 2.0 * r.delay_half_width + 0.01);
+/// # Ok::<(), fatnet_online::slotted_cube::SlottedError>(())
+/// ```
+///
+/// # Errors
+///
+/// [`SlottedError::Traffic`] for λ not positive and finite or `p` outside `[0, 1]`,
+/// [`SlottedError::BadDimension`], [`SlottedError::BadWindow`] unless warm-up < horizon,
+/// [`SlottedError::BadBatches`], [`SlottedError::BadConfidence`].
+pub fn run(config: &SlottedConfig) -> Result<SlottedReport, SlottedError> {
+    let c = *config;
+    if !(1..=MAX_DIMENSION).contains(&c.d) {
+        return Err(SlottedError::BadDimension {
+            d: c.d,
+            max: MAX_DIMENSION,
+        });
+    }
+    let traffic = PoissonTraffic::new(c.d, c.lambda, c.p)?;
+    if c.warmup >= c.horizon {
+        return Err(SlottedError::BadWindow {
+            warmup: c.warmup,
+            horizon: c.horizon,
+        });
+    }
+    let span = c.horizon - c.warmup;
+    if c.batches < 2 || u64::from(c.batches) > span {
+        return Err(SlottedError::BadBatches {
+            batches: c.batches,
+            slots: span,
+        });
+    }
+    if !(c.confidence > 0.0 && c.confidence < 1.0) {
+        return Err(SlottedError::BadConfidence {
+            confidence: c.confidence,
+        });
+    }
+    let d = c.d;
+    let n = 1usize << d;
+    let mut streams: Vec<NodeArrivals> = (0..n as u32)
+        .map(|x| traffic.node_stream(x, c.seed))
+        .collect::<Result<_, _>>()?;
+    // Routing randomness: a generator of its own (`seed_from_u64` fixes a PCG stream that no
+    // node stream uses; node streams are numbered by node).
+    let mut rng = Pcg64::seed_from_u64(c.seed.rotate_left(17) ^ 0xa076_1d64_78bd_642f);
+    let mut lists: Vec<Vec<Pkt>> = vec![Vec::new(); n];
+    let mut incoming: Vec<Vec<Pkt>> = vec![Vec::new(); n];
+    let mut scratch: Vec<Pkt> = Vec::new();
+    let mut order: Vec<Pkt> = Vec::new();
+    let mut by_distance: Vec<usize> = vec![0; d as usize + 2];
+
+    let batches = c.batches as usize;
+    let per_batch = span.div_ceil(u64::from(c.batches));
+    let mut sum = vec![0.0f64; batches];
+    let mut count = vec![0u64; batches];
+    let mut hops_measured = 0u64;
+    let mut in_flight_measured = 0u64;
+    let mut packets = 0u64;
+    let mut number_sum = 0u64;
+    let mut max_node_queue = 0u64;
+    let mut packet_hops = 0u64;
+    let mut extension_capped = false;
+    let measured_batch = |born: u64| -> Option<usize> {
+        (born >= c.warmup && born < c.horizon).then(|| ((born - c.warmup) / per_batch) as usize)
+    };
+    let mut deliver = |born: u64, at: u64, hops: u32, sum: &mut [f64], count: &mut [u64]| {
+        if let Some(b) = measured_batch(born) {
+            sum[b] += (at - born) as f64;
+            count[b] += 1;
+            hops_measured += u64::from(hops);
+            true
+        } else {
+            false
+        }
+    };
+
+    let mut k = 0u64;
+    loop {
+        let generating = k < 2 * c.horizon;
+        if k >= c.horizon && in_flight_measured == 0 {
+            break;
+        }
+        if !generating && !extension_capped {
+            extension_capped = true;
+        }
+        if !generating && lists.iter().all(Vec::is_empty) && incoming.iter().all(Vec::is_empty) {
+            break;
+        }
+        let mut in_network = 0u64;
+        // 1. Arrivals of this slot: packets sent last slot and the new batch, in random order.
+        for x in 0..n {
+            scratch.clear();
+            scratch.append(&mut incoming[x]);
+            if generating {
+                let stream = &mut streams[x];
+                let end = (k + 1) as f64;
+                while stream.peek_time() < end {
+                    let a = stream.next_arrival();
+                    if k < c.horizon {
+                        packets += 1;
+                    }
+                    let measured = measured_batch(k).is_some();
+                    if a.dst == a.src {
+                        if measured {
+                            deliver(k, k, 0, &mut sum, &mut count);
+                        }
+                    } else {
+                        if measured {
+                            in_flight_measured += 1;
+                        }
+                        scratch.push(Pkt {
+                            src: a.src,
+                            dst: a.dst,
+                            born: k,
+                        });
+                    }
+                }
+            }
+            scratch.shuffle(&mut rng);
+            let list = &mut lists[x];
+            list.extend_from_slice(&scratch);
+            in_network += list.len() as u64;
+            max_node_queue = max_node_queue.max(list.len() as u64);
+        }
+        if k >= c.warmup && k < c.horizon {
+            number_sum += in_network;
+        }
+        // 2. Every node assigns its arcs for slot k.
+        for x in 0..n {
+            if lists[x].is_empty() {
+                continue;
+            }
+            let list = &mut lists[x];
+            if c.scheme == SlottedScheme::Adaptive {
+                // Stable counting sort by remaining distance.
+                by_distance.iter_mut().for_each(|v| *v = 0);
+                for q in list.iter() {
+                    by_distance[((x as u32) ^ q.dst).count_ones() as usize + 1] += 1;
+                }
+                for i in 1..by_distance.len() {
+                    by_distance[i] += by_distance[i - 1];
+                }
+                order.clear();
+                order.resize(
+                    list.len(),
+                    Pkt {
+                        src: 0,
+                        dst: 0,
+                        born: 0,
+                    },
+                );
+                for q in list.iter() {
+                    let slot = &mut by_distance[((x as u32) ^ q.dst).count_ones() as usize];
+                    order[*slot] = *q;
+                    *slot += 1;
+                }
+                std::mem::swap(list, &mut order);
+            }
+            let mut free: u32 = if d == 32 { u32::MAX } else { (1u32 << d) - 1 };
+            let mut kept = 0;
+            for i in 0..list.len() {
+                let q = list[i];
+                let diff = (x as u32) ^ q.dst;
+                let wanted = match c.scheme {
+                    SlottedScheme::Greedy => diff & diff.wrapping_neg() & free,
+                    SlottedScheme::Adaptive => diff & free,
+                };
+                if wanted == 0 {
+                    list[kept] = q;
+                    kept += 1;
+                    continue;
+                }
+                let bit = if wanted.is_power_of_two() {
+                    wanted
+                } else {
+                    // A uniformly random set bit of `wanted`.
+                    let mut r = rng.random_range(0..wanted.count_ones());
+                    let mut w = wanted;
+                    while r > 0 {
+                        w &= w - 1;
+                        r -= 1;
+                    }
+                    w & w.wrapping_neg()
+                };
+                free &= !bit;
+                packet_hops += 1;
+                let y = (x as u32 ^ bit) as usize;
+                if y as u32 == q.dst {
+                    if deliver(
+                        q.born,
+                        k + 1,
+                        (q.src ^ q.dst).count_ones(),
+                        &mut sum,
+                        &mut count,
+                    ) {
+                        in_flight_measured -= 1;
+                    }
+                } else {
+                    incoming[y].push(q);
+                }
+            }
+            list.truncate(kept);
+        }
+        k += 1;
+    }
+
+    let measured: u64 = count.iter().sum();
+    let batch_means: Vec<f64> = sum
+        .iter()
+        .zip(&count)
+        .map(|(&s, &n)| s / n as f64)
+        .collect();
+    let delay_mean = sum.iter().sum::<f64>() / measured as f64;
+    let finite: Vec<f64> = batch_means
+        .iter()
+        .copied()
+        .filter(|m| m.is_finite())
+        .collect();
+    let delay_half_width = if finite.len() >= 2 {
+        let b = finite.len() as f64;
+        let mean = finite.iter().sum::<f64>() / b;
+        let var = finite.iter().map(|m| (m - mean).powi(2)).sum::<f64>() / (b - 1.0);
+        fatnet_queueing::stats::student_t(finite.len() as u64 - 1, c.confidence).unwrap_or(f64::NAN)
+            * (var / b).sqrt()
+    } else {
+        f64::NAN
+    };
+    Ok(SlottedReport {
+        config: c,
+        rho: c.lambda * c.p,
+        packets,
+        measured,
+        delay_mean,
+        delay_half_width,
+        batch_means,
+        hops_mean: hops_measured as f64 / measured as f64,
+        number_mean: number_sum as f64 / span as f64,
+        max_node_queue,
+        packet_hops,
+        extension_capped,
+    })
+}

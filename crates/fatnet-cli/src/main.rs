@@ -18,7 +18,9 @@ use fatnet::traffic::{MessageSet, TrafficSpec};
 use serde::Serialize;
 
 mod clos_cmd;
+mod dynamic_cmd;
 mod exchange_cmd;
+mod queue_cmd;
 mod route_cmd;
 mod schedule_cmd;
 mod simulate_cmd;
@@ -122,6 +124,9 @@ enum Command {
     /// Synchronous packet routing (Greenberg–Oh's STORE, WORM and SPLIT; FP/RP/GP paths,
     /// FO/RR/FF scans) on any topology, over many seeded trials: latency with 99% intervals.
     Simulate(simulate_cmd::SimulateArgs),
+    /// Evaluate one of Stamoulis' closed forms (queues, greedy-routing bounds, broadcast
+    /// formulas): `fatnet queue NAME --d D --rho R [--p P]`, or `fatnet queue list`.
+    Queue(queue_cmd::QueueArgs),
     /// Generate a message set and write it as text (`src dst` per line) or JSON.
     #[command(after_help = TRAFFIC_GRAMMAR)]
     Traffic {
@@ -235,6 +240,7 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<()> {
         Command::Schedule(args) => schedule_cmd::run(args, out)?,
         Command::Route(args) => route_cmd::run_route(args, out)?,
         Command::Simulate(args) => simulate_cmd::run(args, out)?,
+        Command::Queue(args) => queue_cmd::run(&args, out)?,
         Command::Exchange(args) => exchange_cmd::run(args, out)?,
         Command::Broadcast(args) => exchange_cmd::run_broadcast(args, out)?,
         Command::Clos(args) => clos_cmd::run(args, out)?,

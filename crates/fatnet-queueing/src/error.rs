@@ -30,6 +30,14 @@ pub enum Parameter {
     A,
     /// The congestion parameter `r`.
     R,
+    /// Stamoulis' load factor `ρ`.
+    Rho,
+    /// The mean number of arrivals per slot of a discrete-time queue.
+    Arrivals,
+    /// The synchronisation period `Δ` of a queue whose services start at multiples of `Δ`.
+    Delta,
+    /// A slot length `τ`.
+    Tau,
 }
 
 impl fmt::Display for Parameter {
@@ -46,6 +54,10 @@ impl fmt::Display for Parameter {
             Parameter::LgN => "lg n",
             Parameter::A => "a",
             Parameter::R => "r",
+            Parameter::Rho => "ρ",
+            Parameter::Arrivals => "E[A]",
+            Parameter::Delta => "Δ",
+            Parameter::Tau => "τ",
         })
     }
 }
@@ -128,6 +140,30 @@ pub enum QueueingError {
     /// A cycle count that does not fit in a `u64`.
     #[error("the cycle count does not fit in 64 bits")]
     CycleCountOverflow,
+    /// A load at which the queue or network has no steady state.
+    #[error("the load {load} is not below the stability limit {limit}: no steady state")]
+    Unstable {
+        /// The load given (or computed from the parameters).
+        load: f64,
+        /// The limit it must stay below.
+        limit: f64,
+    },
+    /// A hypercube or butterfly dimension outside the supported range.
+    #[error("dimension d = {d} is out of range ({min} to {max})")]
+    DimensionOutOfRange {
+        /// The dimension given.
+        d: u32,
+        /// The smallest accepted.
+        min: u32,
+        /// The largest accepted.
+        max: u32,
+    },
+    /// A server count of 0.
+    #[error("a queue needs at least one server")]
+    NoServers,
+    /// The sum `Σ l_i` of Lemma 7.2 without any path, or with a path of length 0.
+    #[error("Lemma 7.2 needs at least one path, each of length at least 1")]
+    BadPaths,
 }
 
 /// `value` if it is finite.

@@ -13,11 +13,10 @@
 //!   (paper 000): the binomial tail and Lemmas 3–5, the congestion parameter `r`, the
 //!   constants of Lemma 7, the cycle budgets of TRY-GUESS and RANDOM (Theorem 8, Figure 4),
 //!   RANDOM′ (Theorem 11) and the constant-switch network of Figure 8.
+//! - [`stamoulis`]: Stamoulis' thesis (paper 002): discrete-time and synchronised M/D/1
+//!   queues, the M/D/c queue (Crommelin), the delay bounds of greedy routing on the hypercube
+//!   and the butterfly (chapter 5), and the multiple-broadcast formulas of chapters 6–7.
 //! - [`stats`]: Student's t critical values for confidence intervals.
-//!
-//! Later issues add Stamoulis' queueing formulas (discrete-time M/D/1 and M/D/c with
-//! synchronisation, stability conditions and delay bounds) and Greenberg–Oh's wormhole bounds
-//! in other modules.
 //!
 //! Conventions: `lg x = log2 x` and `ln x` is the natural logarithm, as in the papers; `e` is
 //! Euler's number. Invalid input (a probability outside `[0, 1]`, a zero capacity, a NaN, ...)
@@ -27,6 +26,7 @@
 
 mod error;
 pub mod greenberg_leiserson;
+pub mod stamoulis;
 pub mod stats;
 
 pub use error::{Parameter, QueueingError};

@@ -10,8 +10,10 @@
 //! [`fatnet::online::indirect_broadcast`].
 
 use fatnet::online::direct_broadcast::{DirectConfig, DirectScheme};
+use fatnet::queueing::stamoulis::broadcast;
 
 use crate::greenberg_oh::{Stat, relative_difference};
+
 use crate::runner::try_run_trials;
 use crate::{
     Cell, Effort, Experiment, Figure, Paper, ReproError, Series, Table, Verdict, derive_seed,
@@ -364,23 +366,19 @@ impl Experiment for Table6_2 {
     }
 }
 
-/// Approximation (6.19) of the efficient direct scheme's delay, with `c_d` of the notes
-/// (002b §3.7): `d/2 + d(1 − ρc_d)/(2(1 − ρ)) + 1/2`.
+/// Approximation (6.19) ([`broadcast::approximation_6_19`]); the cells are all stable.
 fn approximation_6_19(d: u32, rho: f64) -> f64 {
-    let m = f64::from((1u32 << d) - 1);
-    let c = (f64::from(d) + (4f64.powi(d as i32) - 1.0) / 3.0 - 2.0 * m) / (m * m);
-    let d = f64::from(d);
-    d / 2.0 + d * (1.0 - rho * c) / (2.0 * (1.0 - rho)) + 0.5
+    broadcast::approximation_6_19(d, rho).unwrap_or(f64::NAN)
 }
 
-/// Proposition 7.4: the indirect scheme's mean delay `3d + 1 + 3ρ/(2[(2/3)(1 − 2^−d) − ρ])`.
+/// Proposition 7.4 ([`broadcast::prop_7_4_delay`]).
 fn proposition_7_4(d: u32, rho: f64) -> f64 {
-    3.0 * f64::from(d) + 1.0 + 3.0 * rho / (2.0 * (stability_limit_7_3(d) - rho))
+    broadcast::prop_7_4_delay(d, rho).unwrap_or(f64::NAN)
 }
 
-/// Proposition 7.3: the indirect scheme is stable iff ρ < (2/3)(1 − 2^−d).
+/// Proposition 7.3's stability limit ([`broadcast::indirect_stability_limit`]).
 fn stability_limit_7_3(d: u32) -> f64 {
-    2.0 / 3.0 * (1.0 - 0.5f64.powi(d as i32))
+    broadcast::indirect_stability_limit(d).unwrap_or(f64::NAN)
 }
 
 /// The notes' own Monte Carlo of the indirect scheme (002b §3.11; 300,000 slots): (d, ρ, T).

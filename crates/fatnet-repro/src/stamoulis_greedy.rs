@@ -10,7 +10,7 @@
 //! generation time (the engine's latency + 1). ρ = λp.
 //!
 //! **Bounds.** For the continuous-time model the thesis proves
-//! `dp + pρ/(2(1 − ρ)) ≤ T ≤ dp/(1 − ρ)` (Props. 5.2–5.3) and, for the slotted model,
+//! `dp + pρ/(2(1 − ρ)) ≤ T ≤ dp/(1 − ρ)` (Props. 5.13 and 5.12) and, for the slotted model,
 //! `T ≤ T̄ ≤ T + τ` (§5.4, τ = 1 here); so the slotted delay lies in
 //! `[dp + pρ/(2(1 − ρ)), dp/(1 − ρ) + 1]`. For `p = 1` every packet crosses all `d`
 //! dimensions and only the first arc queues: a discrete-time M/D/1 with batch Poisson arrivals
@@ -20,6 +20,7 @@ use fatnet::online::packet::{
     FlowControl, Injection, PacketConfig, PacketNet, PathPolicy, QueueCapacity, Queueing,
     ScanPolicy, SinkModel, simulate,
 };
+use fatnet::queueing::stamoulis::greedy::{self, Network};
 use fatnet::topology::Hypercube;
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
@@ -172,9 +173,9 @@ impl Experiment for GreedyGrid {
             let s = Stat::of(means);
             let half = t * s.sd / (s.n as f64).sqrt();
             let dp = f64::from(d) * p;
-            let lower = dp + p * rho / (2.0 * (1.0 - rho));
-            let upper = dp / (1.0 - rho) + 1.0;
-            let exact = (p == 1.0).then(|| f64::from(d) + rho / (2.0 * (1.0 - rho)));
+            let b = greedy::slotted_delay_bounds(Network::Hypercube, d, rho / p, p, 1.0)
+                .map_err(|e| err(e.to_string()))?;
+            let (lower, upper, exact) = (b.lower, b.upper, b.exact);
             let (paper, verdict) = match exact {
                 Some(x) => (
                     format!("{x:.3} (exact, p = 1)"),
@@ -217,7 +218,7 @@ impl Experiment for GreedyGrid {
             cells,
             notes: vec![
                 "Simulation: the output-queued packet engine (`Queueing::Output`, dimension order, random ties), Poisson(λ = ρ/p) batches per node at every slot boundary, destinations by flipping each bit with probability p (packets to themselves count with delay 0). Each cell is one run of about 2,000,000 packets (2,000 to 200,000 slots), the first tenth discarded, every packet run to delivery; the 99% interval is over 20 batch means by generation slot.".into(),
-                "The paper column is the bound interval: the continuous-time bounds of Props. 5.2 and 5.3 with T ≤ T̄ ≤ T + τ (§5.4, τ = 1); within bound if our interval meets it. For p = 1 the delay is exact (a discrete M/D/1 at the first arc, thesis (2.4)): match if it lies in our interval.".into(),
+                "The paper column is the bound interval: the continuous-time bounds of Props. 5.13 and 5.12 with T ≤ T̄ ≤ T + τ (§5.4, τ = 1; `fatnet_queueing::stamoulis::greedy::slotted_delay_bounds`); within bound if our interval meets it. For p = 1 the delay is exact (a discrete M/D/1 at the first arc, thesis (2.4)): match if it lies in our interval.".into(),
             ],
         })
     }
@@ -292,9 +293,11 @@ impl Experiment for Figure5_3 {
             let dp = f64::from(d) * FIG_P;
             let q = r.delay_mean - dp;
             let half = r.delay_half_width;
-            let lower = FIG_P * FIG_RHO / (2.0 * (1.0 - FIG_RHO));
-            let claimed = lower + f64::from(d - 1) * FIG_RHO * FIG_P * FIG_P * (1.0 - FIG_P);
-            let upper = FIG_RHO * dp / (1.0 - FIG_RHO) + 1.0;
+            let b = greedy::slotted_delay_bounds(Network::Hypercube, d, lambda, FIG_P, 1.0)
+                .map_err(|e| err(e.to_string()))?;
+            let lower = b.lower - dp;
+            let claimed = b.claimed_lower.unwrap_or(f64::NAN) - dp;
+            let upper = b.upper - dp;
             let (name, paper, verdict, note) = match scheme {
                 SlottedScheme::Greedy => (
                     "greedy",
@@ -371,8 +374,24 @@ impl Experiment for Figure5_3 {
                 .filter_map(|c| Some((c.key[0].parse().ok()?, c.ours.parse().ok()?)))
                 .collect()
         };
-        let dims: Vec<f64> = points("greedy").iter().map(|p| p.0).collect();
-        let lower = FIG_P * FIG_RHO / (2.0 * (1.0 - FIG_RHO));
+        // The bounds on T̄ − dp at each plotted d (the library's slotted bounds, τ = 1).
+        let bounds: Vec<(f64, greedy::DelayBounds)> = points("greedy")
+            .iter()
+            .filter_map(|&(d, _)| {
+                let b = greedy::slotted_delay_bounds(
+                    Network::Hypercube,
+                    d as u32,
+                    FIG_RHO / FIG_P,
+                    FIG_P,
+                    1.0,
+                )
+                .ok()?;
+                Some((d, b))
+            })
+            .collect();
+        let line = |f: &dyn Fn(&greedy::DelayBounds) -> f64| -> Vec<(f64, f64)> {
+            bounds.iter().map(|(d, b)| (*d, f(b) - d * FIG_P)).collect()
+        };
         vec![Figure {
             id: "fig5_3",
             title: "Stamoulis, Fig. 5.3: queueing delay against d, ρ = 0.9, p = 1/2 (slotted)"
@@ -390,26 +409,15 @@ impl Experiment for Figure5_3 {
                 },
                 Series {
                     name: "greedy lower, Prop. 5.13".into(),
-                    points: dims.iter().map(|&d| (d, lower)).collect(),
+                    points: line(&|b| b.lower),
                 },
                 Series {
                     name: "greedy lower claimed, (5.18)".into(),
-                    points: dims
-                        .iter()
-                        .map(|&d| {
-                            (
-                                d,
-                                lower + (d - 1.0) * FIG_RHO * FIG_P * FIG_P * (1.0 - FIG_P),
-                            )
-                        })
-                        .collect(),
+                    points: line(&|b| b.claimed_lower.unwrap_or(f64::NAN)),
                 },
                 Series {
                     name: "greedy upper, Prop. 5.12 + τ".into(),
-                    points: dims
-                        .iter()
-                        .map(|&d| (d, FIG_RHO * d * FIG_P / (1.0 - FIG_RHO) + 1.0))
-                        .collect(),
+                    points: line(&|b| b.upper),
                 },
             ],
             log_x: false,

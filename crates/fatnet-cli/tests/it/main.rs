@@ -3,6 +3,7 @@
 mod cli;
 mod clos;
 mod common;
+mod dynamic;
 mod exchange;
 mod route;
 mod schedule;

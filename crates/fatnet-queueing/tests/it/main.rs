@@ -4,3 +4,4 @@
 
 mod paper;
 mod props;
+mod stamoulis;

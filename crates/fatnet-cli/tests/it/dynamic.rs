@@ -1,0 +1,304 @@
+//! `fatnet simulate --arrivals` (Stamoulis' dynamic routing) and `fatnet queue`.
+
+use crate::common::{assert_one_line_error, fatnet, json};
+
+#[test]
+fn poisson_greedy_reports_the_delay_beside_its_bounds() {
+    let v = json(&[
+        "simulate",
+        "hypercube:d=4",
+        "--arrivals",
+        "poisson",
+        "--rate",
+        "1.0",
+        "--p",
+        "0.5",
+        "--slots",
+        "20000",
+        "--seed",
+        "3",
+        "--json",
+    ]);
+    let t = v["delay_mean"].as_f64().unwrap();
+    let ci = v["delay_ci"].as_f64().unwrap();
+    // The notes' simulation gives T ≈ 2.83 (002a R5.14).
+    assert!((t - 2.83).abs() < 0.03 + ci, "T = {t}");
+    assert_eq!(v["bounds"]["lower"].as_f64(), Some(2.25));
+    assert_eq!(v["bounds"]["upper"].as_f64(), Some(4.0));
+    assert_eq!(v["bounds"]["lower_source"], "Prop. 5.13");
+    assert!((v["bounds"]["claimed_lower"].as_f64().unwrap() - 2.4375).abs() < 1e-12);
+    assert_eq!(v["within_bounds"], true);
+    assert_eq!(v["rho"].as_f64(), Some(0.5));
+    assert_eq!(v["arc_rate"].as_array().unwrap().len(), 4);
+    // Same seed, same output.
+    let again = json(&[
+        "simulate",
+        "hypercube:d=4",
+        "--arrivals",
+        "poisson",
+        "--rate",
+        "1.0",
+        "--p",
+        "0.5",
+        "--slots",
+        "20000",
+        "--seed",
+        "3",
+        "--json",
+    ]);
+    assert_eq!(v, again);
+}
+
+#[test]
+fn antipodal_traffic_has_an_exact_delay() {
+    let v = json(&[
+        "simulate",
+        "hypercube:d=3",
+        "--arrivals",
+        "poisson",
+        "--rate",
+        "0.5",
+        "--p",
+        "1",
+        "--slots",
+        "40000",
+        "--json",
+    ]);
+    let exact = v["bounds"]["exact"].as_f64().unwrap();
+    assert_eq!(exact, 3.5);
+    let (t, ci) = (
+        v["delay_mean"].as_f64().unwrap(),
+        v["delay_ci"].as_f64().unwrap(),
+    );
+    assert!((t - exact).abs() <= ci + 0.01, "{t} ± {ci}");
+}
+
+#[test]
+fn slotted_adaptive_and_trials() {
+    let v = json(&[
+        "simulate",
+        "hypercube:d=5",
+        "--arrivals",
+        "slotted",
+        "--router",
+        "adaptive",
+        "--rate",
+        "1.6",
+        "--slots",
+        "3000",
+        "--trials",
+        "3",
+        "--threads",
+        "2",
+        "--per-trial",
+        "--json",
+    ]);
+    assert_eq!(v["router"], "adaptive");
+    assert_eq!(v["trials"], 3);
+    assert_eq!(v["per_trial"].as_array().unwrap().len(), 3);
+    assert_eq!(v["bounds"]["upper"], serde_json::Value::Null);
+    assert_eq!(v["bounds"]["lower_source"], "Prop. 5.2 (any scheme)");
+    let t = v["delay_mean"].as_f64().unwrap();
+    // Greedy at the same load is slower.
+    let g = json(&[
+        "simulate",
+        "hypercube:d=5",
+        "--arrivals",
+        "slotted",
+        "--rate",
+        "1.6",
+        "--slots",
+        "3000",
+        "--trials",
+        "3",
+        "--json",
+    ]);
+    assert!(t < g["delay_mean"].as_f64().unwrap());
+    // One thread or two: the same numbers.
+    let one = json(&[
+        "simulate",
+        "hypercube:d=5",
+        "--arrivals",
+        "slotted",
+        "--router",
+        "adaptive",
+        "--rate",
+        "1.6",
+        "--slots",
+        "3000",
+        "--trials",
+        "3",
+        "--threads",
+        "1",
+        "--per-trial",
+        "--json",
+    ]);
+    assert_eq!(v, one);
+}
+
+#[test]
+fn butterfly_text_output() {
+    let out = fatnet()
+        .args([
+            "simulate",
+            "butterfly:d=4",
+            "--arrivals",
+            "poisson",
+            "--rate",
+            "1.2",
+            "--slots",
+            "3000",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("Prop. 5.14") && text.contains("Prop. 5.17"),
+        "{text}"
+    );
+    assert!(text.contains("within bounds      yes"), "{text}");
+}
+
+#[test]
+fn dynamic_input_errors() {
+    for args in [
+        &["simulate", "hypercube:d=4", "--arrivals", "poisson"][..],
+        &[
+            "simulate",
+            "hypercube:d=4",
+            "--arrivals",
+            "poisson",
+            "--rate",
+            "2.5",
+        ],
+        &[
+            "simulate",
+            "hypercube:d=4",
+            "--arrivals",
+            "poisson",
+            "--rate",
+            "1",
+            "--p",
+            "2",
+        ],
+        &[
+            "simulate",
+            "hypercube:d=4",
+            "--arrivals",
+            "poisson",
+            "--rate",
+            "1",
+            "--router",
+            "adaptive",
+        ],
+        &[
+            "simulate",
+            "butterfly:d=4",
+            "--arrivals",
+            "slotted",
+            "--rate",
+            "1",
+        ],
+        &[
+            "simulate",
+            "bft:n=16",
+            "--arrivals",
+            "poisson",
+            "--rate",
+            "1",
+        ],
+        &[
+            "simulate",
+            "hypercube:d=4",
+            "--arrivals",
+            "poisson",
+            "--rate",
+            "1",
+            "--traffic",
+            "complement",
+        ],
+        &[
+            "simulate",
+            "hypercube:d=4",
+            "--traffic",
+            "complement",
+            "--rate",
+            "1",
+        ],
+        &[
+            "simulate",
+            "hypercube:d=4",
+            "--arrivals",
+            "poisson",
+            "--rate",
+            "1",
+            "--warmup",
+            "50",
+            "--slots",
+            "40",
+        ],
+        &[
+            "simulate",
+            "hypercube:d=4",
+            "--arrivals",
+            "poisson",
+            "--rate",
+            "1",
+            "--batches",
+            "1",
+        ],
+        &[
+            "simulate",
+            "hypercube:d=0",
+            "--arrivals",
+            "poisson",
+            "--rate",
+            "1",
+        ],
+    ] {
+        assert_one_line_error(args);
+    }
+}
+
+#[test]
+fn queue_evaluates_the_closed_forms() {
+    let v = json(&[
+        "queue",
+        "greedy-lower",
+        "--d",
+        "6",
+        "--rho",
+        "0.8",
+        "--json",
+    ]);
+    assert_eq!(v["value"].as_f64(), Some(4.0));
+    assert_eq!(v["status"], "proved");
+    let v = json(&["queue", "mdc", "--c", "2", "--rho", "0.8", "--json"]);
+    assert!((v["value"].as_f64().unwrap() - 1.90328).abs() < 5e-6);
+    let v = json(&[
+        "queue",
+        "brumelle-printed",
+        "--c",
+        "2",
+        "--rho",
+        "0.8",
+        "--json",
+    ]);
+    assert_eq!(v["status"], "wrong-as-printed");
+    let v = json(&["queue", "prop-7-4", "--d", "8", "--rho", "0.5", "--json"]);
+    assert!((v["value"].as_f64().unwrap() - 29.571).abs() < 5e-4);
+    let list = fatnet().args(["queue", "list"]).output().unwrap();
+    assert!(list.status.success());
+    let text = String::from_utf8(list.stdout).unwrap();
+    assert!(text.contains("prop-7-5-printed") && text.contains("WRONG as printed"));
+    for args in [
+        &["queue", "nonsense"][..],
+        &["queue", "greedy-lower", "--d", "4"],
+        &["queue", "greedy-upper", "--d", "4", "--rho", "1.2"],
+        &["queue", "mdc", "--c", "0", "--rho", "0.5"],
+        &["queue", "g", "--d", "4", "--m", "5", "--i", "1"],
+    ] {
+        assert_one_line_error(args);
+    }
+}

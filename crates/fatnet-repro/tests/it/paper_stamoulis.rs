@@ -79,11 +79,14 @@ fn stamoulis_experiments_are_registered_and_deterministic() {
             "table6_2",
             "indirect",
             "greedy",
-            "fig5_3"
+            "fig5_3",
+            "greedy_continuous"
         ]
     );
     for e in select(Some(Paper::Stamoulis)) {
-        if e.id().starts_with("table6") || ["indirect", "greedy", "fig5_3"].contains(&e.id()) {
+        if e.id().starts_with("table6")
+            || ["indirect", "greedy", "fig5_3", "greedy_continuous"].contains(&e.id())
+        {
             // Simulations: the quick form runs fewer and shorter runs.
             assert!(e.quick_differs());
             assert!(e.seed().is_some());

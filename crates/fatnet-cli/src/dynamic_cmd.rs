@@ -50,7 +50,21 @@ DYNAMIC ROUTING (--arrivals; Stamoulis, thesis chapter 5):
   arrivals, rate, p, rho, router, slots, warmup, batches, trials, seed, confidence, packets,
   measured, delay_mean, delay_ci, delay_trend, hops_mean, number_mean, arc_rate
   (per-level arc throughput; Poisson only), straight_rate (butterfly), bounds {lower, upper,
-  lower_source, upper_source, claimed_lower, exact}, within_bounds, packet_hops, per_trial.";
+  lower_source, upper_source, claimed_lower, exact}, within_bounds, packet_hops, per_trial.
+
+MULTIPLE BROADCASTS (--broadcast direct|indirect; thesis chapters 6-7):
+  fatnet simulate hypercube:d=D --arrivals poisson --broadcast direct|indirect --rate LAMBDA
+                  [--slots S] [--warmup W] [--batches B] [--trials T] [--seed S] [--json]
+  Every node generates packets by a Poisson process of rate LAMBDA, each to be received by
+  all other nodes; transmissions are slotted (one packet per arc per slot) and the delay runs
+  from generation to the last reception. rho = LAMBDA (2^d - 1)/d. `direct` is the
+  efficient direct scheme (a uniformly random one of the origin's d rotated trees, FIFO
+  output queues; stable for rho < 1); `indirect` sends each packet to the root of one of
+  Johnsson and Ho's d disjoint trees and broadcasts it from there under Rules A-E (stable
+  for rho < (2/3)(1 - 2^-d), Prop. 7.3; the trees never interfere, so one tree is simulated
+  with rate LAMBDA/d per node and `packets` counts that tree's). Printed beside: Prop. 6.2's
+  lower bound (both schemes are oblivious), for `direct` approximation (6.19) and, in very
+  light traffic, the inferior scheme's upper bound; for `indirect` the exact Prop. 7.4.";
 
 /// `--arrivals`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -180,6 +194,54 @@ pub struct DynamicArgs {
     pub per_trial: bool,
     /// `--json`.
     pub json: bool,
+    /// `--broadcast`.
+    pub broadcast: Option<BroadcastArg>,
+}
+
+/// `--broadcast`: multiple broadcasts (thesis chapters 6–7) instead of node-to-node packets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum BroadcastArg {
+    /// The efficient direct scheme: each packet along one of its origin's d rotated trees
+    /// (§6.3.3), FIFO output queues.
+    Direct,
+    /// The indirect scheme: to the root of one of Johnsson and Ho's d disjoint trees, then
+    /// broadcast from there under Rules A–E (§7.1.2).
+    Indirect,
+}
+
+#[derive(Debug, Serialize)]
+struct BroadcastOutput {
+    topology: String,
+    scheme: &'static str,
+    d: u32,
+    rate: f64,
+    rho: f64,
+    slots: u64,
+    warmup: u64,
+    batches: u32,
+    trials: u64,
+    seed: u64,
+    confidence: f64,
+    packets: u64,
+    measured: u64,
+    delay_mean: f64,
+    delay_ci: Option<f64>,
+    delay_trend: f64,
+    bounds: BroadcastBounds,
+    within_bounds: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    per_trial: Option<Vec<TrialOutput>>,
+}
+
+#[derive(Debug, Serialize)]
+struct BroadcastBounds {
+    lower: f64,
+    lower_source: &'static str,
+    upper: Option<f64>,
+    upper_source: Option<&'static str>,
+    exact: Option<f64>,
+    approximation: Option<f64>,
+    stability_limit: f64,
 }
 
 #[derive(Debug, Serialize)]
@@ -258,6 +320,20 @@ pub fn run(args: &DynamicArgs, out: &mut impl Write) -> Result<()> {
     let Some(rate) = args.rate else {
         bail!("--arrivals needs --rate LAMBDA, the Poisson generation rate per node");
     };
+    if let Some(scheme) = args.broadcast {
+        if network != GreedyNetwork::Hypercube {
+            bail!("--broadcast runs on `hypercube:d=D` (thesis chapters 6-7)");
+        }
+        if args.arrivals != ArrivalsArg::Poisson {
+            bail!(
+                "--broadcast takes --arrivals poisson (generation in continuous time, slotted transmissions)"
+            );
+        }
+        if args.p.is_some() || args.router.is_some() {
+            bail!("--p and --router apply to node-to-node routing, not to --broadcast");
+        }
+        return run_broadcast(args, scheme, d, rate, out);
+    }
     let p = args.p.unwrap_or(0.5);
     let slots = args.slots.unwrap_or(10_000.0);
     let warmup = args.warmup.unwrap_or(slots / 10.0);
@@ -583,5 +659,266 @@ fn json_or_text(out: &mut impl Write, o: &Output, json: bool) -> std::io::Result
         "delay trend        {:.2e} per time unit (about 0 in steady state)",
         o.delay_trend
     )?;
+    Ok(())
+}
+
+/// `--broadcast direct|indirect`: Stamoulis' multiple-broadcast schemes.
+fn run_broadcast(
+    args: &DynamicArgs,
+    scheme: BroadcastArg,
+    d: u32,
+    rate: f64,
+    out: &mut impl Write,
+) -> Result<()> {
+    use fatnet::online::direct_broadcast::{DirectConfig, DirectScheme};
+    use fatnet::online::indirect_broadcast::{IndirectConfig, simulate_indirect};
+    use fatnet::queueing::stamoulis::broadcast as formulas;
+
+    if d < 2 {
+        bail!("--broadcast needs d >= 2");
+    }
+    let rho = formulas::load_factor(d, rate).context("invalid --rate")?;
+    let slots = args.slots.unwrap_or(10_000.0);
+    let warmup = args.warmup.unwrap_or((slots / 10.0).floor());
+    for (flag, v) in [("--slots", slots), ("--warmup", warmup)] {
+        if !(v.is_finite() && v >= 0.0 && v.fract() == 0.0) {
+            bail!("{flag} must be a whole number of slots with --broadcast, not {v}");
+        }
+    }
+    let (slots, warmup) = (slots as u64, warmup as u64);
+    if slots == 0 || warmup >= slots {
+        bail!("--warmup ({warmup}) must be below --slots ({slots})");
+    }
+    let batches = args.batches.unwrap_or(20);
+    if batches < 2 {
+        bail!("--batches must be at least 2, not {batches}");
+    }
+    let trials = args.trials.unwrap_or(1);
+    if trials == 0 {
+        bail!("--trials must be at least 1");
+    }
+    if args.threads == Some(0) {
+        bail!("--threads must be at least 1 (omit it to use every core)");
+    }
+    let seed = args.seed.unwrap_or(1);
+    let limit = match scheme {
+        BroadcastArg::Direct => 1.0,
+        BroadcastArg::Indirect => formulas::indirect_stability_limit(d)?,
+    };
+    if rho >= limit {
+        bail!(
+            "the load factor rho = lambda (2^d - 1)/d = {rho} is not below the scheme's stability \
+             limit {limit} ({}): the delay has no steady state",
+            match scheme {
+                BroadcastArg::Direct => "(6.1), every scheme",
+                BroadcastArg::Indirect => "Prop. 7.3",
+            }
+        );
+    }
+    // The thesis' numbers for the case.
+    let oblivious = formulas::prop_6_2_lower_bound(d, rho)?;
+    let bounds = match scheme {
+        BroadcastArg::Direct => {
+            let upper = formulas::inferior_scheme_delay(d, rho).ok();
+            BroadcastBounds {
+                lower: oblivious,
+                lower_source: "Prop. 6.2 (oblivious schemes)",
+                upper,
+                upper_source: upper.map(|_| "the inferior sequential scheme, §6.3.3"),
+                exact: None,
+                approximation: Some(formulas::approximation_6_19(d, rho)?),
+                stability_limit: limit,
+            }
+        }
+        BroadcastArg::Indirect => {
+            let exact = formulas::prop_7_4_delay(d, rho)?;
+            BroadcastBounds {
+                lower: oblivious,
+                lower_source: "Prop. 6.2 (oblivious schemes)",
+                upper: None,
+                upper_source: None,
+                exact: Some(exact),
+                approximation: None,
+                stability_limit: limit,
+            }
+        }
+    };
+    let direct = match scheme {
+        BroadcastArg::Direct => {
+            Some(DirectScheme::new(d).context("cannot build the direct scheme's trees")?)
+        }
+        BroadcastArg::Indirect => None,
+    };
+    let bar = crate::trial_progress_bar(trials);
+    let runner = RunnerConfig {
+        threads: args.threads,
+    };
+    let runs: Vec<(u64, RunResult)> = try_run_trials_with(
+        &runner,
+        seed,
+        trials,
+        |i, s| -> Result<(u64, RunResult)> {
+            let (packets, measured, delay_mean, batch_means) = match &direct {
+                Some(scheme) => {
+                    let r = scheme
+                        .simulate(&DirectConfig {
+                            rho,
+                            horizon: slots,
+                            warmup,
+                            batches,
+                            seed: s,
+                        })
+                        .with_context(|| format!("trial {i} (seed {s})"))?;
+                    (r.packets, r.measured, r.delay_mean, r.batch_means)
+                }
+                None => {
+                    let r = simulate_indirect(&IndirectConfig {
+                        d,
+                        rho,
+                        horizon: slots,
+                        warmup,
+                        batches,
+                        seed: s,
+                    })
+                    .with_context(|| format!("trial {i} (seed {s})"))?;
+                    (r.packets, r.measured, r.delay_mean, r.batch_means)
+                }
+            };
+            let finite: Vec<f64> = batch_means
+                .iter()
+                .copied()
+                .filter(|m| m.is_finite())
+                .collect();
+            let half = match finite.len() {
+                0 | 1 => f64::NAN,
+                b => {
+                    let mean = finite.iter().sum::<f64>() / b as f64;
+                    let var =
+                        finite.iter().map(|m| (m - mean).powi(2)).sum::<f64>() / (b as f64 - 1.0);
+                    fatnet::queueing::stats::student_t(b as u64 - 1, CONFIDENCE).unwrap_or(f64::NAN)
+                        * (var / b as f64).sqrt()
+                }
+            };
+            let points: Vec<(f64, f64)> = finite
+                .iter()
+                .enumerate()
+                .map(|(k, &m)| (k as f64, m))
+                .collect();
+            Ok((
+                s,
+                RunResult {
+                    horizon: slots as f64,
+                    warmup: warmup as f64,
+                    batches,
+                    packets,
+                    measured,
+                    delay_mean,
+                    half_width: half,
+                    delay_trend: slope(&points),
+                    hops_mean: f64::NAN,
+                    number_mean: f64::NAN,
+                    arc_rate: Vec::new(),
+                    straight_rate: Vec::new(),
+                    packet_hops: 0,
+                },
+            ))
+        },
+        &|done| bar.set_position(bar.position().max(done)),
+    )?;
+    bar.finish_and_clear();
+
+    let first = &runs[0].1;
+    let (delay_mean, delay_ci) = if runs.len() == 1 {
+        (
+            first.delay_mean,
+            Some(first.half_width).filter(|h| h.is_finite()),
+        )
+    } else {
+        let means: Vec<f64> = runs.iter().map(|(_, r)| r.delay_mean).collect();
+        let s = Summary::of(&means);
+        let t = fatnet::queueing::stats::student_t(trials - 1, CONFIDENCE);
+        (
+            s.mean.unwrap_or(f64::NAN),
+            t.zip(s.std_err).map(|(t, e)| t * e),
+        )
+    };
+    let within_bounds = delay_ci.map(|h| {
+        delay_mean + h >= bounds.lower - 1e-12
+            && bounds.upper.is_none_or(|u| delay_mean - h <= u + 1e-12)
+    });
+    let o = BroadcastOutput {
+        topology: format!("hypercube:d={d}"),
+        scheme: match scheme {
+            BroadcastArg::Direct => "direct",
+            BroadcastArg::Indirect => "indirect",
+        },
+        d,
+        rate,
+        rho,
+        slots,
+        warmup,
+        batches,
+        trials,
+        seed,
+        confidence: CONFIDENCE,
+        packets: runs.iter().map(|(_, r)| r.packets).sum(),
+        measured: runs.iter().map(|(_, r)| r.measured).sum(),
+        delay_mean,
+        delay_ci,
+        delay_trend: runs.iter().map(|(_, r)| r.delay_trend).sum::<f64>() / trials as f64,
+        bounds,
+        within_bounds,
+        per_trial: args.per_trial.then(|| {
+            runs.iter()
+                .enumerate()
+                .map(|(i, (s, r))| TrialOutput {
+                    trial: i as u64,
+                    seed: *s,
+                    packets: r.packets,
+                    measured: r.measured,
+                    delay_mean: r.delay_mean,
+                    delay_ci: r.half_width,
+                    number_mean: r.number_mean,
+                })
+                .collect()
+        }),
+    };
+    if args.json {
+        serde_json::to_writer_pretty(&mut *out, &o)?;
+        writeln!(out)?;
+        return Ok(());
+    }
+    writeln!(
+        out,
+        "hypercube:d={d}, {} broadcast scheme, Poisson arrivals: rate {rate} per node, rho = {rho:.4} (stable below {:.4})",
+        o.scheme, o.bounds.stability_limit
+    )?;
+    writeln!(
+        out,
+        "run: slots [0, {slots}), measured from {warmup}, {batches} batches, {trials} trial(s), seed {seed}"
+    )?;
+    writeln!(
+        out,
+        "packets generated {}, measured {}",
+        o.packets, o.measured
+    )?;
+    match o.delay_ci {
+        Some(h) => writeln!(out, "mean delay T       {delay_mean:.4} ± {h:.4} (95%)")?,
+        None => writeln!(out, "mean delay T       {delay_mean:.4}")?,
+    }
+    writeln!(
+        out,
+        "lower bound        {:.4} ({})",
+        o.bounds.lower, o.bounds.lower_source
+    )?;
+    if let (Some(u), Some(src)) = (o.bounds.upper, o.bounds.upper_source) {
+        writeln!(out, "upper bound        {u:.4} ({src})")?;
+    }
+    if let Some(x) = o.bounds.exact {
+        writeln!(out, "thesis (Prop. 7.4) {x:.4}")?;
+    }
+    if let Some(a) = o.bounds.approximation {
+        writeln!(out, "approximation      {a:.4} ((6.19))")?;
+    }
     Ok(())
 }

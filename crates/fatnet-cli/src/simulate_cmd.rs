@@ -21,7 +21,7 @@ use fatnet_repro::runner::{RunnerConfig, Summary, try_run_trials_with};
 use serde::de::{self, Deserializer, Unexpected, Visitor};
 use serde::{Deserialize, Serialize};
 
-use crate::dynamic_cmd::{ArrivalsArg, DynamicArgs, RouterArg};
+use crate::dynamic_cmd::{ArrivalsArg, BroadcastArg, DynamicArgs, RouterArg};
 use crate::{topology, traffic_spec};
 
 /// The confidence level of the reported intervals: Greenberg and Oh's (Figure 2).
@@ -220,6 +220,10 @@ pub struct SimulateArgs {
     /// [default: 20].
     #[arg(long, value_name = "B", help_heading = "Dynamic routing (Stamoulis)")]
     batches: Option<u32>,
+    /// Multiple broadcasts instead of node-to-node packets: every packet goes to all other
+    /// nodes, by the direct or the indirect scheme (with --arrivals poisson).
+    #[arg(long, value_enum, help_heading = "Dynamic routing (Stamoulis)")]
+    broadcast: Option<BroadcastArg>,
 }
 
 impl SimulateArgs {
@@ -248,6 +252,7 @@ impl SimulateArgs {
             ("--slots", self.slots.is_some()),
             ("--warmup", self.warmup.is_some()),
             ("--batches", self.batches.is_some()),
+            ("--broadcast", self.broadcast.is_some()),
         ];
         let Some(arrivals) = self.arrivals else {
             if let Some((flag, _)) = dynamic_only.iter().find(|(_, given)| *given) {
@@ -275,6 +280,7 @@ impl SimulateArgs {
             threads: self.threads,
             per_trial: self.per_trial,
             json: self.json,
+            broadcast: self.broadcast,
         }))
     }
 }

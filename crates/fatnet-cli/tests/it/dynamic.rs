@@ -302,3 +302,101 @@ fn queue_evaluates_the_closed_forms() {
         assert_one_line_error(args);
     }
 }
+
+#[test]
+fn broadcast_schemes_beside_the_thesis() {
+    let v = json(&[
+        "simulate",
+        "hypercube:d=4",
+        "--arrivals",
+        "poisson",
+        "--broadcast",
+        "indirect",
+        "--rate",
+        "0.08",
+        "--slots",
+        "60000",
+        "--json",
+    ]);
+    // ρ = 0.08 · 15/4 = 0.3: Prop. 7.4 gives 14.385 (notes 002b §3.11).
+    assert!((v["rho"].as_f64().unwrap() - 0.3).abs() < 1e-12);
+    let exact = v["bounds"]["exact"].as_f64().unwrap();
+    assert!((exact - 14.385).abs() < 5e-4);
+    let (t, ci) = (
+        v["delay_mean"].as_f64().unwrap(),
+        v["delay_ci"].as_f64().unwrap(),
+    );
+    assert!((t - exact).abs() < ci + 0.05, "{t} ± {ci} vs {exact}");
+    let v = json(&[
+        "simulate",
+        "hypercube:d=5",
+        "--arrivals",
+        "poisson",
+        "--broadcast",
+        "direct",
+        "--rate",
+        "0.02",
+        "--slots",
+        "4000",
+        "--json",
+    ]);
+    let approx = v["bounds"]["approximation"].as_f64().unwrap();
+    let t = v["delay_mean"].as_f64().unwrap();
+    // (6.19) is within 2 % of simulation for ρ ≤ 0.3 (thesis §6.5); here ρ = 0.124.
+    assert!((t - approx).abs() < 0.02 * t, "{t} vs (6.19) {approx}");
+    assert_eq!(v["within_bounds"], true);
+    for args in [
+        &[
+            "simulate",
+            "hypercube:d=5",
+            "--arrivals",
+            "poisson",
+            "--broadcast",
+            "indirect",
+            "--rate",
+            "0.2",
+        ][..],
+        &[
+            "simulate",
+            "butterfly:d=5",
+            "--arrivals",
+            "poisson",
+            "--broadcast",
+            "direct",
+            "--rate",
+            "0.01",
+        ],
+        &[
+            "simulate",
+            "hypercube:d=5",
+            "--arrivals",
+            "slotted",
+            "--broadcast",
+            "direct",
+            "--rate",
+            "0.01",
+        ],
+        &[
+            "simulate",
+            "hypercube:d=5",
+            "--arrivals",
+            "poisson",
+            "--broadcast",
+            "direct",
+            "--rate",
+            "0.01",
+            "--p",
+            "0.3",
+        ],
+        &[
+            "simulate",
+            "hypercube:d=5",
+            "--traffic",
+            "complement",
+            "--broadcast",
+            "direct",
+        ],
+    ] {
+        assert_one_line_error(args);
+    }
+}

@@ -277,3 +277,28 @@ pub fn simple_scheme_limits(d: u32) -> Result<SimpleSchemeLimits, QueueingError>
         periodic_p1: per / per.ceil(),
     })
 }
+
+/// The stability limit of the "inferior" sequential scheme of §6.3.3 (F10):
+/// `ρ*_d = (2^d − 1)/(d² 2^d)`.
+///
+/// # Errors
+///
+/// [`QueueingError::DimensionOutOfRange`] for `d` outside `1..=26`.
+pub fn inferior_scheme_limit(d: u32) -> Result<f64, QueueingError> {
+    let df = dimension(d, 1)?;
+    Ok(others(d) / (df * df * (others(d) + 1.0)))
+}
+
+/// The mean delay of the inferior sequential scheme (§6.3.3, F10), an upper bound on the
+/// delay of the direct non-idling schemes (which the thesis uses for their light-traffic
+/// limit `d + 1/2`): `T̃ = d + 1/2 + dρ/(2(ρ*_d − ρ))`, for `ρ < ρ*_d` only.
+///
+/// # Errors
+///
+/// As [`inferior_scheme_limit`], [`QueueingError::Unstable`] for `ρ ≥ ρ*_d`.
+pub fn inferior_scheme_delay(d: u32, rho: f64) -> Result<f64, QueueingError> {
+    let limit = inferior_scheme_limit(d)?;
+    let rho = rho_below(rho, limit)?;
+    let df = f64::from(d);
+    Ok(df + 0.5 + df * rho / (2.0 * (limit - rho)))
+}

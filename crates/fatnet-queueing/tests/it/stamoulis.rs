@@ -263,6 +263,20 @@ fn broadcast_formulas_reproduce_the_notes() {
     assert!((a - (4.0 + 8.0 * (1.0 - 0.1 * broadcast::c_d(8).unwrap()) / 1.8 + 0.5)).abs() < 1e-12);
 }
 
+/// The inferior sequential scheme's delay bounds the direct schemes in light traffic and tends
+/// to d + 1/2.
+#[test]
+fn inferior_scheme() {
+    let limit = broadcast::inferior_scheme_limit(5).unwrap();
+    assert!((limit - 31.0 / (25.0 * 32.0)).abs() < 1e-15);
+    assert_eq!(broadcast::inferior_scheme_delay(5, 0.0).unwrap(), 5.5);
+    assert!(broadcast::inferior_scheme_delay(5, limit / 2.0).unwrap() > 5.5);
+    assert!(matches!(
+        broadcast::inferior_scheme_delay(5, limit),
+        Err(QueueingError::Unstable { .. })
+    ));
+}
+
 #[test]
 fn bad_input_is_a_typed_error() {
     assert_eq!(mdc_sojourn(0, 0.5), Err(QueueingError::NoServers));

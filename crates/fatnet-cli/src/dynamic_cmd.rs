@@ -125,15 +125,6 @@ impl From<GreedyReport> for RunResult {
 impl From<SlottedReport> for RunResult {
     fn from(r: SlottedReport) -> Self {
         let c = r.config;
-        let span = (c.horizon - c.warmup) as f64;
-        let width = span / f64::from(c.batches);
-        let points: Vec<(f64, f64)> = r
-            .batch_means
-            .iter()
-            .enumerate()
-            .filter(|(_, m)| m.is_finite())
-            .map(|(k, &m)| (c.warmup as f64 + width * (k as f64 + 0.5), m))
-            .collect();
         Self {
             horizon: c.horizon as f64,
             warmup: c.warmup as f64,
@@ -142,7 +133,7 @@ impl From<SlottedReport> for RunResult {
             measured: r.measured,
             delay_mean: r.delay_mean,
             half_width: r.delay_half_width,
-            delay_trend: slope(&points),
+            delay_trend: r.delay_trend,
             hops_mean: r.hops_mean,
             number_mean: r.number_mean,
             arc_rate: Vec::new(),
@@ -150,19 +141,6 @@ impl From<SlottedReport> for RunResult {
             packet_hops: r.packet_hops,
         }
     }
-}
-
-/// Least-squares slope of `points` (NaN below two points).
-fn slope(points: &[(f64, f64)]) -> f64 {
-    let n = points.len() as f64;
-    if points.len() < 2 {
-        return f64::NAN;
-    }
-    let mx = points.iter().map(|p| p.0).sum::<f64>() / n;
-    let my = points.iter().map(|p| p.1).sum::<f64>() / n;
-    let sxx: f64 = points.iter().map(|p| (p.0 - mx).powi(2)).sum();
-    let sxy: f64 = points.iter().map(|p| (p.0 - mx) * (p.1 - my)).sum();
-    sxy / sxx
 }
 
 /// The options of a dynamic run, after the command line was read.
@@ -502,20 +480,7 @@ fn summarize(
 ) -> Output {
     let first = &reports[0].1;
     let trials = reports.len() as u64;
-    let means: Vec<f64> = reports.iter().map(|(_, r)| r.delay_mean).collect();
-    let (delay_mean, delay_ci) = if reports.len() == 1 {
-        (
-            first.delay_mean,
-            Some(first.half_width).filter(|h| h.is_finite()),
-        )
-    } else {
-        let s = Summary::of(&means);
-        let t = fatnet::queueing::stats::student_t(trials - 1, CONFIDENCE);
-        (
-            s.mean.unwrap_or(f64::NAN),
-            t.zip(s.std_err).map(|(t, e)| t * e),
-        )
-    };
+    let (delay_mean, delay_ci) = pooled_delay(reports);
     let avg = |f: &dyn Fn(&RunResult) -> f64| -> f64 {
         reports.iter().map(|(_, r)| f(r)).sum::<f64>() / trials as f64
     };
@@ -571,21 +536,7 @@ fn summarize(
         },
         within_bounds,
         packet_hops: reports.iter().map(|(_, r)| r.packet_hops).sum(),
-        per_trial: args.per_trial.then(|| {
-            reports
-                .iter()
-                .enumerate()
-                .map(|(i, (s, r))| TrialOutput {
-                    trial: i as u64,
-                    seed: *s,
-                    packets: r.packets,
-                    measured: r.measured,
-                    delay_mean: r.delay_mean,
-                    delay_ci: r.half_width,
-                    number_mean: r.number_mean,
-                })
-                .collect()
-        }),
+        per_trial: args.per_trial.then(|| per_trial(reports)),
     }
 }
 
@@ -784,21 +735,12 @@ fn run_broadcast(
                     (r.packets, r.measured, r.delay_mean, r.batch_means)
                 }
             };
+            let half = fatnet::queueing::stats::batch_means_half_width(&batch_means, CONFIDENCE);
             let finite: Vec<f64> = batch_means
                 .iter()
                 .copied()
                 .filter(|m| m.is_finite())
                 .collect();
-            let half = match finite.len() {
-                0 | 1 => f64::NAN,
-                b => {
-                    let mean = finite.iter().sum::<f64>() / b as f64;
-                    let var =
-                        finite.iter().map(|m| (m - mean).powi(2)).sum::<f64>() / (b as f64 - 1.0);
-                    fatnet::queueing::stats::student_t(b as u64 - 1, CONFIDENCE).unwrap_or(f64::NAN)
-                        * (var / b as f64).sqrt()
-                }
-            };
             let points: Vec<(f64, f64)> = finite
                 .iter()
                 .enumerate()
@@ -814,7 +756,7 @@ fn run_broadcast(
                     measured,
                     delay_mean,
                     half_width: half,
-                    delay_trend: slope(&points),
+                    delay_trend: fatnet::queueing::stats::least_squares_slope(&points),
                     hops_mean: f64::NAN,
                     number_mean: f64::NAN,
                     arc_rate: Vec::new(),
@@ -827,21 +769,7 @@ fn run_broadcast(
     )?;
     bar.finish_and_clear();
 
-    let first = &runs[0].1;
-    let (delay_mean, delay_ci) = if runs.len() == 1 {
-        (
-            first.delay_mean,
-            Some(first.half_width).filter(|h| h.is_finite()),
-        )
-    } else {
-        let means: Vec<f64> = runs.iter().map(|(_, r)| r.delay_mean).collect();
-        let s = Summary::of(&means);
-        let t = fatnet::queueing::stats::student_t(trials - 1, CONFIDENCE);
-        (
-            s.mean.unwrap_or(f64::NAN),
-            t.zip(s.std_err).map(|(t, e)| t * e),
-        )
-    };
+    let (delay_mean, delay_ci) = pooled_delay(&runs);
     let within_bounds = delay_ci.map(|h| {
         delay_mean + h >= bounds.lower - 1e-12
             && bounds.upper.is_none_or(|u| delay_mean - h <= u + 1e-12)
@@ -868,20 +796,7 @@ fn run_broadcast(
         delay_trend: runs.iter().map(|(_, r)| r.delay_trend).sum::<f64>() / trials as f64,
         bounds,
         within_bounds,
-        per_trial: args.per_trial.then(|| {
-            runs.iter()
-                .enumerate()
-                .map(|(i, (s, r))| TrialOutput {
-                    trial: i as u64,
-                    seed: *s,
-                    packets: r.packets,
-                    measured: r.measured,
-                    delay_mean: r.delay_mean,
-                    delay_ci: r.half_width,
-                    number_mean: r.number_mean,
-                })
-                .collect()
-        }),
+        per_trial: args.per_trial.then(|| per_trial(&runs)),
     };
     if args.json {
         serde_json::to_writer_pretty(&mut *out, &o)?;
@@ -921,4 +836,39 @@ fn run_broadcast(
         writeln!(out, "approximation      {a:.4} ((6.19))")?;
     }
     Ok(())
+}
+
+/// One record per trial for `--per-trial`.
+fn per_trial(runs: &[(u64, RunResult)]) -> Vec<TrialOutput> {
+    runs.iter()
+        .enumerate()
+        .map(|(i, (s, r))| TrialOutput {
+            trial: i as u64,
+            seed: *s,
+            packets: r.packets,
+            measured: r.measured,
+            delay_mean: r.delay_mean,
+            delay_ci: r.half_width,
+            number_mean: r.number_mean,
+        })
+        .collect()
+}
+
+/// The mean delay and its interval: one run's batch means, or the trials' means (runs of
+/// equal length, so the mean of means).
+fn pooled_delay(runs: &[(u64, RunResult)]) -> (f64, Option<f64>) {
+    let first = &runs[0].1;
+    if runs.len() == 1 {
+        return (
+            first.delay_mean,
+            Some(first.half_width).filter(|h| h.is_finite()),
+        );
+    }
+    let means: Vec<f64> = runs.iter().map(|(_, r)| r.delay_mean).collect();
+    let s = Summary::of(&means);
+    let t = fatnet::queueing::stats::student_t(runs.len() as u64 - 1, CONFIDENCE);
+    (
+        s.mean.unwrap_or(f64::NAN),
+        t.zip(s.std_err).map(|(t, e)| t * e),
+    )
 }

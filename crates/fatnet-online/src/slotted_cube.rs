@@ -155,6 +155,9 @@ pub struct SlottedReport {
     pub delay_mean: f64,
     /// Half-width of the confidence interval for the mean delay (batch means).
     pub delay_half_width: f64,
+    /// Least-squares slope of the batch means against the batches' middle slots: about 0 in
+    /// steady state, positive when the delay grows (ρ ≥ 1).
+    pub delay_trend: f64,
     /// Mean delay per batch, in generation order (NaN for an empty batch).
     pub batch_means: Vec<f64>,
     /// Mean number of arcs crossed per measured packet (`dp` for greedy, and for the adaptive
@@ -402,20 +405,15 @@ pub fn run(config: &SlottedConfig) -> Result<SlottedReport, SlottedError> {
         .map(|(&s, &n)| s / n as f64)
         .collect();
     let delay_mean = sum.iter().sum::<f64>() / measured as f64;
-    let finite: Vec<f64> = batch_means
+    let delay_half_width =
+        fatnet_queueing::stats::batch_means_half_width(&batch_means, c.confidence);
+    let points: Vec<(f64, f64)> = batch_means
         .iter()
-        .copied()
-        .filter(|m| m.is_finite())
+        .enumerate()
+        .filter(|(_, m)| m.is_finite())
+        .map(|(k, &m)| (c.warmup as f64 + per_batch as f64 * (k as f64 + 0.5), m))
         .collect();
-    let delay_half_width = if finite.len() >= 2 {
-        let b = finite.len() as f64;
-        let mean = finite.iter().sum::<f64>() / b;
-        let var = finite.iter().map(|m| (m - mean).powi(2)).sum::<f64>() / (b - 1.0);
-        fatnet_queueing::stats::student_t(finite.len() as u64 - 1, c.confidence).unwrap_or(f64::NAN)
-            * (var / b).sqrt()
-    } else {
-        f64::NAN
-    };
+    let delay_trend = fatnet_queueing::stats::least_squares_slope(&points);
     Ok(SlottedReport {
         config: c,
         rho: c.lambda * c.p,
@@ -423,6 +421,7 @@ pub fn run(config: &SlottedConfig) -> Result<SlottedReport, SlottedError> {
         measured,
         delay_mean,
         delay_half_width,
+        delay_trend,
         batch_means,
         hops_mean: hops_measured as f64 / measured as f64,
         number_mean: number_sum as f64 / span as f64,

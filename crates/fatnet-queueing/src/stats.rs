@@ -12,6 +12,51 @@
 
 use std::f64::consts::PI;
 
+/// The half-width `t · s / √B` of the confidence interval at `level` for the mean of the
+/// batch means `means` (NaN entries, empty batches, are left out; `s` is their sample
+/// standard deviation, `t` Student's critical value with `B − 1` degrees of freedom). NaN
+/// below two finite batch means.
+///
+/// ```
+/// use fatnet_queueing::stats::batch_means_half_width;
+///
+/// let h = batch_means_half_width(&[1.0, 2.0, 3.0, f64::NAN], 0.95);
+/// assert!((h - 4.302_652_729_749_46 * (1.0f64 / 3.0).sqrt()).abs() < 1e-12);
+/// assert!(batch_means_half_width(&[1.0], 0.95).is_nan());
+/// ```
+pub fn batch_means_half_width(means: &[f64], level: f64) -> f64 {
+    let finite: Vec<f64> = means.iter().copied().filter(|m| m.is_finite()).collect();
+    let b = finite.len();
+    if b < 2 {
+        return f64::NAN;
+    }
+    let bf = b as f64;
+    let mean = finite.iter().sum::<f64>() / bf;
+    let var = finite.iter().map(|m| (m - mean).powi(2)).sum::<f64>() / (bf - 1.0);
+    student_t(b as u64 - 1, level).unwrap_or(f64::NAN) * (var / bf).sqrt()
+}
+
+/// The least-squares slope of `y` against `x` over `points` `(x, y)`; NaN below two points
+/// or when every `x` is equal. Simulators report the slope of their batch means against time:
+/// about 0 in steady state, positive when the delay grows.
+///
+/// ```
+/// use fatnet_queueing::stats::least_squares_slope;
+/// assert_eq!(least_squares_slope(&[(0.0, 1.0), (1.0, 3.0), (2.0, 5.0)]), 2.0);
+/// assert!(least_squares_slope(&[(0.0, 1.0)]).is_nan());
+/// ```
+pub fn least_squares_slope(points: &[(f64, f64)]) -> f64 {
+    if points.len() < 2 {
+        return f64::NAN;
+    }
+    let n = points.len() as f64;
+    let mx = points.iter().map(|p| p.0).sum::<f64>() / n;
+    let my = points.iter().map(|p| p.1).sum::<f64>() / n;
+    let sxx: f64 = points.iter().map(|p| (p.0 - mx).powi(2)).sum();
+    let sxy: f64 = points.iter().map(|p| (p.0 - mx) * (p.1 - my)).sum();
+    sxy / sxx
+}
+
 /// The 97.5 % quantile of the standard normal distribution.
 const Z_975: f64 = 1.959_963_984_540_054;
 

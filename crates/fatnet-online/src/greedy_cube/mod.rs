@@ -660,17 +660,9 @@ pub fn steady_state(config: &GreedyConfig) -> Result<GreedyReport, GreedyError> 
 /// The confidence half-width `t · s / √B` of the batch means `points` (time, mean) and the
 /// least-squares slope of the means against time.
 fn interval_and_trend(points: &[(f64, f64)], confidence: f64) -> (f64, f64) {
-    let b = points.len();
-    if b < 2 {
-        return (f64::NAN, f64::NAN);
-    }
-    let bf = b as f64;
-    let mean_t = points.iter().map(|p| p.0).sum::<f64>() / bf;
-    let mean_y = points.iter().map(|p| p.1).sum::<f64>() / bf;
-    let var = points.iter().map(|p| (p.1 - mean_y).powi(2)).sum::<f64>() / (bf - 1.0);
-    let half = fatnet_queueing::stats::student_t(b as u64 - 1, confidence).unwrap_or(f64::NAN)
-        * (var / bf).sqrt();
-    let sxx: f64 = points.iter().map(|p| (p.0 - mean_t).powi(2)).sum();
-    let sxy: f64 = points.iter().map(|p| (p.0 - mean_t) * (p.1 - mean_y)).sum();
-    (half, sxy / sxx)
+    let means: Vec<f64> = points.iter().map(|p| p.1).collect();
+    (
+        fatnet_queueing::stats::batch_means_half_width(&means, confidence),
+        fatnet_queueing::stats::least_squares_slope(points),
+    )
 }

@@ -88,6 +88,18 @@ pub struct IndirectReport {
     pub waiting_at_horizon: u64,
     /// Frames simulated.
     pub frames: u64,
+    /// Time-average over `[warmup, horizon)` of the packets of the simulated tree *stored* in
+    /// the network, by the thesis' convention (§6.4, notes 002b §1): a packet is stored at a
+    /// node while that node still has to forward it (its transmission slots included), so
+    /// from its generation until the end of its first broadcast slot (at its origin, on its
+    /// way, in a root buffer), and then at every non-leaf node of the tree from its reception
+    /// to the end of the slot in which it forwards it.
+    pub stored_mean: f64,
+    /// The same per batch of equal sub-windows of `[warmup, horizon)`.
+    pub stored_batch_means: Vec<f64>,
+    /// The mean queue size per node over all `d` trees, `Q = d · stored_mean / 2^d` (the
+    /// trees are independent copies; Prop. 7.5's quantity).
+    pub queue_size: f64,
 }
 
 /// Johnsson–Ho tree T^(1) of the d-cube: root e_1 (node 1), dimension order (2, 3, …, d, 1)
@@ -101,6 +113,9 @@ struct Tree {
     nonleaf: Vec<bool>,
     /// Whether a node lies in the largest subtree T_1 (it feeds buffer B_1).
     largest: Vec<bool>,
+    /// `relays[k]`: the non-leaf nodes at depth `k ≥ 1` (they store a broadcast packet from
+    /// its reception to their forwarding slot); `relays[0] = 0`.
+    relays: Vec<u64>,
 }
 
 impl Tree {
@@ -124,11 +139,27 @@ impl Tree {
                 stack.push((y, k + 1, big_y));
             }
         }
+        let mut depth = vec![u32::MAX; n];
+        depth[root as usize] = 0;
+        fn depth_of(x: usize, parent: &[u32], depth: &mut [u32]) -> u32 {
+            if depth[x] == u32::MAX {
+                depth[x] = depth_of(parent[x] as usize, parent, depth) + 1;
+            }
+            depth[x]
+        }
+        let mut relays = vec![0u64; d as usize + 1];
+        for (x, &inner) in nonleaf.iter().enumerate() {
+            let k = depth_of(x, &parent, &mut depth) as usize;
+            if k > 0 && inner {
+                relays[k] += 1;
+            }
+        }
         Tree {
             root,
             parent,
             nonleaf,
             largest,
+            relays,
         }
     }
 }
@@ -197,6 +228,7 @@ pub fn simulate_indirect(config: &IndirectConfig) -> Result<IndirectReport, Indi
     let mut busy: Vec<u32> = Vec::new(); // queue ids (2y: virtual, 2y+1: reverse) maybe non-empty
     let mut listed = vec![false; 2 * n as usize];
     let mut completion = vec![f64::NAN; packets];
+    let mut start_slot = vec![0u64; packets];
     let mut next_birth = 0usize;
     let mut done = 0usize;
     let (mut waiting, mut waiting_sum, mut max_waiting) = (0u64, 0u128, 0u64);
@@ -293,6 +325,7 @@ pub fn simulate_indirect(config: &IndirectConfig) -> Result<IndirectReport, Indi
             if let Some(p) = p {
                 let s = t + 1 + k as u64;
                 completion[p.index as usize] = broadcast_end(s, d) as f64;
+                start_slot[p.index as usize] = s;
                 waiting -= 1;
                 done += 1;
             }
@@ -320,7 +353,51 @@ pub fn simulate_indirect(config: &IndirectConfig) -> Result<IndirectReport, Indi
         .chunks(per)
         .map(|b| b.iter().sum::<f64>() / b.len() as f64)
         .collect();
+    // Storage (see `IndirectReport::stored_mean`), integrated over the batches of the window.
+    let (w0, w1) = (c.warmup as f64, c.horizon as f64);
+    let nb = c.batches as usize;
+    let width = (w1 - w0) / nb as f64;
+    let mut area = vec![0.0f64; nb];
+    let mut add = |from: f64, to: f64, count: f64| {
+        let (a, b) = (from.max(w0), to.min(w1));
+        if b <= a {
+            return;
+        }
+        let first = (((a - w0) / width) as usize).min(nb - 1);
+        let last = (((b - w0) / width) as usize).min(nb - 1);
+        for (k, slot) in area.iter_mut().enumerate().take(last + 1).skip(first) {
+            let (lo, hi) = (w0 + width * k as f64, w0 + width * (k + 1) as f64);
+            let overlap = b.min(hi) - a.max(lo);
+            if overlap > 0.0 {
+                *slot += count * overlap;
+            }
+        }
+    };
+    for (i, &(born, _)) in births.iter().enumerate() {
+        let s = start_slot[i];
+        // At its origin, on the way, in a root buffer: until the end of slot s.
+        add(born, (s + 1) as f64, 1.0);
+        // At the relays of depth k: from the end of the (k − 1)-th to the end of the k-th
+        // non-C_0 slot from s (u_0 = s).
+        let mut prev = s;
+        for &count in tree.relays.iter().skip(1) {
+            let mut next = prev + 1;
+            if next % 3 == 0 {
+                next += 1;
+            }
+            if count > 0 {
+                add((prev + 1) as f64, (next + 1) as f64, count as f64);
+            }
+            prev = next;
+        }
+    }
+    let stored_batch_means: Vec<f64> = area.iter().map(|a| a / width).collect();
+    let stored_mean = stored_batch_means.iter().sum::<f64>() / nb as f64;
+
     Ok(IndirectReport {
+        stored_mean,
+        stored_batch_means,
+        queue_size: f64::from(d) * stored_mean / f64::from(n),
         packets: packets as u64,
         measured,
         delay_mean,

@@ -111,3 +111,29 @@ fn same_seed_same_run_and_bad_input() {
         ));
     }
 }
+
+/// Prop. 7.5: the simulated mean queue size (the thesis' storage convention) agrees with the
+/// notes' corrected formula and not with the printed one, whose main term is three times too
+/// large (notes 002b §3.12; their simulation: d = 5, ρ = 0.3 gives Q = 1.636).
+#[test]
+fn queue_size_matches_the_corrected_proposition_7_5() {
+    use fatnet_queueing::stamoulis::broadcast::{prop_7_5_corrected, prop_7_5_printed};
+    use fatnet_queueing::stats::batch_means_half_width;
+    for (d, rho) in [(3, 0.3), (5, 0.3), (5, 0.5)] {
+        let r = simulate_indirect(&config(d, rho, 200_000, 4)).unwrap();
+        let scale = f64::from(d) / f64::from(1u32 << d);
+        let half = batch_means_half_width(&r.stored_batch_means, 0.99) * scale;
+        let corrected = prop_7_5_corrected(d, rho).unwrap();
+        let printed = prop_7_5_printed(d, rho).unwrap();
+        assert!(
+            (r.queue_size - corrected).abs() <= half + 0.005 * corrected,
+            "d = {d}, ρ = {rho}: Q = {} ± {half}, corrected {corrected}",
+            r.queue_size
+        );
+        assert!(
+            (r.queue_size - printed).abs() > 10.0 * half,
+            "printed {printed}"
+        );
+        assert!((r.stored_mean * scale - r.queue_size).abs() < 1e-12);
+    }
+}

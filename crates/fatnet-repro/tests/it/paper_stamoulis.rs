@@ -78,6 +78,7 @@ fn stamoulis_experiments_are_registered_and_deterministic() {
             "table6_1",
             "table6_2",
             "indirect",
+            "fig7_7",
             "greedy",
             "fig5_3",
             "greedy_continuous"
@@ -85,7 +86,14 @@ fn stamoulis_experiments_are_registered_and_deterministic() {
     );
     for e in select(Some(Paper::Stamoulis)) {
         if e.id().starts_with("table6")
-            || ["indirect", "greedy", "fig5_3", "greedy_continuous"].contains(&e.id())
+            || [
+                "indirect",
+                "fig7_7",
+                "greedy",
+                "fig5_3",
+                "greedy_continuous",
+            ]
+            .contains(&e.id())
         {
             // Simulations: the quick form runs fewer and shorter runs.
             assert!(e.quick_differs());

@@ -24,6 +24,7 @@ use crate::packet::{
     PathPolicy, QueueCapacity, Queueing, ScanPolicy, SinkModel, simulate_multicast,
 };
 use fatnet_topology::Hypercube;
+use fatnet_topology::Processor;
 
 /// The options of one run of the direct scheme.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -61,7 +62,69 @@ pub struct DirectReport {
     pub packet_hops: u64,
 }
 
-/// The `d`-cube with the `d` rotated trees of every node (tree `root · d + tag`).
+/// Which trees the packets of a node are broadcast along (the node's `d` trees; a packet picks
+/// one uniformly).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+pub enum TreeFamily {
+    /// The efficient direct (SaS85) scheme: the rotated dimension-order trees of the origin
+    /// ([`MulticastTree::hypercube_rotated`]), each a spanning binomial tree of depth `d`.
+    Rotated,
+    /// The **non-idling indirect scheme** (thesis §7.4; notes 002b §2.9, which infer it from
+    /// the text): tag `j` floods the *undirected* Johnsson–Ho tree `T^(j)` from the origin —
+    /// toward `e_j` and into every other branch on the way — so every node receives the packet
+    /// once (`2^d − 1` transmissions), with no slot classes, virtual arcs or root buffers
+    /// (Rules C–E dropped). Tree edges are used in both directions, so the trees interfere;
+    /// contention is FIFO as in the direct scheme. Its light-traffic delay is `3d/2`
+    /// (Appendix 7.B: the mean eccentricity `(3d − 1)/2` plus the synchronisation time).
+    JohnssonHoFlood,
+}
+
+/// The parent of `y ≠ root` in Johnsson and Ho's tree `T^(j)` (0-based `j`): rooted at
+/// `e_j`, dimension order `(j + 1, …, d − 1, 0, …, j)`; the parent flips the *last*
+/// dimension, in that order, where `y` and the root differ (Stamoulis §2.1.3).
+fn johnsson_ho_parent(d: u32, j: u32, y: u32) -> u32 {
+    let root = 1u32 << j;
+    let diff = y ^ root;
+    // The order's last dimension is j, then j − 1, …: scan from the end of the order.
+    (0..d)
+        .map(|k| (j + d - k) % d)
+        .find(|&dim| diff >> dim & 1 == 1)
+        .map_or(y, |dim| y ^ (1 << dim))
+}
+
+/// The multicast tree that floods the undirected `T^(j)` from `origin`.
+fn johnsson_ho_flood(
+    net: &PacketNet,
+    d: u32,
+    j: u32,
+    origin: u32,
+) -> Result<MulticastTree, PacketError> {
+    let n = 1u32 << d;
+    let root = 1u32 << j;
+    let mut children: Vec<Vec<u32>> = vec![Vec::new(); n as usize];
+    for y in (0..n).filter(|&y| y != root) {
+        children[johnsson_ho_parent(d, j, y) as usize].push(y);
+    }
+    let mut links = Vec::with_capacity(n as usize - 1);
+    let mut seen = vec![false; n as usize];
+    seen[origin as usize] = true;
+    let mut frontier = vec![origin];
+    while let Some(u) = frontier.pop() {
+        let up = (u != root).then(|| johnsson_ho_parent(d, j, u));
+        for v in children[u as usize].iter().copied().chain(up) {
+            if !seen[v as usize] {
+                seen[v as usize] = true;
+                let dim = (u ^ v).trailing_zeros();
+                links.push((dim << d) | u);
+                frontier.push(v);
+            }
+        }
+    }
+    let dsts: Vec<Processor> = (0..n).filter(|&p| p != origin).collect();
+    MulticastTree::new(net, origin, &dsts, &links)
+}
+
+/// The `d`-cube with the `d` trees of every node (tree `root · d + tag`).
 #[derive(Debug)]
 pub struct DirectScheme {
     d: u32,
@@ -70,12 +133,29 @@ pub struct DirectScheme {
 }
 
 impl DirectScheme {
-    /// Builds the cube and its `d · 2^d` trees.
+    /// Builds the cube and its `d · 2^d` rotated trees: the efficient direct scheme.
     ///
     /// # Errors
     ///
     /// [`PacketError::BadParameter`] for `d` outside `1..=16`.
     pub fn new(d: u32) -> Result<Self, PacketError> {
+        Self::with_trees(d, TreeFamily::Rotated)
+    }
+
+    /// Builds the cube and the `d · 2^d` trees of `family`.
+    ///
+    /// # Errors
+    ///
+    /// [`PacketError::BadParameter`] for `d` outside `1..=16` (`2..=16` for
+    /// [`TreeFamily::JohnssonHoFlood`]).
+    pub fn with_trees(d: u32, family: TreeFamily) -> Result<Self, PacketError> {
+        if family == TreeFamily::JohnssonHoFlood && d < 2 {
+            return Err(PacketError::BadParameter {
+                param: "d",
+                value: d.to_string(),
+                expected: "2 to 16 for the Johnsson-Ho trees",
+            });
+        }
         if !(1..=16).contains(&d) {
             return Err(PacketError::BadParameter {
                 param: "d",
@@ -91,8 +171,11 @@ impl DirectScheme {
         let net = PacketNet::new(cube)?;
         let mut trees = Vec::with_capacity((d as usize) << d);
         for root in 0..1u32 << d {
-            for first in 0..d {
-                trees.push(MulticastTree::hypercube_rotated(&net, root, first)?);
+            for tag in 0..d {
+                trees.push(match family {
+                    TreeFamily::Rotated => MulticastTree::hypercube_rotated(&net, root, tag)?,
+                    TreeFamily::JohnssonHoFlood => johnsson_ho_flood(&net, d, tag, root)?,
+                });
             }
         }
         Ok(Self { d, net, trees })
@@ -101,6 +184,12 @@ impl DirectScheme {
     /// The cube's dimension.
     pub fn d(&self) -> u32 {
         self.d
+    }
+
+    /// The tree a packet born at `origin` with tag `tag` is broadcast along.
+    pub fn tree(&self, origin: u32, tag: u32) -> Option<&MulticastTree> {
+        (origin < 1 << self.d && tag < self.d)
+            .then(|| &self.trees[(origin * self.d + tag) as usize])
     }
 
     /// One run under `config`.

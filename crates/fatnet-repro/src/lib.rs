@@ -186,6 +186,7 @@ pub fn registry() -> Vec<Box<dyn Experiment>> {
         Box::new(stamoulis_broadcast::Table6_1),
         Box::new(stamoulis_broadcast::Table6_2),
         Box::new(stamoulis_broadcast::IndirectScheme),
+        Box::new(stamoulis_broadcast::Figure7_6),
         Box::new(stamoulis_broadcast::Figure7_7),
         Box::new(stamoulis_greedy::GreedyGrid),
         Box::new(stamoulis_greedy::Figure5_3),

@@ -659,3 +659,186 @@ impl Experiment for Figure7_7 {
         }]
     }
 }
+
+/// Master seed of Figure 7.6.
+pub const FIG7_6_SEED: u64 = 76;
+
+/// Stamoulis Figure 7.6 (and the light-traffic claim of Appendix 7.B): the mean delay of the
+/// efficient direct scheme and of the non-idling indirect scheme at d = 8 against ρ, beside
+/// Prop. 7.4's delay of the Rules A–E scheme and (6.19). The thesis prints no data; its text
+/// claims the direct scheme is faster than the non-idling indirect one (§7.4, notes 002b
+/// §3.18 (iv)), and that the latter tends to 3d/2 in light traffic.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Figure7_6;
+
+impl Experiment for Figure7_6 {
+    fn paper(&self) -> Paper {
+        Paper::Stamoulis
+    }
+
+    fn id(&self) -> &'static str {
+        "fig7_6"
+    }
+
+    fn seed(&self) -> Option<u64> {
+        Some(FIG7_6_SEED)
+    }
+
+    fn quick_differs(&self) -> bool {
+        true
+    }
+
+    fn run(&self, effort: Effort) -> Result<Table, ReproError> {
+        use fatnet::online::direct_broadcast::TreeFamily;
+        let d = 8u32;
+        let (horizon, trials) = match effort {
+            Effort::Full => (10_000u64, 4u64),
+            Effort::Quick => (2_000, 2),
+        };
+        let loads = [0.01, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6];
+        let schemes = [
+            (
+                "direct",
+                DirectScheme::with_trees(d, TreeFamily::Rotated)
+                    .map_err(|e| err("fig7_6", e.to_string()))?,
+            ),
+            (
+                "non-idling indirect",
+                DirectScheme::with_trees(d, TreeFamily::JohnssonHoFlood)
+                    .map_err(|e| err("fig7_6", e.to_string()))?,
+            ),
+        ];
+        let t = crate::runner::student_t_995(trials - 1).unwrap_or(f64::NAN);
+        let mut cells = Vec::new();
+        let mut means = Vec::new();
+        for (k, (name, scheme)) in schemes.iter().enumerate() {
+            for (i, &rho) in loads.iter().enumerate() {
+                let seed = crate::derive_seed(FIG7_6_SEED, (k * loads.len() + i) as u64);
+                let runs = cell_runs(scheme, rho, horizon, trials, seed)?;
+                let delays: Vec<f64> = runs.iter().map(|r| r.0).collect();
+                let s = Stat::of(&delays);
+                let half = t * s.sd / (s.n as f64).sqrt();
+                means.push((*name, rho, s.mean));
+                let (paper, verdict, note) = match *name {
+                    "direct" => {
+                        let approx = approximation_6_19(d, rho);
+                        (
+                            None,
+                            Verdict::NotInPaper,
+                            format!(
+                                "(6.19) = {approx:.3} ({:+.1}%)",
+                                relative_difference(approx, s.mean) * 100.0
+                            ),
+                        )
+                    }
+                    _ if rho <= 0.01 => {
+                        let light = 1.5 * f64::from(d);
+                        (
+                            Some(format!("→ {light:.1} as ρ → 0 (App. 7.B)")),
+                            if (s.mean - light).abs() <= half + 0.1 {
+                                Verdict::WithinTolerance
+                            } else {
+                                Verdict::Mismatch
+                            },
+                            format!("T − 3d/2 = {:.3}", s.mean - light),
+                        )
+                    }
+                    _ => (
+                        None,
+                        Verdict::NotInPaper,
+                        format!("(T − 3d/2)/ρ = {:.2}", (s.mean - 1.5 * f64::from(d)) / rho),
+                    ),
+                };
+                let rules = if rho < stability_limit_7_3(d) {
+                    format!("{:.3}", proposition_7_4(d, rho))
+                } else {
+                    "unstable".into()
+                };
+                cells.push(Cell {
+                    key: vec![(*name).into(), format!("{rho:.2}")],
+                    paper,
+                    ours: format!("{:.3}", s.mean),
+                    detail: format!(
+                        "99% CI [{:.3}, {:.3}] ({trials} runs of {horizon} slots, {} packets); Rules A–E (Prop. 7.4) {rules}",
+                        s.mean - half,
+                        s.mean + half,
+                        runs.iter().map(|r| r.1).sum::<u64>()
+                    ),
+                    verdict,
+                    note,
+                });
+            }
+        }
+        let faster = loads
+            .iter()
+            .filter(|&&rho| {
+                let get = |n: &str| {
+                    means
+                        .iter()
+                        .find(|m| m.0 == n && m.1 == rho)
+                        .map_or(f64::NAN, |m| m.2)
+                };
+                get("direct") < get("non-idling indirect")
+            })
+            .count();
+        Ok(Table {
+            paper: Paper::Stamoulis,
+            id: "fig7_6",
+            title: "Stamoulis, Figure 7.6: mean broadcast delay at d = 8 of the direct and the non-idling indirect scheme against ρ".into(),
+            key_columns: vec!["scheme".into(), "ρ".into()],
+            detail_column: "99% CI; Prop. 7.4 for the Rules A–E scheme at the same load".into(),
+            cells,
+            notes: vec![
+                format!("The thesis' claim (iv), checked: the direct scheme's delay is below the non-idling indirect scheme's at {faster} of {} loads.", loads.len()),
+                "Simulation: `fatnet_online::direct_broadcast` on the output-queued packet engine, Poisson generation at rate λ = ρd/(2^d − 1) per node in continuous time, one uniformly drawn tree per packet, FIFO arcs. Direct: the origin's rotated dimension-order trees. Non-idling indirect (the notes' reading of §7.4, which the thesis leaves underspecified): the undirected Johnsson–Ho tree T^(j) flooded from the origin, without Rules C–E. Each cell: independent runs, the first tenth of the slots discarded, 99% interval over the runs.".into(),
+                "The thesis prints no data for Figure 7.6; the paper column holds the only stated value, the light-traffic limit 3d/2 of Appendix 7.B (within tolerance if our mean at ρ = 0.01 is within its 99% half-width plus 0.1 of it; the first-order term adds about 0.02 there). The notes give (6.19) for the direct scheme and Prop. 7.4 for the Rules A–E scheme, shown in the note and detail columns.".into(),
+                "Figure 7.6 (`fig7_6/fig7_6.svg`) plots both schemes with (6.19) and Prop. 7.4 on the same axes.".into(),
+            ],
+        })
+    }
+
+    fn figures(&self, table: &Table) -> Vec<Figure> {
+        let d = 8;
+        let series_of = |name: &str| -> Vec<(f64, f64)> {
+            table
+                .cells
+                .iter()
+                .filter(|c| c.key[0] == name)
+                .filter_map(|c| Some((c.key[1].parse().ok()?, c.ours.parse().ok()?)))
+                .collect()
+        };
+        let loads: Vec<f64> = series_of("direct").iter().map(|p| p.0).collect();
+        vec![Figure {
+            id: "fig7_6",
+            title: "Stamoulis, Fig. 7.6: broadcast delay against ρ, d = 8".into(),
+            x_label: "ρ".into(),
+            y_label: "T (slots)".into(),
+            series: vec![
+                Series {
+                    name: "direct (ours)".into(),
+                    points: series_of("direct"),
+                },
+                Series {
+                    name: "non-idling indirect (ours)".into(),
+                    points: series_of("non-idling indirect"),
+                },
+                Series {
+                    name: "(6.19), direct".into(),
+                    points: loads
+                        .iter()
+                        .map(|&r| (r, approximation_6_19(d, r)))
+                        .collect(),
+                },
+                Series {
+                    name: "Prop. 7.4, Rules A–E".into(),
+                    points: loads
+                        .iter()
+                        .filter(|&&r| r < stability_limit_7_3(d))
+                        .map(|&r| (r, proposition_7_4(d, r)))
+                        .collect(),
+                },
+            ],
+            log_x: false,
+        }]
+    }
+}

@@ -137,3 +137,40 @@ fn queue_size_matches_the_corrected_proposition_7_5() {
         assert!((r.stored_mean * scale - r.queue_size).abs() < 1e-12);
     }
 }
+
+/// The non-idling indirect scheme (undirected Johnsson–Ho trees flooded from the origin):
+/// every tree reaches every node once, the eccentricities sum to (3d − 1)·2^(d−1) (Appendix
+/// 7.B), and the light-traffic delay is 3d/2.
+#[test]
+fn nonidling_indirect_scheme() {
+    use fatnet_online::direct_broadcast::{DirectConfig, DirectScheme, TreeFamily};
+    for d in 2..=8u32 {
+        let s = DirectScheme::with_trees(d, TreeFamily::JohnssonHoFlood).unwrap();
+        for j in 0..d {
+            let total: u64 = (0..1u32 << d)
+                .map(|x| {
+                    let t = s.tree(x, j).unwrap();
+                    assert_eq!(t.links().len(), (1usize << d) - 1);
+                    assert_eq!(t.dsts().len(), (1usize << d) - 1);
+                    u64::from(t.height())
+                })
+                .sum();
+            assert_eq!(total, u64::from(3 * d - 1) << (d - 1), "d = {d}, tree {j}");
+        }
+    }
+    // Light traffic: T → 3d/2 (mean eccentricity (3d − 1)/2 plus the synchronisation 1/2).
+    let d = 6;
+    let s = DirectScheme::with_trees(d, TreeFamily::JohnssonHoFlood).unwrap();
+    let r = s
+        .simulate(&DirectConfig {
+            rho: 0.002,
+            horizon: 200_000,
+            warmup: 1_000,
+            batches: 10,
+            seed: 3,
+        })
+        .unwrap();
+    assert!(r.measured > 1_000);
+    assert!((r.delay_mean - 9.0).abs() < 0.1, "T = {}", r.delay_mean);
+    assert!(DirectScheme::with_trees(1, TreeFamily::JohnssonHoFlood).is_err());
+}

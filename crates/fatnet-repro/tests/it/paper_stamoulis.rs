@@ -78,6 +78,7 @@ fn stamoulis_experiments_are_registered_and_deterministic() {
             "table6_1",
             "table6_2",
             "indirect",
+            "fig7_6",
             "fig7_7",
             "greedy",
             "fig5_3",
@@ -88,6 +89,7 @@ fn stamoulis_experiments_are_registered_and_deterministic() {
         if e.id().starts_with("table6")
             || [
                 "indirect",
+                "fig7_6",
                 "fig7_7",
                 "greedy",
                 "fig5_3",

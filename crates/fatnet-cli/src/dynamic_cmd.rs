@@ -52,8 +52,8 @@ DYNAMIC ROUTING (--arrivals; Stamoulis, thesis chapter 5):
   (per-level arc throughput; Poisson only), straight_rate (butterfly), bounds {lower, upper,
   lower_source, upper_source, claimed_lower, exact}, within_bounds, packet_hops, per_trial.
 
-MULTIPLE BROADCASTS (--broadcast direct|indirect; thesis chapters 6-7):
-  fatnet simulate hypercube:d=D --arrivals poisson --broadcast direct|indirect --rate LAMBDA
+MULTIPLE BROADCASTS (--broadcast direct|indirect|nonidling; thesis chapters 6-7):
+  fatnet simulate hypercube:d=D --arrivals poisson --broadcast direct|indirect|nonidling --rate LAMBDA
                   [--slots S] [--warmup W] [--batches B] [--trials T] [--seed S] [--json]
   Every node generates packets by a Poisson process of rate LAMBDA, each to be received by
   all other nodes; transmissions are slotted (one packet per arc per slot) and the delay runs
@@ -62,7 +62,9 @@ MULTIPLE BROADCASTS (--broadcast direct|indirect; thesis chapters 6-7):
   output queues; stable for rho < 1); `indirect` sends each packet to the root of one of
   Johnsson and Ho's d disjoint trees and broadcasts it from there under Rules A-E (stable
   for rho < (2/3)(1 - 2^-d), Prop. 7.3; the trees never interfere, so one tree is simulated
-  with rate LAMBDA/d per node and `packets` counts that tree's). Printed beside: Prop. 6.2's
+  with rate LAMBDA/d per node and `packets` counts that tree's); `nonidling` floods one of
+  those trees, undirected, from the origin, with FIFO arcs and no slot classes (§7.4, as the
+  notes read it; its light-traffic delay is 3d/2). Printed beside: Prop. 6.2's
   lower bound (both schemes are oblivious), for `direct` approximation (6.19) and, in very
   light traffic, the inferior scheme's upper bound; for `indirect` the exact Prop. 7.4.";
 
@@ -185,6 +187,9 @@ pub enum BroadcastArg {
     /// The indirect scheme: to the root of one of Johnsson and Ho's d disjoint trees, then
     /// broadcast from there under Rules A–E (§7.1.2).
     Indirect,
+    /// The non-idling indirect scheme (§7.4): one of Johnsson and Ho's trees, undirected,
+    /// flooded from the origin, FIFO arcs, no slot classes.
+    Nonidling,
 }
 
 #[derive(Debug, Serialize)]
@@ -621,7 +626,7 @@ fn run_broadcast(
     rate: f64,
     out: &mut impl Write,
 ) -> Result<()> {
-    use fatnet::online::direct_broadcast::{DirectConfig, DirectScheme};
+    use fatnet::online::direct_broadcast::{DirectConfig, DirectScheme, TreeFamily};
     use fatnet::online::indirect_broadcast::{IndirectConfig, simulate_indirect};
     use fatnet::queueing::stamoulis::broadcast as formulas;
 
@@ -653,7 +658,7 @@ fn run_broadcast(
     }
     let seed = args.seed.unwrap_or(1);
     let limit = match scheme {
-        BroadcastArg::Direct => 1.0,
+        BroadcastArg::Direct | BroadcastArg::Nonidling => 1.0,
         BroadcastArg::Indirect => formulas::indirect_stability_limit(d)?,
     };
     if rho >= limit {
@@ -661,7 +666,7 @@ fn run_broadcast(
             "the load factor rho = lambda (2^d - 1)/d = {rho} is not below the scheme's stability \
              limit {limit} ({}): the delay has no steady state",
             match scheme {
-                BroadcastArg::Direct => "(6.1), every scheme",
+                BroadcastArg::Direct | BroadcastArg::Nonidling => "(6.1), every scheme",
                 BroadcastArg::Indirect => "Prop. 7.3",
             }
         );
@@ -681,6 +686,15 @@ fn run_broadcast(
                 stability_limit: limit,
             }
         }
+        BroadcastArg::Nonidling => BroadcastBounds {
+            lower: oblivious,
+            lower_source: "Prop. 6.2 (oblivious schemes)",
+            upper: None,
+            upper_source: None,
+            exact: None,
+            approximation: None,
+            stability_limit: limit,
+        },
         BroadcastArg::Indirect => {
             let exact = formulas::prop_7_4_delay(d, rho)?;
             BroadcastBounds {
@@ -698,6 +712,10 @@ fn run_broadcast(
         BroadcastArg::Direct => {
             Some(DirectScheme::new(d).context("cannot build the direct scheme's trees")?)
         }
+        BroadcastArg::Nonidling => Some(
+            DirectScheme::with_trees(d, TreeFamily::JohnssonHoFlood)
+                .context("cannot build the Johnsson-Ho trees")?,
+        ),
         BroadcastArg::Indirect => None,
     };
     let bar = crate::trial_progress_bar(trials);
@@ -779,6 +797,7 @@ fn run_broadcast(
         scheme: match scheme {
             BroadcastArg::Direct => "direct",
             BroadcastArg::Indirect => "indirect",
+            BroadcastArg::Nonidling => "nonidling",
         },
         d,
         rate,

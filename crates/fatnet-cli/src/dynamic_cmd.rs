@@ -22,7 +22,7 @@ DYNAMIC ROUTING (--arrivals; Stamoulis, thesis chapter 5):
   fatnet simulate hypercube:d=D --arrivals poisson|slotted --rate LAMBDA [--p P]
                   [--router greedy|adaptive] [--slots S] [--warmup W] [--batches B]
                   [--trials T] [--seed S] [--threads K] [--per-trial] [--json]
-  (or butterfly:d=D with --arrivals poisson). Every node (butterfly: every level-1 node)
+  (or butterfly:d=D, greedy only). Every node (butterfly: every level-1 node)
   generates packets at rate LAMBDA; a packet's destination flips each address bit of its
   origin with probability P (thesis (5.1); the origin itself is possible and is delivered
   with delay 0 on the cube). Every arc carries one packet per unit time (one slot).
@@ -33,7 +33,8 @@ DYNAMIC ROUTING (--arrivals; Stamoulis, thesis chapter 5):
     arrivals advanced to the slot start, thesis (5.19)); one packet per arc per slot. Greedy
     breaks FIFO ties uniformly at random; --router adaptive is the adaptive store-and-forward
     scheme of §5.5 (closest-to-destination first, then FIFO, then random; a random free arc
-    toward the destination, else the packet waits), hypercube only.
+    toward the destination, else the packet waits), hypercube only. On the butterfly the
+    slotted bounds include Prop. 5.18's proved T̄ >= d + (1/2)(d - 1)LAMBDA*P(1 - P).
   The load factor is rho = LAMBDA*P on the cube, LAMBDA*max(P, 1-P) on the butterfly; no
   scheme is stable for rho >= 1, which is refused.
   The network starts empty; packets generated in [W, S) are measured (S in time units =
@@ -334,10 +335,8 @@ pub fn run(args: &DynamicArgs, out: &mut impl Write) -> Result<()> {
     if router == RouterArg::Adaptive && !slotted {
         bail!("--router adaptive is defined in slotted time (thesis §5.5): add --arrivals slotted");
     }
-    if slotted && network == GreedyNetwork::Butterfly {
-        bail!(
-            "--arrivals slotted runs on the hypercube only; use --arrivals poisson on the butterfly"
-        );
+    if router == RouterArg::Adaptive && network == GreedyNetwork::Butterfly {
+        bail!("--router adaptive needs the hypercube: butterfly paths are unique");
     }
     if slotted {
         for (flag, v) in [("--slots", slots), ("--warmup", warmup)] {
@@ -403,6 +402,7 @@ pub fn run(args: &DynamicArgs, out: &mut impl Write) -> Result<()> {
     let one = |s: u64| -> Result<RunResult> {
         Ok(if slotted {
             slotted_cube::run(&SlottedConfig {
+                network,
                 scheme: match router {
                     RouterArg::Greedy => SlottedScheme::Greedy,
                     RouterArg::Adaptive => SlottedScheme::Adaptive,

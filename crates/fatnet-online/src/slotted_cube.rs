@@ -1,6 +1,6 @@
-//! Slotted dynamic routing on the hypercube (Stamoulis' thesis §5.4–5.5; notes 002a A9,
-//! A11): greedy routing and the adaptive store-and-forward scheme of Figure 5.3, on the same
-//! arrivals.
+//! Slotted dynamic routing on the hypercube and the butterfly (Stamoulis' thesis §5.4–5.6;
+//! notes 002a A9, A11, A12): greedy routing and, on the cube, the adaptive store-and-forward
+//! scheme of Figure 5.3, on the same arrivals.
 //!
 //! **The model.** Time is slotted (τ = 1). At every slot boundary `k` every node generates a
 //! Poisson(λ) batch of packets; a packet from `x` goes to `z` with each address bit flipped
@@ -13,6 +13,11 @@
 //! - [`SlottedScheme::Greedy`]: the canonical path (increasing dimensions); each arc sends
 //!   the packet waiting for it that arrived at the node first, **ties broken uniformly at
 //!   random** (the thesis' fair tie-break, notes 002a §6 #16, on which Prop. 5.18 relies).
+//!   On the butterfly ([`SlottedConfig::network`]) the path is unique: at level `j` the
+//!   vertical arc if the current row and the destination differ in bit `j`, the straight arc
+//!   otherwise; every packet crosses `d` arcs, and the level-`j` arcs of row `x` are served as
+//!   the cube's are (FIFO, random ties). Prop. 5.18's slotted bound (5.33) rests on those fair
+//!   ties.
 //! - [`SlottedScheme::Adaptive`] (§5.5): every packet at a node tries to use a *preferred*
 //!   arc, an arc of a dimension in which the node and the destination differ. Packets are
 //!   served in priority order: fewer remaining hops first ("packets closer to their destination
@@ -44,6 +49,8 @@
 //! generation slots give a Student-t interval for the mean delay.
 
 use fatnet_traffic::arrivals::{ArrivalError, NodeArrivals, PoissonTraffic};
+
+use crate::greedy_cube::GreedyNetwork;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
@@ -65,6 +72,9 @@ pub enum SlottedScheme {
 /// The options of a [`run`].
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct SlottedConfig {
+    /// The network: the `d`-cube, or the `d`-dimensional butterfly (§5.6; greedy only, every
+    /// path being unique).
+    pub network: GreedyNetwork,
     /// The routing scheme.
     pub scheme: SlottedScheme,
     /// The cube dimension `d` (`1..=`[`MAX_DIMENSION`]).
@@ -88,6 +98,7 @@ pub struct SlottedConfig {
 impl Default for SlottedConfig {
     fn default() -> Self {
         Self {
+            network: GreedyNetwork::Hypercube,
             scheme: SlottedScheme::Greedy,
             d: 6,
             lambda: 1.0,
@@ -138,6 +149,9 @@ pub enum SlottedError {
         /// The level given.
         confidence: f64,
     },
+    /// The adaptive scheme asked for on the butterfly, where every path is unique.
+    #[error("the adaptive scheme needs the hypercube: butterfly paths are unique")]
+    AdaptiveOnButterfly,
 }
 
 /// The result of a [`run`].
@@ -145,7 +159,7 @@ pub enum SlottedError {
 pub struct SlottedReport {
     /// The configuration run.
     pub config: SlottedConfig,
-    /// ρ = λp.
+    /// ρ = λp on the cube, λ·max{p, 1 − p} on the butterfly.
     pub rho: f64,
     /// Packets generated in slots `[0, horizon)`.
     pub packets: u64,
@@ -229,16 +243,22 @@ pub fn run(config: &SlottedConfig) -> Result<SlottedReport, SlottedError> {
             confidence: c.confidence,
         });
     }
+    let butterfly = c.network == GreedyNetwork::Butterfly;
+    if butterfly && c.scheme == SlottedScheme::Adaptive {
+        return Err(SlottedError::AdaptiveOnButterfly);
+    }
     let d = c.d;
     let n = 1usize << d;
+    // Butterfly: the list of row x at level j (0-based) is `j · 2^d + x`.
+    let lists_len = if butterfly { n * d as usize } else { n };
     let mut streams: Vec<NodeArrivals> = (0..n as u32)
         .map(|x| traffic.node_stream(x, c.seed))
         .collect::<Result<_, _>>()?;
     // Routing randomness: a generator of its own (`seed_from_u64` fixes a PCG stream that no
     // node stream uses; node streams are numbered by node).
     let mut rng = Pcg64::seed_from_u64(c.seed.rotate_left(17) ^ 0xa076_1d64_78bd_642f);
-    let mut lists: Vec<Vec<Pkt>> = vec![Vec::new(); n];
-    let mut incoming: Vec<Vec<Pkt>> = vec![Vec::new(); n];
+    let mut lists: Vec<Vec<Pkt>> = vec![Vec::new(); lists_len];
+    let mut incoming: Vec<Vec<Pkt>> = vec![Vec::new(); lists_len];
     let mut scratch: Vec<Pkt> = Vec::new();
     let mut order: Vec<Pkt> = Vec::new();
     let mut by_distance: Vec<usize> = vec![0; d as usize + 2];
@@ -282,10 +302,10 @@ pub fn run(config: &SlottedConfig) -> Result<SlottedReport, SlottedError> {
         }
         let mut in_network = 0u64;
         // 1. Arrivals of this slot: packets sent last slot and the new batch, in random order.
-        for x in 0..n {
+        for x in 0..lists_len {
             scratch.clear();
             scratch.append(&mut incoming[x]);
-            if generating {
+            if generating && x < n {
                 let stream = &mut streams[x];
                 let end = (k + 1) as f64;
                 while stream.peek_time() < end {
@@ -294,7 +314,7 @@ pub fn run(config: &SlottedConfig) -> Result<SlottedReport, SlottedError> {
                         packets += 1;
                     }
                     let measured = measured_batch(k).is_some();
-                    if a.dst == a.src {
+                    if a.dst == a.src && !butterfly {
                         if measured {
                             deliver(k, k, 0, &mut sum, &mut count);
                         }
@@ -320,6 +340,45 @@ pub fn run(config: &SlottedConfig) -> Result<SlottedReport, SlottedError> {
             number_sum += in_network;
         }
         // 2. Every node assigns its arcs for slot k.
+        if butterfly {
+            for (index, list) in lists.iter_mut().enumerate() {
+                if list.is_empty() {
+                    continue;
+                }
+                let (level, row) = (index / n, (index % n) as u32);
+                // Bit 0: the straight arc, bit 1: the vertical arc.
+                let mut free = 0b11u32;
+                let mut kept = 0;
+                for i in 0..list.len() {
+                    let q = list[i];
+                    let vertical = (row ^ q.dst) >> level & 1;
+                    if free & (1 << vertical) == 0 {
+                        list[kept] = q;
+                        kept += 1;
+                        if free == 0 {
+                            // Both arcs taken: the rest stays, in order.
+                            list.copy_within(i + 1.., kept);
+                            kept += list.len() - i - 1;
+                            break;
+                        }
+                        continue;
+                    }
+                    free &= !(1 << vertical);
+                    packet_hops += 1;
+                    if level + 1 == d as usize {
+                        if deliver(q.born, k + 1, d, &mut sum, &mut count) {
+                            in_flight_measured -= 1;
+                        }
+                    } else {
+                        let to = (level + 1) * n + (row ^ (vertical << level)) as usize;
+                        incoming[to].push(q);
+                    }
+                }
+                list.truncate(kept);
+            }
+            k += 1;
+            continue;
+        }
         for x in 0..n {
             if lists[x].is_empty() {
                 continue;
@@ -416,7 +475,7 @@ pub fn run(config: &SlottedConfig) -> Result<SlottedReport, SlottedError> {
     let delay_trend = fatnet_queueing::stats::least_squares_slope(&points);
     Ok(SlottedReport {
         config: c,
-        rho: c.lambda * c.p,
+        rho: c.network.rho(c.lambda, c.p),
         packets,
         measured,
         delay_mean,

@@ -191,6 +191,7 @@ pub fn registry() -> Vec<Box<dyn Experiment>> {
         Box::new(stamoulis_greedy::GreedyGrid),
         Box::new(stamoulis_greedy::Figure5_3),
         Box::new(stamoulis_greedy::ContinuousGrid),
+        Box::new(stamoulis_greedy::ButterflySlotted),
     ]
 }
 

@@ -197,6 +197,8 @@ fn dynamic_input_errors() {
             "butterfly:d=4",
             "--arrivals",
             "slotted",
+            "--router",
+            "adaptive",
             "--rate",
             "1",
         ],
@@ -399,4 +401,25 @@ fn broadcast_schemes_beside_the_thesis() {
     ] {
         assert_one_line_error(args);
     }
+}
+
+#[test]
+fn slotted_butterfly_uses_the_proved_slotted_bound() {
+    let v = json(&[
+        "simulate",
+        "butterfly:d=10",
+        "--arrivals",
+        "slotted",
+        "--rate",
+        "1",
+        "--p",
+        "0.5",
+        "--slots",
+        "3000",
+        "--json",
+    ]);
+    // Prop. 5.14 gives 10.5; the slotted Prop. 5.18 (5.33) 10 + 4.5 · 0.25 = 11.125.
+    assert!((v["bounds"]["lower"].as_f64().unwrap() - 11.125).abs() < 1e-12);
+    assert_eq!(v["within_bounds"], true);
+    assert_eq!(v["hops_mean"].as_f64(), Some(10.0));
 }

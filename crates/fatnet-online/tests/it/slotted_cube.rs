@@ -1,12 +1,13 @@
 //! The slotted greedy and adaptive schemes (Stamoulis §5.4–5.5).
 
-use fatnet_online::greedy_cube::{GreedyConfig, steady_state};
+use fatnet_online::greedy_cube::{GreedyConfig, GreedyNetwork, steady_state};
 use fatnet_online::slotted_cube::{SlottedConfig, SlottedError, SlottedScheme, run};
 
 use SlottedScheme::{Adaptive, Greedy};
 
 fn config(scheme: SlottedScheme, d: u32, lambda: f64, p: f64, horizon: u64) -> SlottedConfig {
     SlottedConfig {
+        network: GreedyNetwork::Hypercube,
         scheme,
         d,
         lambda,
@@ -196,4 +197,58 @@ fn bad_input_is_a_typed_error() {
     ] {
         assert!(!bad(c).to_string().is_empty());
     }
+}
+
+/// The butterfly (§5.6): T ≤ T̄ ≤ T + 1 against the exact continuous simulator with the same
+/// arrivals, every packet crosses d arcs, Prop. 5.18's proved slotted bound
+/// T̄ ≥ d + (1/2)(d − 1)λp(1 − p) holds, and p ∈ {0, 1} gives the discrete M/D/1 delay
+/// d + ρ/(2(1 − ρ)).
+#[test]
+fn butterfly_slotted_greedy() {
+    for (d, lambda, p) in [(4, 1.2, 0.5), (6, 1.6, 0.5), (5, 1.0, 0.25)] {
+        let c = SlottedConfig {
+            network: GreedyNetwork::Butterfly,
+            ..config(Greedy, d, lambda, p, 40_000)
+        };
+        let slotted = run(&c).unwrap();
+        assert_eq!(slotted.hops_mean, f64::from(d));
+        let cont = steady_state(&GreedyConfig {
+            network: GreedyNetwork::Butterfly,
+            d,
+            lambda,
+            p,
+            horizon: 40_000.0,
+            warmup: 4_000.0,
+            confidence: 0.99,
+            seed: 11,
+            ..GreedyConfig::default()
+        })
+        .unwrap();
+        let slack = slotted.delay_half_width + cont.delay_half_width;
+        assert!(slotted.delay_mean >= cont.delay_mean - slack, "d = {d}");
+        assert!(slotted.delay_mean <= cont.delay_mean + 1.0 + slack);
+        let prop_5_18 = f64::from(d) + 0.5 * f64::from(d - 1) * lambda * p * (1.0 - p);
+        assert!(
+            slotted.delay_mean + slotted.delay_half_width >= prop_5_18,
+            "d = {d}"
+        );
+    }
+    let c = SlottedConfig {
+        network: GreedyNetwork::Butterfly,
+        ..config(Greedy, 4, 0.7, 1.0, 60_000)
+    };
+    let r = run(&c).unwrap();
+    let exact = 4.0 + 0.7 / (2.0 * 0.3);
+    assert!(
+        (r.delay_mean - exact).abs() <= r.delay_half_width + 0.01,
+        "{}",
+        r.delay_mean
+    );
+    assert!(matches!(
+        run(&SlottedConfig {
+            network: GreedyNetwork::Butterfly,
+            ..config(Adaptive, 4, 1.0, 0.5, 1_000)
+        }),
+        Err(SlottedError::AdaptiveOnButterfly)
+    ));
 }

@@ -297,8 +297,9 @@ pub fn delay_bounds(
 /// The bounds in **slotted time** with slot length `tau` (`1/τ` an integer; §5.4): the
 /// continuous bounds with `T ≤ T̄ ≤ T + τ` (5.26), so the upper bound grows by τ; on the
 /// butterfly with `τ = 1` the lower bound also takes Prop. 5.18's proved slotted form (5.33).
-/// `exact` is dropped except for the cube's `p = 1` case with `τ = 1`, which is the discrete
-/// M/D/1 queue (2.4), `d + ρ/(2(1 − ρ))` (the same value).
+/// `exact` is kept only with `τ = 1`: the disjoint-path cases (`p = 1` on the cube, `p ∈ {0, 1}`
+/// on the butterfly) are then the discrete M/D/1 queue (2.4) at the first arc followed by
+/// `d − 1` queue-free hops, `d + ρ/(2(1 − ρ))`, the same value as in continuous time.
 ///
 /// # Errors
 ///
@@ -326,7 +327,7 @@ pub fn slotted_delay_bounds(
         Network::Butterfly => "Prop. 5.17 + τ (5.26)",
     };
     let unit = (tau - 1.0).abs() < 1e-12;
-    b.exact = b.exact.filter(|_| unit && network == Network::Hypercube);
+    b.exact = b.exact.filter(|_| unit);
     if network == Network::Butterfly && unit {
         let proved = butterfly_slotted_lower_bound(d, lambda, p)?;
         if proved > b.lower {

@@ -121,6 +121,14 @@ fn slotted_bounds() {
     let b = greedy::slotted_delay_bounds(Network::Butterfly, 10, 1.0, 0.5, 1.0).unwrap();
     assert!((b.lower - 11.125).abs() < 1e-12, "{}", b.lower);
     assert!(b.lower_source.contains("5.18"));
+    // Disjoint butterfly paths (p ∈ {0, 1}) stay exact in unit slots (discrete M/D/1 at the
+    // first arc), not with shorter slots.
+    for p in [0.0, 1.0] {
+        let e = greedy::slotted_delay_bounds(Network::Butterfly, 4, 0.7, p, 1.0).unwrap();
+        assert!((e.exact.unwrap() - (4.0 + 0.7 / 0.6)).abs() < 1e-12);
+        let half = greedy::slotted_delay_bounds(Network::Butterfly, 4, 0.7, p, 0.5).unwrap();
+        assert_eq!(half.exact, None);
+    }
     for tau in [0.0, 0.3, 2.0, f64::NAN] {
         assert!(greedy::slotted_delay_bounds(Network::Hypercube, 3, 0.5, 0.5, tau).is_err());
     }

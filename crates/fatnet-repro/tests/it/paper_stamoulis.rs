@@ -82,7 +82,8 @@ fn stamoulis_experiments_are_registered_and_deterministic() {
             "fig7_7",
             "greedy",
             "fig5_3",
-            "greedy_continuous"
+            "greedy_continuous",
+            "butterfly_slotted"
         ]
     );
     for e in select(Some(Paper::Stamoulis)) {
@@ -94,6 +95,7 @@ fn stamoulis_experiments_are_registered_and_deterministic() {
                 "greedy",
                 "fig5_3",
                 "greedy_continuous",
+                "butterfly_slotted",
             ]
             .contains(&e.id())
         {

@@ -164,6 +164,17 @@ pub enum QueueingError {
     /// The sum `Σ l_i` of Lemma 7.2 without any path, or with a path of length 0.
     #[error("Lemma 7.2 needs at least one path, each of length at least 1")]
     BadPaths,
+    /// A generalised Rule C cycle (§7.3.1) without a root-bound slot (`K = 0`) or without a
+    /// broadcast slot (`L = 0`).
+    #[error(
+        "a cycle of K + L slots needs K >= 1 root-bound and L >= 1 broadcast slots, got K = {k}, L = {l}"
+    )]
+    EmptySlotClass {
+        /// The root-bound slots per cycle.
+        k: u32,
+        /// The broadcast slots per cycle.
+        l: u32,
+    },
 }
 
 /// `value` if it is finite.

@@ -152,6 +152,43 @@ pub fn indirect_stability_limit(d: u32) -> Result<f64, QueueingError> {
     Ok(2.0 / 3.0 * (1.0 - 0.5f64.powi(d as i32)))
 }
 
+/// The generalised Rule C of §7.3.1 (notes 002b §2.8, §3.14, F20): every cycle of `K + L`
+/// slots gives `K` consecutive slots to root-bound traffic and `L` to broadcasting (Rule C is
+/// `K = 1`, `L = 2`). Two necessary conditions for stability follow — the roots start at
+/// most `L` broadcasts per cycle, `(λ/d)2^d(K + L) < L` (7.15), and the single arc feeding
+/// buffer B_1 carries `(λ/d)2^{d−1}` per slot in only `K` slots per cycle,
+/// `(λ/d)2^{d−1}(K + L) < K` — hence (7.16):
+/// `(λ/d)2^d < min{L/(K + L), 2K/(K + L)}`.
+///
+/// This function returns (7.16) as a limit on the load factor: with `λ = ρd/(2^d − 1)`,
+/// stable only if `ρ < (1 − 2^−d)·min{L, 2K}/(K + L)`. The bound is largest at `L = 2K`,
+/// where it equals [`indirect_stability_limit`]: Rule C is the best alternation, and there it
+/// is also sufficient (Prop. 7.3). For `L ≠ 2K` the thesis proves only necessity, so this is
+/// an upper limit, not a claim that the alternation reaches it. (The thesis' remark "for
+/// `K = 2L`, inequality (7.18)" means `L = 2K` and (7.16); notes 002b §6 #4.)
+///
+/// ```
+/// use fatnet_queueing::stamoulis::broadcast::{generalised_rule_c_limit, indirect_stability_limit};
+/// assert_eq!(generalised_rule_c_limit(6, 1, 2)?, indirect_stability_limit(6)?);
+/// // One broadcast slot per two-slot cycle: the roots' capacity (7.15) binds at (1 − 2^−d)/2.
+/// assert!((generalised_rule_c_limit(6, 1, 1)? - 0.5 * (1.0 - 1.0 / 64.0)).abs() < 1e-15);
+/// # Ok::<(), fatnet_queueing::QueueingError>(())
+/// ```
+///
+/// # Errors
+///
+/// [`QueueingError::DimensionOutOfRange`] for `d` outside `2..=26`,
+/// [`QueueingError::EmptySlotClass`] for `K = 0` or `L = 0` (no slot to reach the roots, or
+/// none to broadcast in).
+pub fn generalised_rule_c_limit(d: u32, k: u32, l: u32) -> Result<f64, QueueingError> {
+    dimension(d, 2)?;
+    if k == 0 || l == 0 {
+        return Err(QueueingError::EmptySlotClass { k, l });
+    }
+    let (k, l) = (f64::from(k), f64::from(l));
+    Ok(l.min(2.0 * k) / (k + l) * (1.0 - 0.5f64.powi(d as i32)))
+}
+
 /// Prop. 7.4: the indirect scheme's mean delay `T = 3d + 1 + 3ρ/(2[(2/3)(1 − 2^−d) − ρ])`.
 ///
 /// ```

@@ -11,7 +11,8 @@
 //!   Props. 5.2, 5.3, 5.12–5.14, 5.17, 5.18 and (5.18), proved and claimed kept apart, and
 //!   [`greedy::delay_bounds`] / [`greedy::slotted_delay_bounds`] for a simulator to print.
 //! - [`broadcast`]: chapters 6–7, multiple broadcasts: Props. 6.1, 6.2, `g_{m,i}`, `c_d`,
-//!   approximation (6.19), Lemma 7.2, Props. 7.3–7.6 (7.5 printed and corrected).
+//!   approximation (6.19), Lemma 7.2, Props. 7.3–7.6 (7.5 printed and corrected), the
+//!   generalised Rule C (7.16).
 //!
 //! ```
 //! use fatnet_queueing::stamoulis::{broadcast, greedy, queues};

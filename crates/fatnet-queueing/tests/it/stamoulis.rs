@@ -285,6 +285,64 @@ fn inferior_scheme() {
     ));
 }
 
+/// The generalised Rule C (7.16) over every cycle with K, L ≤ 10 (notes 002b §3.14): the
+/// largest limit is reached exactly at L = 2K, where it is Prop. 7.3's (7.2); below L = 2K
+/// the broadcast capacity (7.15) binds, above it the arc feeding B_1.
+#[test]
+fn generalised_rule_c_is_best_at_l_equal_2k() {
+    for d in 2..=12u32 {
+        let rule_c = broadcast::indirect_stability_limit(d).unwrap();
+        let frac = 1.0 - 0.5f64.powi(d as i32);
+        let mut best = (0.0f64, Vec::new());
+        for k in 1..=10u32 {
+            for l in 1..=10u32 {
+                let v = broadcast::generalised_rule_c_limit(d, k, l).unwrap();
+                let (kf, lf) = (f64::from(k), f64::from(l));
+                let binding = if l <= 2 * k { lf } else { 2.0 * kf };
+                assert!(
+                    (v - frac * binding / (kf + lf)).abs() < 1e-15,
+                    "d {d} K {k} L {l}"
+                );
+                assert!(v <= rule_c + 1e-15, "d {d} K {k} L {l}");
+                if v > best.0 + 1e-12 {
+                    best = (v, vec![(k, l)]);
+                } else if (v - best.0).abs() <= 1e-12 {
+                    best.1.push((k, l));
+                }
+            }
+        }
+        assert!(
+            (best.0 - rule_c).abs() < 1e-15,
+            "d {d}: {} vs {rule_c}",
+            best.0
+        );
+        assert_eq!(
+            best.1,
+            vec![(1, 2), (2, 4), (3, 6), (4, 8), (5, 10)],
+            "d {d}"
+        );
+    }
+    // Rule C itself is (K, L) = (1, 2); the two-slot alternation loses a quarter of it.
+    assert_eq!(
+        broadcast::generalised_rule_c_limit(8, 1, 2).unwrap(),
+        broadcast::indirect_stability_limit(8).unwrap()
+    );
+    let half = broadcast::generalised_rule_c_limit(8, 1, 1).unwrap();
+    assert!((half / broadcast::indirect_stability_limit(8).unwrap() - 0.75).abs() < 1e-15);
+    assert_eq!(
+        broadcast::generalised_rule_c_limit(8, 0, 2),
+        Err(QueueingError::EmptySlotClass { k: 0, l: 2 })
+    );
+    assert_eq!(
+        broadcast::generalised_rule_c_limit(8, 3, 0),
+        Err(QueueingError::EmptySlotClass { k: 3, l: 0 })
+    );
+    assert!(matches!(
+        broadcast::generalised_rule_c_limit(1, 1, 2),
+        Err(QueueingError::DimensionOutOfRange { .. })
+    ));
+}
+
 #[test]
 fn bad_input_is_a_typed_error() {
     assert_eq!(mdc_sojourn(0, 0.5), Err(QueueingError::NoServers));

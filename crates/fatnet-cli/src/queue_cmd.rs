@@ -36,6 +36,22 @@ pub struct QueueArgs {
     /// See --m.
     #[arg(long)]
     i: Option<u32>,
+    /// An arrival rate λ given directly (Lemma 7.2's rate per path start, or the broadcast
+    /// rate per node that `broadcast-load` turns into ρ).
+    #[arg(long)]
+    lambda: Option<f64>,
+    /// Lemma 7.2's path lengths l_1, …, l_n, comma-separated (each at least 1).
+    #[arg(long, value_delimiter = ',')]
+    lengths: Option<Vec<u64>>,
+    /// Root-bound slots K per cycle of the generalised Rule C (Rule C is K = 1, L = 2).
+    #[arg(long)]
+    k: Option<u32>,
+    /// Broadcast slots L per cycle of the generalised Rule C.
+    #[arg(long)]
+    l: Option<u32>,
+    /// Second factorial moment E[A(A − 1)] of the G/D/1 arrivals per slot (Poisson: E[A]²).
+    #[arg(long)]
+    second_factorial: Option<f64>,
     /// Print JSON instead of text.
     #[arg(long)]
     json: bool,
@@ -80,6 +96,28 @@ impl Params<'_> {
     fn delta(&self) -> f64 {
         self.args.delta.unwrap_or(1.0)
     }
+    fn lambda(&self) -> Result<f64> {
+        self.args
+            .lambda
+            .ok_or_else(|| anyhow!("this formula needs --lambda"))
+    }
+    fn lengths(&self) -> Result<&[u64]> {
+        self.args
+            .lengths
+            .as_deref()
+            .ok_or_else(|| anyhow!("this formula needs --lengths L1,L2,..."))
+    }
+    fn k(&self) -> Result<u32> {
+        self.args.k.ok_or_else(|| anyhow!("this formula needs --k"))
+    }
+    fn l(&self) -> Result<u32> {
+        self.args.l.ok_or_else(|| anyhow!("this formula needs --l"))
+    }
+    fn second_factorial(&self) -> Result<f64> {
+        self.args
+            .second_factorial
+            .ok_or_else(|| anyhow!("this formula needs --second-factorial"))
+    }
     /// λ of the hypercube with load ρ and flip probability p: ρ/p.
     fn cube_lambda(&self) -> Result<f64> {
         let p = self.p();
@@ -115,6 +153,14 @@ fn q<T>(r: Result<T, QueueingError>) -> Result<T> {
 }
 
 const FORMULAS: &[Formula] = &[
+    Formula {
+        name: "discrete-gd1",
+        reference: "(2.3)",
+        status: Status::Proved,
+        params: "--rho (E[A]), --second-factorial",
+        what: "discrete-time G/D/1 delay, unit service: 1 + E[A(A − 1)]/(2E[A](1 − E[A]))",
+        eval: |p| Ok(q(queues::discrete_gd1(p.rho()?, p.second_factorial()?))?.delay),
+    },
     Formula {
         name: "discrete-md1",
         reference: "(2.4)",
@@ -300,6 +346,36 @@ const FORMULAS: &[Formula] = &[
         },
     },
     Formula {
+        name: "butterfly-q-rho",
+        reference: "Prop. 5.17",
+        status: Status::Proved,
+        params: "--d, --rho, --p",
+        what: "greedy on the butterfly, per-node estimate q_ρ ≥ N/(d2^d): λp/(1 − λp) + λ(1 − p)/(1 − λ(1 − p))",
+        eval: |p| {
+            q(greedy::butterfly_q_rho(
+                p.d()?,
+                p.butterfly_lambda()?,
+                p.p(),
+            ))
+        },
+    },
+    Formula {
+        name: "broadcast-load",
+        reference: "(6.1), F1",
+        status: Status::Proved,
+        params: "--d, --lambda",
+        what: "broadcasts at rate λ per node: load factor ρ = λ(2^d − 1)/d",
+        eval: |p| q(broadcast::load_factor(p.d()?, p.lambda()?)),
+    },
+    Formula {
+        name: "broadcast-rate",
+        reference: "(6.1), F1",
+        status: Status::Proved,
+        params: "--d, --rho",
+        what: "the broadcast rate per node for load factor ρ: λ = ρd/(2^d − 1)",
+        eval: |p| q(broadcast::rate_for_load(p.d()?, p.rho()?)),
+    },
+    Formula {
         name: "prop-6-1",
         reference: "Prop. 6.1",
         status: Status::Proved,
@@ -314,6 +390,46 @@ const FORMULAS: &[Formula] = &[
         params: "--d, --rho",
         what: "broadcasts, oblivious schemes: T ≥ max{d, (1 − 2^−d)[3/2 + ρ/(2(1 − ρ))]}",
         eval: |p| q(broadcast::prop_6_2_lower_bound(p.d()?, p.rho()?)),
+    },
+    Formula {
+        name: "one-tree-limit",
+        reference: "§6.3.1, F8",
+        status: Status::Proved,
+        params: "--d",
+        what: "one fixed tree per node: stable only if ρ < (2/d)(1 − 2^−d)",
+        eval: |p| Ok(q(broadcast::simple_scheme_limits(p.d()?))?.one_tree),
+    },
+    Formula {
+        name: "periodic-limit",
+        reference: "(6.7), F9",
+        status: Status::Proved,
+        params: "--d",
+        what: "periodic scheme P1 (one BOSTT91 tree per node): stable iff ρ < ((2^d − 1)/d)/⌈(2^d − 1)/d⌉",
+        eval: |p| Ok(q(broadcast::simple_scheme_limits(p.d()?))?.periodic_p1),
+    },
+    Formula {
+        name: "direct-light-traffic",
+        reference: "§6.3.3",
+        status: Status::Proved,
+        params: "--d",
+        what: "direct non-idling schemes: T → d + 1/2 as ρ → 0",
+        eval: |p| q(broadcast::direct_light_traffic_delay(p.d()?)),
+    },
+    Formula {
+        name: "inferior-limit",
+        reference: "§6.3.3, F10",
+        status: Status::Proved,
+        params: "--d",
+        what: "sequential single-node broadcasts: stable iff ρ < ρ*_d = (2^d − 1)/(d²2^d)",
+        eval: |p| q(broadcast::inferior_scheme_limit(p.d()?)),
+    },
+    Formula {
+        name: "inferior-delay",
+        reference: "§6.3.3, F10",
+        status: Status::Proved,
+        params: "--d, --rho",
+        what: "sequential single-node broadcasts (upper bound on the direct non-idling schemes): d + 1/2 + dρ/(2(ρ*_d − ρ))",
+        eval: |p| q(broadcast::inferior_scheme_delay(p.d()?, p.rho()?)),
     },
     Formula {
         name: "approx-6-19",
@@ -352,6 +468,36 @@ const FORMULAS: &[Formula] = &[
         eval: |p| q(broadcast::indirect_stability_limit(p.d()?)),
     },
     Formula {
+        name: "single-root-limit",
+        reference: "§7.1.1, F14",
+        status: Status::Proved,
+        params: "--d",
+        what: "every broadcast from one root: stable only if ρ < (1/d)(1 − 2^−d)",
+        eval: |p| Ok(q(broadcast::simple_scheme_limits(p.d()?))?.single_root),
+    },
+    Formula {
+        name: "lemma-7-2",
+        reference: "Lemma 7.2",
+        status: Status::Proved,
+        params: "--lambda, --lengths, --delta",
+        what: "n paths of lengths l_i sharing their last arc, Poisson(λ) per start, period Δ: Δ[3/2 + λnΔ/(2(1 − λnΔ))] + (Δ/n)Σl_i − Δ",
+        eval: |p| {
+            q(broadcast::lemma_7_2_delay(
+                p.lambda()?,
+                p.lengths()?,
+                p.delta(),
+            ))
+        },
+    },
+    Formula {
+        name: "rule-c-limit",
+        reference: "§7.3.1, (7.16)",
+        status: Status::Proved,
+        params: "--d, --k, --l",
+        what: "K root-bound and L broadcast slots per cycle: stable only if ρ < (1 − 2^−d)min{L, 2K}/(K + L); largest at L = 2K (Rule C)",
+        eval: |p| q(broadcast::generalised_rule_c_limit(p.d()?, p.k()?, p.l()?)),
+    },
+    Formula {
         name: "prop-7-4",
         reference: "Prop. 7.4",
         status: Status::Proved,
@@ -374,6 +520,14 @@ const FORMULAS: &[Formula] = &[
         params: "--d, --rho",
         what: "indirect scheme's mean queue size, per-slot Little's law",
         eval: |p| q(broadcast::prop_7_5_corrected(p.d()?, p.rho()?)),
+    },
+    Formula {
+        name: "nonidling-light-traffic",
+        reference: "App. 7.B",
+        status: Status::Proved,
+        params: "--d",
+        what: "non-idling indirect scheme: T → 3d/2 as ρ → 0",
+        eval: |p| q(broadcast::nonidling_indirect_light_traffic_delay(p.d()?)),
     },
     Formula {
         name: "prop-7-6",
@@ -430,6 +584,13 @@ struct Output {
     p: Option<f64>,
     c: Option<u64>,
     delta: Option<f64>,
+    m: Option<u32>,
+    i: Option<u32>,
+    lambda: Option<f64>,
+    lengths: Option<Vec<u64>>,
+    k: Option<u32>,
+    l: Option<u32>,
+    second_factorial: Option<f64>,
 }
 
 /// Runs `fatnet queue`.
@@ -457,6 +618,13 @@ pub fn run(args: &QueueArgs, out: &mut impl Write) -> Result<()> {
         p: args.p,
         c: args.c,
         delta: args.delta,
+        m: args.m,
+        i: args.i,
+        lambda: args.lambda,
+        lengths: args.lengths.clone(),
+        k: args.k,
+        l: args.l,
+        second_factorial: args.second_factorial,
     };
     if args.json {
         serde_json::to_writer_pretty(&mut *out, &o)?;

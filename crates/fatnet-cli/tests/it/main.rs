@@ -5,6 +5,7 @@ mod clos;
 mod common;
 mod dynamic;
 mod exchange;
+mod queue;
 mod route;
 mod schedule;
 mod simulate;

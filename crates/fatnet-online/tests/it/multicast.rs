@@ -451,3 +451,68 @@ fn johnsson_ho_trees_are_arc_disjoint() {
     got.sort_unstable();
     assert_eq!(got, expected);
 }
+
+/// `g_{m,i}` (Stamoulis (6.10), App. 6.A; notes 002b §3.6) by exhaustive enumeration over the
+/// efficient direct scheme's own trees (`hypercube_rotated`, tag = first dimension): with the
+/// origin y and the tag j uniform, the fraction of the trees containing the arc
+/// `(x ⊕ e_m, x)` that also contain `(x, x ⊕ e_i)` equals the closed form
+/// `fatnet_queueing::stamoulis::broadcast::g` exactly (as a ratio of integers), for every
+/// node x and every m, i, d = 2..7. Also the intermediate fact of App. 6.A: exactly
+/// `2^((m − j) mod d)` origins send a j-packet over `(x ⊕ e_m, x)`, `2^d − 1` in all.
+#[test]
+fn g_by_enumeration_over_the_direct_schemes_trees() {
+    use fatnet_queueing::stamoulis::broadcast::g;
+    for d in 2..=7u32 {
+        let net = hypercube(u64::from(d));
+        let (n, du) = (1u32 << d, d as usize);
+        // Link (i << d) | x is the arc from x along dimension i (0-based).
+        let arc = |x: u32, i: u32| ((i << d) | x) as usize;
+        let idx = |x: u32, m: u32| x as usize * du + m as usize;
+        let mut enter = vec![0u64; n as usize * du];
+        let mut by_tag = vec![0u64; n as usize * du * du];
+        let mut both = vec![0u64; n as usize * du * du];
+        let mut has = vec![false; net.links() as usize];
+        for y in 0..n {
+            for j in 0..d {
+                let tree = MulticastTree::hypercube_rotated(&net, y, j).unwrap();
+                has.fill(false);
+                for &e in tree.links() {
+                    has[e as usize] = true;
+                }
+                for x in 0..n {
+                    for m in 0..d {
+                        if !has[arc(x ^ (1 << m), m)] {
+                            continue;
+                        }
+                        enter[idx(x, m)] += 1;
+                        by_tag[idx(x, m) * du + j as usize] += 1;
+                        for i in (0..d).filter(|&i| has[arc(x, i)]) {
+                            both[idx(x, m) * du + i as usize] += 1;
+                        }
+                    }
+                }
+            }
+        }
+        let others = u64::from(n - 1);
+        for x in 0..n {
+            for m in 0..d {
+                assert_eq!(enter[idx(x, m)], others, "d {d} x {x} m {m}");
+                for j in 0..d {
+                    let k = (m + d - j) % d;
+                    assert_eq!(by_tag[idx(x, m) * du + j as usize], 1 << k);
+                }
+                for i in 0..d {
+                    let count = both[idx(x, m) * du + i as usize];
+                    let k = (m + d - i) % d;
+                    // count / (2^d − 1) = (2^k − 1)/(2^d − 1), exactly.
+                    assert_eq!(count, (1u64 << k) - 1, "d {d} x {x} m {m} i {i}");
+                    let formula = g(d, m + 1, i + 1).unwrap();
+                    assert!(
+                        (count as f64 / others as f64 - formula).abs() < 1e-15,
+                        "d {d} m {m} i {i}"
+                    );
+                }
+            }
+        }
+    }
+}

@@ -102,8 +102,9 @@ pub struct IndirectReport {
     pub queue_size: f64,
 }
 
-/// Johnsson–Ho tree T^(1) of the d-cube: root e_1 (node 1), dimension order (2, 3, …, d, 1)
-/// (1-based; 0-based `1, 2, …, d − 1, 0`).
+/// Johnsson–Ho tree T^(j + 1) of the d-cube (`j` 0-based): root e_{j+1} (node `2^j`),
+/// dimension order `j + 1, j + 2, …, d − 1, 0, …, j` (0-based); the simulator uses `j = 0`,
+/// T^(1) with root node 1 and 1-based order (2, 3, …, d, 1).
 #[derive(Debug, Clone)]
 struct Tree {
     root: u32,
@@ -119,10 +120,10 @@ struct Tree {
 }
 
 impl Tree {
-    fn new(d: u32) -> Self {
+    fn new(d: u32, j: u32) -> Self {
         let n = 1usize << d;
-        let root = 1u32;
-        let order: Vec<u32> = (0..d).map(|k| (1 + k) % d).collect();
+        let root = 1u32 << j;
+        let order: Vec<u32> = (0..d).map(|k| (j + 1 + k) % d).collect();
         let mut parent = vec![u32::MAX; n];
         let mut nonleaf = vec![false; n];
         let mut largest = vec![false; n];
@@ -164,6 +165,38 @@ impl Tree {
     }
 }
 
+/// The parent of every node in Johnsson and Ho's tree T^(j + 1) of the d-cube, as this module
+/// builds it (`j` is 0-based: the tree rooted at node `2^j`, the thesis' e_{j+1}, whose
+/// dimension order starts at `j + 1` mod d; notes 002b §0); `None` for the root. The simulator
+/// uses `j = 0`; the other trees are exposed so that tests can check all `d` against other
+/// constructions of the same trees.
+///
+/// # Errors
+///
+/// [`IndirectError::BadParameter`] for `d` outside `2..=MAX_DIMENSION` or `j ≥ d`.
+pub fn johnsson_ho_parents(d: u32, j: u32) -> Result<Vec<Option<u32>>, IndirectError> {
+    if !(2..=MAX_DIMENSION).contains(&d) {
+        return Err(IndirectError::BadParameter {
+            param: "d",
+            value: d.to_string(),
+            expected: "2 to 20",
+        });
+    }
+    if j >= d {
+        return Err(IndirectError::BadParameter {
+            param: "j",
+            value: j.to_string(),
+            expected: "a 0-based dimension below d",
+        });
+    }
+    let tree = Tree::new(d, j);
+    Ok(tree
+        .parent
+        .iter()
+        .map(|&p| (p != u32::MAX).then_some(p))
+        .collect())
+}
+
 /// A packet: its origin and its index in generation order.
 #[derive(Debug, Clone, Copy)]
 struct Packet {
@@ -202,7 +235,7 @@ pub fn simulate_indirect(config: &IndirectConfig) -> Result<IndirectReport, Indi
     }
     let d = c.d;
     let n = 1u32 << d;
-    let tree = Tree::new(d);
+    let tree = Tree::new(d, 0);
     let mut rng = Pcg64::seed_from_u64(c.seed);
 
     // Generation: Poisson(λ/d) per node for this tree, λ/d = ρ/(2^d − 1); merged in time.
@@ -437,7 +470,7 @@ mod tests {
     /// {001, 011, 111, 101}.
     #[test]
     fn tree_one_of_the_three_cube() {
-        let t = Tree::new(3);
+        let t = Tree::new(3, 0);
         let largest: Vec<u32> = (0..8).filter(|&y| t.largest[y as usize]).collect();
         assert_eq!(largest, vec![0b010, 0b011, 0b110, 0b111]);
         let nonleaf: Vec<u32> = (0..8).filter(|&y| t.nonleaf[y as usize]).collect();

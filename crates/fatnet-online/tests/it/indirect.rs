@@ -174,3 +174,36 @@ fn nonidling_indirect_scheme() {
     assert!((r.delay_mean - 9.0).abs() < 0.1, "T = {}", r.delay_mean);
     assert!(DirectScheme::with_trees(1, TreeFamily::JohnssonHoFlood).is_err());
 }
+
+/// The indirect simulator's own Johnsson–Ho trees (`johnsson_ho_parents`) against the packet
+/// engine's construction of the same trees (`MulticastTree::hypercube_rotated` rooted at
+/// `2^j` with first dimension `j + 1`, as the arc-disjointness test builds them): for every
+/// d = 2..10 and every tree, the same parent of every node, and only the root has none.
+#[test]
+fn johnsson_ho_trees_agree_with_the_multicast_trees() {
+    use fatnet_online::indirect_broadcast::johnsson_ho_parents;
+    use fatnet_online::packet::{MulticastTree, PacketNet};
+    use fatnet_topology::Hypercube;
+    for d in 2..=10u32 {
+        let net = PacketNet::new(Hypercube::new(u64::from(d)).unwrap()).unwrap();
+        let n = 1u32 << d;
+        for j in 0..d {
+            let ours = johnsson_ho_parents(d, j).unwrap();
+            let tree = MulticastTree::hypercube_rotated(&net, 1 << j, (j + 1) % d).unwrap();
+            let mut theirs = vec![None; n as usize];
+            for &e in tree.links() {
+                let (tail, head) = (net.link_tail(e), net.link_head(e));
+                assert_eq!(
+                    theirs[head as usize], None,
+                    "d {d} tree {j}: node {head} twice"
+                );
+                theirs[head as usize] = Some(tail);
+            }
+            assert_eq!(ours, theirs, "d {d} tree {j}");
+            let roots: Vec<u32> = (0..n).filter(|&x| ours[x as usize].is_none()).collect();
+            assert_eq!(roots, vec![1 << j], "d {d} tree {j}");
+        }
+    }
+    assert!(johnsson_ho_parents(1, 0).is_err());
+    assert!(johnsson_ho_parents(4, 4).is_err());
+}

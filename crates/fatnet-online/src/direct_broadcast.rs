@@ -41,7 +41,8 @@ pub struct DirectConfig {
     pub seed: u64,
 }
 
-/// The result of a run.
+/// The result of a run (of any direct scheme: [`DirectScheme`] and
+/// [`crate::periodic_broadcast::PeriodicScheme`]).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct DirectReport {
     /// How the engine run ended (always delivered unless the step limit was reached).
@@ -54,12 +55,137 @@ pub struct DirectReport {
     pub delay_mean: f64,
     /// Mean delay of each batch of measured packets, in generation order.
     pub batch_means: Vec<f64>,
-    /// Time-average number of packet copies queued or in transit (the engine's count).
+    /// Time-average number of packet copies queued or in transit (the engine's count; NaN
+    /// for the periodic scheme P1, which has no arc queues).
     pub mean_queued: f64,
-    /// Longest arc queue seen.
+    /// Longest arc queue seen (0 for P1).
     pub max_queue: u32,
     /// Arc transmissions.
     pub packet_hops: u64,
+    /// The backlog: the time-average number of unfinished broadcasts (generated, not yet
+    /// received by every node) in each of `batches` equal windows of `[warmup, horizon)`.
+    pub backlog: Vec<f64>,
+    /// The least-squares slope of [`DirectReport::backlog`] against the windows' midpoints,
+    /// in broadcasts per slot: about 0 when the scheme is stable, positive (at least the
+    /// excess rate of the most loaded arc) when it is not.
+    pub backlog_trend: f64,
+}
+
+/// Every node's Poisson births in `[0, horizon)` at rate `lambda`, node by node from `rng`,
+/// each with a tag drawn by `tag`; merged in time as (time, origin, tag).
+pub(crate) fn poisson_births(
+    nodes: u32,
+    lambda: f64,
+    horizon: u64,
+    rng: &mut Pcg64,
+    mut tag: impl FnMut(&mut Pcg64) -> u32,
+) -> Vec<(f64, u32, u32)> {
+    let mut births = Vec::new();
+    for origin in 0..nodes {
+        let mut t = 0.0;
+        loop {
+            t += -(1.0 - rng.random::<f64>()).ln() / lambda;
+            if t >= horizon as f64 {
+                break;
+            }
+            births.push((t, origin, tag(rng)));
+        }
+    }
+    births.sort_by(|a, b| a.0.total_cmp(&b.0));
+    births
+}
+
+/// Checks a run's options.
+pub(crate) fn check_config(c: &DirectConfig) -> Result<(), PacketError> {
+    let bad = |param, value: String, expected| PacketError::BadParameter {
+        param,
+        value,
+        expected,
+    };
+    if !(c.rho.is_finite() && c.rho > 0.0) {
+        return Err(bad("rho", c.rho.to_string(), "positive and finite"));
+    }
+    if c.horizon == 0 || c.warmup >= c.horizon {
+        return Err(bad(
+            "warmup",
+            format!("{} (horizon {})", c.warmup, c.horizon),
+            "below a positive horizon",
+        ));
+    }
+    if c.batches == 0 {
+        return Err(bad("batches", "0".into(), "at least 1"));
+    }
+    Ok(())
+}
+
+/// What a run measured, before it becomes a [`DirectReport`].
+pub(crate) struct RunTimes<'a> {
+    /// Generation times, increasing.
+    pub(crate) born: &'a [f64],
+    /// Completion times (end of the slot of the last reception), `INFINITY` if never.
+    pub(crate) done: &'a [f64],
+    pub(crate) outcome: Outcome,
+    pub(crate) mean_queued: f64,
+    pub(crate) max_queue: u32,
+    pub(crate) packet_hops: u64,
+}
+
+/// The report of a run: delays of the packets generated in `[warmup, horizon)` in `batches`
+/// batches by generation order, and the backlog in `batches` windows of that interval.
+pub(crate) fn report(c: &DirectConfig, r: &RunTimes<'_>) -> DirectReport {
+    let delays: Vec<f64> = r
+        .born
+        .iter()
+        .zip(r.done)
+        .filter(|(b, d)| **b >= c.warmup as f64 && d.is_finite())
+        .map(|(b, d)| d - b)
+        .collect();
+    let measured = delays.len() as u64;
+    let per = delays.len().div_ceil(c.batches as usize).max(1);
+    let (from, to) = (c.warmup as f64, c.horizon as f64);
+    let width = (to - from) / f64::from(c.batches);
+    let mut backlog = vec![0.0; c.batches as usize];
+    for (&b, &d) in r.born.iter().zip(r.done) {
+        let (lo, hi) = (b.max(from), d.min(to));
+        if lo >= hi {
+            continue;
+        }
+        let first = (((lo - from) / width) as usize).min(backlog.len() - 1);
+        for (k, w) in backlog.iter_mut().enumerate().skip(first) {
+            let (a, z) = (from + k as f64 * width, from + (k + 1) as f64 * width);
+            if a >= hi {
+                break;
+            }
+            *w += hi.min(z) - lo.max(a);
+        }
+    }
+    for w in &mut backlog {
+        *w /= width;
+    }
+    let points: Vec<(f64, f64)> = backlog
+        .iter()
+        .enumerate()
+        .map(|(k, &w)| (from + (k as f64 + 0.5) * width, w))
+        .collect();
+    DirectReport {
+        outcome: r.outcome,
+        packets: r.born.len() as u64,
+        measured,
+        delay_mean: if measured > 0 {
+            delays.iter().sum::<f64>() / measured as f64
+        } else {
+            f64::NAN
+        },
+        batch_means: delays
+            .chunks(per)
+            .map(|b| b.iter().sum::<f64>() / b.len() as f64)
+            .collect(),
+        mean_queued: r.mean_queued,
+        max_queue: r.max_queue,
+        packet_hops: r.packet_hops,
+        backlog_trend: fatnet_queueing::stats::least_squares_slope(&points),
+        backlog,
+    }
 }
 
 /// Which trees the packets of a node are broadcast along (the node's `d` trees; a packet picks
@@ -77,6 +203,24 @@ pub enum TreeFamily {
     /// contention is FIFO as in the direct scheme. Its light-traffic delay is `3d/2`
     /// (Appendix 7.B: the mean eccentricity `(3d − 1)/2` plus the synchronisation time).
     JohnssonHoFlood,
+    /// The **simple direct scheme with one tree per node** (thesis §6.3.1; notes 002b §2.1),
+    /// the thesis' negative example: every packet of `x` is broadcast along the completely
+    /// unbalanced tree of `x` with dimension order `(1, 2, …, d)` (tag 0 of
+    /// [`MulticastTree::hypercube_rotated`]; no tag is drawn). The arcs of dimension `d`
+    /// carry `λ·2^(d−1)` packets per slot, so it is stable only for
+    /// `ρ < (2/d)(1 − 2^−d)`, which tends to 0 with `d`.
+    Canonical,
+}
+
+impl TreeFamily {
+    /// The trees per node (the tags a packet may draw): `d`, or 1 for
+    /// [`TreeFamily::Canonical`].
+    pub fn trees_per_node(self, d: u32) -> u32 {
+        match self {
+            TreeFamily::Canonical => 1,
+            TreeFamily::Rotated | TreeFamily::JohnssonHoFlood => d,
+        }
+    }
 }
 
 /// The parent of `y ≠ root` in Johnsson and Ho's tree `T^(j)` (0-based `j`): rooted at
@@ -124,10 +268,11 @@ fn johnsson_ho_flood(
     MulticastTree::new(net, origin, &dsts, &links)
 }
 
-/// The `d`-cube with the `d` trees of every node (tree `root · d + tag`).
+/// The `d`-cube with the trees of every node (tree `root · k + tag`, `k` the trees per node).
 #[derive(Debug)]
 pub struct DirectScheme {
     d: u32,
+    per_node: u32,
     net: PacketNet,
     trees: Vec<MulticastTree>,
 }
@@ -142,7 +287,8 @@ impl DirectScheme {
         Self::with_trees(d, TreeFamily::Rotated)
     }
 
-    /// Builds the cube and the `d · 2^d` trees of `family`.
+    /// Builds the cube and the trees of `family` (`d` per node, one for
+    /// [`TreeFamily::Canonical`]).
     ///
     /// # Errors
     ///
@@ -169,16 +315,24 @@ impl DirectScheme {
             expected: "a hypercube dimension",
         })?;
         let net = PacketNet::new(cube)?;
-        let mut trees = Vec::with_capacity((d as usize) << d);
+        let per_node = family.trees_per_node(d);
+        let mut trees = Vec::with_capacity((per_node as usize) << d);
         for root in 0..1u32 << d {
-            for tag in 0..d {
+            for tag in 0..per_node {
                 trees.push(match family {
-                    TreeFamily::Rotated => MulticastTree::hypercube_rotated(&net, root, tag)?,
+                    TreeFamily::Rotated | TreeFamily::Canonical => {
+                        MulticastTree::hypercube_rotated(&net, root, tag)?
+                    }
                     TreeFamily::JohnssonHoFlood => johnsson_ho_flood(&net, d, tag, root)?,
                 });
             }
         }
-        Ok(Self { d, net, trees })
+        Ok(Self {
+            d,
+            per_node,
+            net,
+            trees,
+        })
     }
 
     /// The cube's dimension.
@@ -186,10 +340,11 @@ impl DirectScheme {
         self.d
     }
 
-    /// The tree a packet born at `origin` with tag `tag` is broadcast along.
+    /// The tree a packet born at `origin` with tag `tag` is broadcast along (tag 0 only for
+    /// [`TreeFamily::Canonical`]).
     pub fn tree(&self, origin: u32, tag: u32) -> Option<&MulticastTree> {
-        (origin < 1 << self.d && tag < self.d)
-            .then(|| &self.trees[(origin * self.d + tag) as usize])
+        (origin < 1 << self.d && tag < self.per_node)
+            .then(|| &self.trees[(origin * self.per_node + tag) as usize])
     }
 
     /// One run under `config`.
@@ -200,46 +355,23 @@ impl DirectScheme {
     /// `warmup ≥ horizon` or `batches = 0`.
     pub fn simulate(&self, config: &DirectConfig) -> Result<DirectReport, PacketError> {
         let c = *config;
-        let bad = |param, value: String, expected| PacketError::BadParameter {
-            param,
-            value,
-            expected,
-        };
-        if !(c.rho.is_finite() && c.rho > 0.0) {
-            return Err(bad("rho", c.rho.to_string(), "positive and finite"));
-        }
-        if c.horizon == 0 || c.warmup >= c.horizon {
-            return Err(bad(
-                "warmup",
-                format!("{} (horizon {})", c.warmup, c.horizon),
-                "below a positive horizon",
-            ));
-        }
-        if c.batches == 0 {
-            return Err(bad("batches", "0".into(), "at least 1"));
-        }
-        let d = self.d;
+        check_config(&c)?;
+        let (d, per_node) = (self.d, self.per_node);
         let n = 1u32 << d;
         let lambda = c.rho * f64::from(d) / f64::from(n - 1);
         let mut rng = Pcg64::seed_from_u64(c.seed);
-        // (generation time, tree index), merged in time.
-        let mut births: Vec<(f64, u32)> = Vec::new();
-        for root in 0..n {
-            let mut t = 0.0;
-            loop {
-                t += -(1.0 - rng.random::<f64>()).ln() / lambda;
-                if t >= c.horizon as f64 {
-                    break;
-                }
-                births.push((t, root * d + rng.random_range(0..d)));
+        let births = poisson_births(n, lambda, c.horizon, &mut rng, |rng| {
+            if per_node > 1 {
+                rng.random_range(0..per_node)
+            } else {
+                0
             }
-        }
-        births.sort_by(|a, b| a.0.total_cmp(&b.0));
+        });
         // Generated in (s − 1, s]: may first be sent in slot s.
         let multicasts: Vec<Multicast> = births
             .iter()
-            .map(|&(t, tree)| Multicast {
-                tree,
+            .map(|&(t, origin, tag)| Multicast {
+                tree: origin * per_node + tag,
                 release: t.ceil() as u64,
             })
             .collect();
@@ -264,32 +396,29 @@ impl DirectScheme {
             rng.random(),
         )?;
         let latencies = report.latencies.as_deref().unwrap_or_default();
-        let delays: Vec<f64> = births
+        let born: Vec<f64> = births.iter().map(|b| b.0).collect();
+        // Last reception at the end of slot release + latency.
+        let done: Vec<f64> = multicasts
             .iter()
-            .zip(&multicasts)
             .zip(latencies)
-            .filter(|((b, _), l)| b.0 >= c.warmup as f64 && **l != u64::MAX)
-            // Last reception at the end of slot release + latency.
-            .map(|((b, m), &l)| (m.release + l + 1) as f64 - b.0)
+            .map(|(m, &l)| {
+                if l == u64::MAX {
+                    f64::INFINITY
+                } else {
+                    (m.release + l + 1) as f64
+                }
+            })
             .collect();
-        let measured = delays.len() as u64;
-        let per = delays.len().div_ceil(c.batches as usize).max(1);
-        Ok(DirectReport {
-            outcome: report.outcome,
-            packets: births.len() as u64,
-            measured,
-            delay_mean: if measured > 0 {
-                delays.iter().sum::<f64>() / measured as f64
-            } else {
-                f64::NAN
+        Ok(self::report(
+            &c,
+            &RunTimes {
+                born: &born,
+                done: &done,
+                outcome: report.outcome,
+                mean_queued: report.mean_queued,
+                max_queue: report.max_queue,
+                packet_hops: report.unit_hops,
             },
-            batch_means: delays
-                .chunks(per)
-                .map(|b| b.iter().sum::<f64>() / b.len() as f64)
-                .collect(),
-            mean_queued: report.mean_queued,
-            max_queue: report.max_queue,
-            packet_hops: report.unit_hops,
-        })
+        ))
     }
 }

@@ -22,6 +22,7 @@ mod engine;
 pub mod greedy_cube;
 pub mod indirect_broadcast;
 pub mod packet;
+pub mod periodic_broadcast;
 mod router;
 pub mod slotted_cube;
 

@@ -63,7 +63,7 @@ pub use algorithm_a::{
 };
 pub use multicast::{MAX_TREE_FANOUT, MAX_TREE_LINKS, Multicast, MulticastTree};
 pub use net::{MAX_LINKS, MAX_TABLE_ENTRIES, PacketNet};
-pub use sim::{simulate, simulate_multicast};
+pub use sim::{simulate, simulate_multicast, simulate_multicast_labelled};
 
 use fatnet_topology::Processor;
 use fatnet_traffic::MessageSet;
@@ -216,10 +216,18 @@ pub enum ScanPolicy {
         /// `R`: priorities are drawn from `1..=range`.
         range: u32,
     },
+    /// Output queues only ([`Queueing::Output`]): every queue is kept sorted by the key
+    /// `(label, rank)`, smallest first — a multicast's label from
+    /// [`simulate_multicast_labelled`] (0 under [`simulate_multicast`]) and the rank of its
+    /// tree position ([`MulticastTree::with_ranks`]; 0 if unranked); a unicast's key is
+    /// `(release, 0)`. Equal keys keep the order of arrival at the node, with the joiners of
+    /// one step ordered as under [`ScanPolicy::OldestFirst`]. This is Stamoulis' label
+    /// priority for the non-idling periodic broadcast scheme (thesis §6.3.3).
+    Labelled,
 }
 
 impl ScanPolicy {
-    /// The paper's short name: `rr`, `fo`, `ff`, `oldest` or `prio`.
+    /// The paper's short name: `rr`, `fo`, `ff`, `oldest` or `prio` (and `label`, ours).
     pub fn name(self) -> &'static str {
         match self {
             ScanPolicy::RoundRobin => "rr",
@@ -227,6 +235,7 @@ impl ScanPolicy {
             ScanPolicy::FarthestFirst => "ff",
             ScanPolicy::OldestFirst => "oldest",
             ScanPolicy::RandomPriority { .. } => "prio",
+            ScanPolicy::Labelled => "label",
         }
     }
 }
@@ -355,7 +364,9 @@ impl PacketConfig {
     /// # Errors
     ///
     /// [`PacketError::BadParameter`] for `L` outside `1..=65535`, `q = 0`, a priority range of
-    /// 0 or `max_steps = 0`.
+    /// 0 or `max_steps = 0`; [`PacketError::Unsupported`] for output queueing with other than
+    /// store-and-forward, unbounded queues, immediate sinks and a FIFO or labelled scan, and
+    /// for the labelled scan on input queues.
     pub fn validate(&self) -> Result<(), PacketError> {
         if !(1..=u32::from(u16::MAX)).contains(&self.flits) {
             return Err(PacketError::BadParameter {
@@ -378,6 +389,11 @@ impl PacketConfig {
                 expected: "at least 1",
             });
         }
+        if self.scan == ScanPolicy::Labelled && self.queueing != Queueing::Output {
+            return Err(PacketError::Unsupported {
+                why: "the labelled scan orders output queues: use output queueing",
+            });
+        }
         if self.queueing == Queueing::Output {
             let why = if self.flow != FlowControl::StoreAndForward {
                 Some("output queueing moves whole packets: use store-and-forward flow control")
@@ -387,10 +403,13 @@ impl PacketConfig {
                 Some("output queueing absorbs packets on arrival: use immediate sinks")
             } else if !matches!(
                 self.scan,
-                ScanPolicy::RoundRobin | ScanPolicy::FixedOrder | ScanPolicy::OldestFirst
+                ScanPolicy::RoundRobin
+                    | ScanPolicy::FixedOrder
+                    | ScanPolicy::OldestFirst
+                    | ScanPolicy::Labelled
             ) {
                 Some(
-                    "output queues are FIFO: use the round-robin (random ties), oldest-first (new packets first) or fixed-order scan",
+                    "output queues are FIFO or labelled: use the round-robin (random ties), oldest-first (new packets first), fixed-order or labelled scan",
                 )
             } else {
                 None

@@ -40,6 +40,8 @@ pub struct MulticastTree {
     deliver: Vec<bool>,
     /// Per position: links from the root (0 for the root).
     depth: Vec<u16>,
+    /// Per position: its rank under [`super::ScanPolicy::Labelled`] (empty: all 0).
+    rank: Vec<u16>,
     /// How many links the engine's network had (guards against use on another network).
     net_links: u32,
 }
@@ -242,6 +244,7 @@ impl MulticastTree {
             children,
             deliver,
             depth,
+            rank: Vec::new(),
             net_links: total,
         })
     }
@@ -341,6 +344,23 @@ impl MulticastTree {
         Self::new(net, root, &dsts, &links)
     }
 
+    /// The tree with every link ranked by `rank(link)`: under [`super::ScanPolicy::Labelled`]
+    /// copies of equal label leave a queue in increasing rank (Stamoulis' "the packet that
+    /// would cross this arc first in the multinode broadcast schedule goes first", §6.3.3).
+    #[must_use]
+    pub fn with_ranks(mut self, mut rank: impl FnMut(u32) -> u16) -> Self {
+        self.rank = std::iter::once(0)
+            .chain(self.links.iter().map(|&e| rank(e)))
+            .collect();
+        self
+    }
+
+    /// The rank of `link` in the tree (0 if unranked), `None` if the link is not in the tree.
+    pub fn rank(&self, link: u32) -> Option<u16> {
+        let k = self.links.iter().position(|&e| e == link)?;
+        Some(self.rank.get(k + 1).copied().unwrap_or(0))
+    }
+
     /// The source processor.
     pub fn src(&self) -> Processor {
         self.src
@@ -378,6 +398,12 @@ impl MulticastTree {
     #[inline]
     pub(crate) fn delivers(&self, k: u16) -> bool {
         self.deliver[k as usize]
+    }
+
+    /// The rank of position `k` (0 if unranked).
+    #[inline]
+    pub(crate) fn rank_of(&self, k: u16) -> u16 {
+        self.rank.get(k as usize).copied().unwrap_or(0)
     }
 
     /// Links from the root to position `k`.

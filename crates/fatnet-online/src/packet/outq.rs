@@ -21,6 +21,10 @@
 //! - [`ScanPolicy::FixedOrder`]: the order of the links they crossed (link id), then the new
 //!   packets in release order.
 //!
+//! **Labelled queues.** Under [`ScanPolicy::Labelled`] a queue is not FIFO: a joiner is
+//! inserted after every packet of key `(label, rank)` at most its own, so the front is always
+//! the smallest key (joiners of one step ordered as under oldest-first before insertion).
+//!
 //! **Implementation.** Queues are intrusive singly linked lists over a pool of packet records
 //! (a record per packet copy in flight, recycled through a free list): no allocation per hop,
 //! and a step visits only the links whose queue is non-empty (a bit mask).
@@ -266,7 +270,7 @@ impl<'a> OutSim<'a> {
         let mut joining = std::mem::take(&mut self.joining);
         match self.config.scan {
             ScanPolicy::RoundRobin => self.shuffle(&mut joining),
-            ScanPolicy::OldestFirst => {
+            ScanPolicy::OldestFirst | ScanPolicy::Labelled => {
                 // New packets (generated during the last step) reached the node before the
                 // packets in transit, which arrive at the step boundary.
                 let transit = self.transit;
@@ -275,22 +279,75 @@ impl<'a> OutSim<'a> {
             }
             _ => {}
         }
-        for &(e, r) in &joining {
-            let ei = e as usize;
-            self.recs[r as usize].next = NONE;
-            if self.last[ei] == NONE {
-                self.first[ei] = r;
-                self.busy[ei / 64] |= 1 << (ei % 64);
-            } else {
-                self.recs[self.last[ei] as usize].next = r;
+        if self.config.scan == ScanPolicy::Labelled {
+            for &(e, r) in &joining {
+                self.insert_by_key(e as usize, r);
             }
-            self.last[ei] = r;
-            self.len[ei] += 1;
-            self.max_queue = self.max_queue.max(self.len[ei]);
+        } else {
+            for &(e, r) in &joining {
+                let ei = e as usize;
+                self.recs[r as usize].next = NONE;
+                if self.last[ei] == NONE {
+                    self.first[ei] = r;
+                    self.busy[ei / 64] |= 1 << (ei % 64);
+                } else {
+                    self.recs[self.last[ei] as usize].next = r;
+                }
+                self.last[ei] = r;
+                self.len[ei] += 1;
+                self.max_queue = self.max_queue.max(self.len[ei]);
+            }
         }
         self.queued += joining.len() as u64;
         joining.clear();
         self.joining = joining;
+    }
+
+    /// The [`ScanPolicy::Labelled`] key of record `r`: a multicast copy's (label, rank of the
+    /// tree position it waits for), a unicast's (release, 0).
+    fn key(&self, r: u32) -> (u64, u16) {
+        let rec = self.recs[r as usize];
+        let m = rec.msg as usize;
+        match m.checked_sub(self.injections.len()) {
+            None => (rec.release, 0),
+            Some(i) => (
+                self.mc.labels.get(i).copied().unwrap_or(0),
+                self.tree_of(m).rank_of(rec.pos),
+            ),
+        }
+    }
+
+    /// Record `r` joins link `ei`'s queue after every record of key at most its own (the
+    /// queue stays sorted; equal keys in arrival order). Appending, the common case, is
+    /// checked first.
+    fn insert_by_key(&mut self, ei: usize, r: u32) {
+        let k = self.key(r);
+        self.recs[r as usize].next = NONE;
+        if self.last[ei] == NONE {
+            self.first[ei] = r;
+            self.last[ei] = r;
+            self.busy[ei / 64] |= 1 << (ei % 64);
+        } else if self.key(self.last[ei]) <= k {
+            self.recs[self.last[ei] as usize].next = r;
+            self.last[ei] = r;
+        } else if k < self.key(self.first[ei]) {
+            self.recs[r as usize].next = self.first[ei];
+            self.first[ei] = r;
+        } else {
+            // key(first) <= k < key(last): the walk stops before the end.
+            let mut prev = self.first[ei];
+            loop {
+                let next = self.recs[prev as usize].next;
+                if self.key(next) > k {
+                    break;
+                }
+                prev = next;
+            }
+            self.recs[r as usize].next = self.recs[prev as usize].next;
+            self.recs[prev as usize].next = r;
+        }
+        self.len[ei] += 1;
+        self.max_queue = self.max_queue.max(self.len[ei]);
     }
 
     /// Every busy link sends its front packet; arrivals are processed at once and their next

@@ -40,6 +40,8 @@ use super::{
 pub(super) struct Mc<'a> {
     pub(super) trees: &'a [MulticastTree],
     pub(super) multicasts: &'a [Multicast],
+    /// Per multicast, its label under [`ScanPolicy::Labelled`] (empty: all 0).
+    pub(super) labels: &'a [u64],
 }
 
 /// A decided multicast copy: `unit` (its `hop` the child's tree position) crosses `link`;
@@ -269,6 +271,49 @@ pub fn simulate_multicast(
     config: &PacketConfig,
     seed: u64,
 ) -> Result<PacketReport, PacketError> {
+    run_multicast(net, injections, trees, multicasts, &[], config, seed)
+}
+
+/// As [`simulate_multicast`] without unicasts, multicast `i` carrying `labels[i]`: under
+/// [`ScanPolicy::Labelled`] every output queue sends the copy of the smallest
+/// `(label, rank of its tree position)` first (Stamoulis' label priority, thesis §6.3.3).
+/// Under any other scan policy the labels are ignored.
+///
+/// # Errors
+///
+/// As [`simulate_multicast`], and [`PacketError::BadParameter`] when `labels` and
+/// `multicasts` differ in length.
+pub fn simulate_multicast_labelled(
+    net: &PacketNet,
+    trees: &[MulticastTree],
+    multicasts: &[Multicast],
+    labels: &[u64],
+    config: &PacketConfig,
+    seed: u64,
+) -> Result<PacketReport, PacketError> {
+    if labels.len() != multicasts.len() {
+        return Err(PacketError::BadParameter {
+            param: "labels",
+            value: format!(
+                "{} labels for {} multicasts",
+                labels.len(),
+                multicasts.len()
+            ),
+            expected: "one label per multicast",
+        });
+    }
+    run_multicast(net, &[], trees, multicasts, labels, config, seed)
+}
+
+fn run_multicast(
+    net: &PacketNet,
+    injections: &[Injection],
+    trees: &[MulticastTree],
+    multicasts: &[Multicast],
+    labels: &[u64],
+    config: &PacketConfig,
+    seed: u64,
+) -> Result<PacketReport, PacketError> {
     config.validate()?;
     for (i, m) in multicasts.iter().enumerate() {
         let Some(tree) = trees.get(m.tree as usize) else {
@@ -286,7 +331,11 @@ pub fn simulate_multicast(
             });
         }
     }
-    let mc = Mc { trees, multicasts };
+    let mc = Mc {
+        trees,
+        multicasts,
+        labels,
+    };
     let processors = net.processors();
     for (index, m) in injections.iter().enumerate() {
         if m.src >= processors || m.dst >= processors {
@@ -485,7 +534,8 @@ impl<'a, S: Store> Sim<'a, S> {
                 ScanPolicy::FarthestFirst => max_hops - u64::from(net.distance(m.src, m.dst)),
                 ScanPolicy::OldestFirst => m.release,
                 ScanPolicy::RandomPriority { range } => u64::from(rng.random_range(1..=range)),
-                ScanPolicy::RoundRobin | ScanPolicy::FixedOrder => 0,
+                // Rejected by `validate` on input queues.
+                ScanPolicy::RoundRobin | ScanPolicy::FixedOrder | ScanPolicy::Labelled => 0,
             };
             key.extend(std::iter::repeat_n(k, per_message as usize));
             worm_dst.extend(std::iter::repeat_n(m.dst, per_message as usize));
@@ -497,7 +547,8 @@ impl<'a, S: Store> Sim<'a, S> {
                 ScanPolicy::FarthestFirst => max_hops.saturating_sub(u64::from(tree.height())),
                 ScanPolicy::OldestFirst => m.release,
                 ScanPolicy::RandomPriority { range } => u64::from(rng.random_range(1..=range)),
-                ScanPolicy::RoundRobin | ScanPolicy::FixedOrder => 0,
+                // Rejected by `validate` on input queues.
+                ScanPolicy::RoundRobin | ScanPolicy::FixedOrder | ScanPolicy::Labelled => 0,
             };
             key.extend(std::iter::repeat_n(k, per_message as usize));
             remaining.push(per_message * tree.dsts().len() as u32);

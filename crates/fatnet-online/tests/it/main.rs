@@ -1,4 +1,5 @@
 //! Integration tests of fatnet-online.
+mod direct_schemes;
 mod greedy_cube;
 mod indirect;
 mod multicast;

@@ -53,8 +53,8 @@ DYNAMIC ROUTING (--arrivals; Stamoulis, thesis chapter 5):
   (per-level arc throughput; Poisson only), straight_rate (butterfly), bounds {lower, upper,
   lower_source, upper_source, claimed_lower, exact}, within_bounds, packet_hops, per_trial.
 
-MULTIPLE BROADCASTS (--broadcast direct|indirect|nonidling; thesis chapters 6-7):
-  fatnet simulate hypercube:d=D --arrivals poisson --broadcast direct|indirect|nonidling --rate LAMBDA
+MULTIPLE BROADCASTS (--broadcast SCHEME; thesis chapters 6-7):
+  fatnet simulate hypercube:d=D --arrivals poisson --broadcast SCHEME --rate LAMBDA
                   [--slots S] [--warmup W] [--batches B] [--trials T] [--seed S] [--json]
   Every node generates packets by a Poisson process of rate LAMBDA, each to be received by
   all other nodes; transmissions are slotted (one packet per arc per slot) and the delay runs
@@ -65,9 +65,23 @@ MULTIPLE BROADCASTS (--broadcast direct|indirect|nonidling; thesis chapters 6-7)
   for rho < (2/3)(1 - 2^-d), Prop. 7.3; the trees never interfere, so one tree is simulated
   with rate LAMBDA/d per node and `packets` counts that tree's); `nonidling` floods one of
   those trees, undirected, from the origin, with FIFO arcs and no slot classes (§7.4, as the
-  notes read it; its light-traffic delay is 3d/2). Printed beside: Prop. 6.2's
-  lower bound (both schemes are oblivious), for `direct` approximation (6.19) and, in very
-  light traffic, the inferior scheme's upper bound; for `indirect` the exact Prop. 7.4.";
+  notes read it; its light-traffic delay is 3d/2). The simpler direct schemes of §6.3:
+  `one-tree` broadcasts every packet of x along x's dimension-order tree (1, ..., d) (stable
+  only for rho < (2/d)(1 - 2^-d)); `periodic` is P1: every P = ceil((2^d - 1)/d) slots an
+  optimal multinode broadcast runs, each node sending the head of its FIFO queue (our
+  verified schedule stands in for the thesis' BOSTT91 one; d <= 12; stable iff
+  rho < ((2^d - 1)/d)/P, (6.7)); `periodic-nonidling` sends every packet along its origin's
+  tree of that schedule as fast as possible, each arc sending the smallest label (the P1
+  period) first, ties in the schedule's slot order (stable iff (6.7)). P2 (SaS85's schedule)
+  is not available. Loads at or above a scheme's limit are refused. Printed beside: Prop.
+  6.2's lower bound (every scheme here is oblivious), for `direct` approximation (6.19) and,
+  in very light traffic, the inferior scheme's upper bound; for `indirect` the exact Prop.
+  7.4; for `periodic` the exact M/D/1 with synchronisation (2.6), delta = P, which bounds
+  `periodic-nonidling` from above. JSON keys: topology, scheme, d, rate, rho, slots, warmup,
+  batches, trials, seed, confidence, packets, measured, delay_mean, delay_ci, delay_trend,
+  backlog_trend (unfinished broadcasts per slot; about 0 when stable), bounds {lower,
+  lower_source, upper, upper_source, exact, exact_source, approximation, stability_limit},
+  within_bounds, per_trial.";
 
 /// `--arrivals`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -103,6 +117,8 @@ struct RunResult {
     arc_rate: Vec<f64>,
     straight_rate: Vec<f64>,
     packet_hops: u64,
+    /// Broadcasts only: the trend of the unfinished broadcasts (NaN otherwise).
+    backlog_trend: f64,
 }
 
 impl From<GreedyReport> for RunResult {
@@ -121,6 +137,7 @@ impl From<GreedyReport> for RunResult {
             arc_rate: r.arc_rate,
             straight_rate: r.straight_rate,
             packet_hops: r.packet_hops,
+            backlog_trend: f64::NAN,
         }
     }
 }
@@ -142,6 +159,7 @@ impl From<SlottedReport> for RunResult {
             arc_rate: Vec::new(),
             straight_rate: Vec::new(),
             packet_hops: r.packet_hops,
+            backlog_trend: f64::NAN,
         }
     }
 }
@@ -191,6 +209,25 @@ pub enum BroadcastArg {
     /// The non-idling indirect scheme (§7.4): one of Johnsson and Ho's trees, undirected,
     /// flooded from the origin, FIFO arcs, no slot classes.
     Nonidling,
+    /// One fixed tree per node (§6.3.1): the origin's dimension-order tree, FIFO arcs.
+    OneTree,
+    /// The periodic scheme P1 (§6.3.2): a multinode broadcast every P slots.
+    Periodic,
+    /// P1's non-idling version with label priority (§6.3.3).
+    PeriodicNonidling,
+}
+
+impl BroadcastArg {
+    fn name(self) -> &'static str {
+        match self {
+            BroadcastArg::Direct => "direct",
+            BroadcastArg::Indirect => "indirect",
+            BroadcastArg::Nonidling => "nonidling",
+            BroadcastArg::OneTree => "one-tree",
+            BroadcastArg::Periodic => "periodic",
+            BroadcastArg::PeriodicNonidling => "periodic-nonidling",
+        }
+    }
 }
 
 #[derive(Debug, Serialize)]
@@ -211,6 +248,7 @@ struct BroadcastOutput {
     delay_mean: f64,
     delay_ci: Option<f64>,
     delay_trend: f64,
+    backlog_trend: Option<f64>,
     bounds: BroadcastBounds,
     within_bounds: Option<bool>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -224,6 +262,7 @@ struct BroadcastBounds {
     upper: Option<f64>,
     upper_source: Option<&'static str>,
     exact: Option<f64>,
+    exact_source: Option<&'static str>,
     approximation: Option<f64>,
     stability_limit: f64,
 }
@@ -618,7 +657,7 @@ fn json_or_text(out: &mut impl Write, o: &Output, json: bool) -> std::io::Result
     Ok(())
 }
 
-/// `--broadcast direct|indirect`: Stamoulis' multiple-broadcast schemes.
+/// `--broadcast SCHEME`: Stamoulis' multiple-broadcast schemes.
 fn run_broadcast(
     args: &DynamicArgs,
     scheme: BroadcastArg,
@@ -628,6 +667,7 @@ fn run_broadcast(
 ) -> Result<()> {
     use fatnet::online::direct_broadcast::{DirectConfig, DirectScheme, TreeFamily};
     use fatnet::online::indirect_broadcast::{IndirectConfig, simulate_indirect};
+    use fatnet::online::periodic_broadcast::{PeriodicDiscipline, PeriodicScheme};
     use fatnet::queueing::stamoulis::broadcast as formulas;
 
     if d < 2 {
@@ -657,57 +697,71 @@ fn run_broadcast(
         bail!("--threads must be at least 1 (omit it to use every core)");
     }
     let seed = args.seed.unwrap_or(1);
-    let limit = match scheme {
-        BroadcastArg::Direct | BroadcastArg::Nonidling => 1.0,
-        BroadcastArg::Indirect => formulas::indirect_stability_limit(d)?,
+    let periodic = match scheme {
+        BroadcastArg::Periodic | BroadcastArg::PeriodicNonidling => {
+            let max = fatnet::online::periodic_broadcast::MAX_DIMENSION;
+            if d > max {
+                bail!(
+                    "--broadcast {} supports d = 2 to {max}, not d = {d}",
+                    scheme.name()
+                );
+            }
+            Some(PeriodicScheme::new(d).context("cannot build the multinode broadcast schedule")?)
+        }
+        _ => None,
+    };
+    let (limit, limit_source) = match scheme {
+        BroadcastArg::Direct | BroadcastArg::Nonidling => (1.0, "(6.1), every scheme"),
+        BroadcastArg::Indirect => (formulas::indirect_stability_limit(d)?, "Prop. 7.3"),
+        BroadcastArg::OneTree => (formulas::simple_scheme_limits(d)?.one_tree, "§6.3.1"),
+        BroadcastArg::Periodic | BroadcastArg::PeriodicNonidling => (
+            periodic
+                .as_ref()
+                .map_or(f64::NAN, PeriodicScheme::stability_limit),
+            "(6.7)",
+        ),
     };
     if rho >= limit {
         bail!(
             "the load factor rho = lambda (2^d - 1)/d = {rho} is not below the scheme's stability \
-             limit {limit} ({}): the delay has no steady state",
-            match scheme {
-                BroadcastArg::Direct | BroadcastArg::Nonidling => "(6.1), every scheme",
-                BroadcastArg::Indirect => "Prop. 7.3",
-            }
+             limit {limit} ({limit_source}): the delay has no steady state"
         );
     }
     // The thesis' numbers for the case.
     let oblivious = formulas::prop_6_2_lower_bound(d, rho)?;
-    let bounds = match scheme {
-        BroadcastArg::Direct => {
-            let upper = formulas::inferior_scheme_delay(d, rho).ok();
-            BroadcastBounds {
-                lower: oblivious,
-                lower_source: "Prop. 6.2 (oblivious schemes)",
-                upper,
-                upper_source: upper.map(|_| "the inferior sequential scheme, §6.3.3"),
-                exact: None,
-                approximation: Some(formulas::approximation_6_19(d, rho)?),
-                stability_limit: limit,
-            }
-        }
-        BroadcastArg::Nonidling => BroadcastBounds {
-            lower: oblivious,
-            lower_source: "Prop. 6.2 (oblivious schemes)",
-            upper: None,
-            upper_source: None,
-            exact: None,
-            approximation: None,
-            stability_limit: limit,
-        },
-        BroadcastArg::Indirect => {
-            let exact = formulas::prop_7_4_delay(d, rho)?;
-            BroadcastBounds {
-                lower: oblivious,
-                lower_source: "Prop. 6.2 (oblivious schemes)",
-                upper: None,
-                upper_source: None,
-                exact: Some(exact),
-                approximation: None,
-                stability_limit: limit,
-            }
-        }
+    let p1 = periodic.as_ref().and_then(|s| s.p1_delay(rho));
+    let mut bounds = BroadcastBounds {
+        lower: oblivious,
+        lower_source: "Prop. 6.2 (oblivious schemes)",
+        upper: None,
+        upper_source: None,
+        exact: None,
+        exact_source: None,
+        approximation: None,
+        stability_limit: limit,
     };
+    match scheme {
+        BroadcastArg::Direct => {
+            bounds.upper = formulas::inferior_scheme_delay(d, rho).ok();
+            bounds.upper_source = bounds
+                .upper
+                .map(|_| "the inferior sequential scheme, §6.3.3");
+            bounds.approximation = Some(formulas::approximation_6_19(d, rho)?);
+        }
+        BroadcastArg::Indirect => {
+            bounds.exact = Some(formulas::prop_7_4_delay(d, rho)?);
+            bounds.exact_source = Some("Prop. 7.4");
+        }
+        BroadcastArg::Periodic => {
+            bounds.exact = p1;
+            bounds.exact_source = Some("M/D/1 with synchronisation (2.6), delta = P");
+        }
+        BroadcastArg::PeriodicNonidling => {
+            bounds.upper = p1;
+            bounds.upper_source = Some("P1's delay (2.6), delta = P: labels keep P1's order");
+        }
+        BroadcastArg::Nonidling | BroadcastArg::OneTree => {}
+    }
     let direct = match scheme {
         BroadcastArg::Direct => {
             Some(DirectScheme::new(d).context("cannot build the direct scheme's trees")?)
@@ -716,7 +770,15 @@ fn run_broadcast(
             DirectScheme::with_trees(d, TreeFamily::JohnssonHoFlood)
                 .context("cannot build the Johnsson-Ho trees")?,
         ),
-        BroadcastArg::Indirect => None,
+        BroadcastArg::OneTree => Some(
+            DirectScheme::with_trees(d, TreeFamily::Canonical)
+                .context("cannot build the dimension-order trees")?,
+        ),
+        _ => None,
+    };
+    let discipline = match scheme {
+        BroadcastArg::PeriodicNonidling => PeriodicDiscipline::LabelPriority,
+        _ => PeriodicDiscipline::Periodic,
     };
     let bar = crate::trial_progress_bar(trials);
     let runner = RunnerConfig {
@@ -727,18 +789,28 @@ fn run_broadcast(
         seed,
         trials,
         |i, s| -> Result<(u64, RunResult)> {
-            let (packets, measured, delay_mean, batch_means) = match &direct {
-                Some(scheme) => {
-                    let r = scheme
-                        .simulate(&DirectConfig {
-                            rho,
-                            horizon: slots,
-                            warmup,
-                            batches,
-                            seed: s,
-                        })
-                        .with_context(|| format!("trial {i} (seed {s})"))?;
-                    (r.packets, r.measured, r.delay_mean, r.batch_means)
+            let config = DirectConfig {
+                rho,
+                horizon: slots,
+                warmup,
+                batches,
+                seed: s,
+            };
+            let direct_report = match (&direct, &periodic) {
+                (Some(scheme), _) => Some(scheme.simulate(&config)),
+                (None, Some(scheme)) => Some(scheme.simulate(&config, discipline)),
+                (None, None) => None,
+            };
+            let (packets, measured, delay_mean, batch_means, backlog_trend) = match direct_report {
+                Some(r) => {
+                    let r = r.with_context(|| format!("trial {i} (seed {s})"))?;
+                    (
+                        r.packets,
+                        r.measured,
+                        r.delay_mean,
+                        r.batch_means,
+                        r.backlog_trend,
+                    )
                 }
                 None => {
                     let r = simulate_indirect(&IndirectConfig {
@@ -750,7 +822,7 @@ fn run_broadcast(
                         seed: s,
                     })
                     .with_context(|| format!("trial {i} (seed {s})"))?;
-                    (r.packets, r.measured, r.delay_mean, r.batch_means)
+                    (r.packets, r.measured, r.delay_mean, r.batch_means, f64::NAN)
                 }
             };
             let half = fatnet::queueing::stats::batch_means_half_width(&batch_means, CONFIDENCE);
@@ -780,6 +852,7 @@ fn run_broadcast(
                     arc_rate: Vec::new(),
                     straight_rate: Vec::new(),
                     packet_hops: 0,
+                    backlog_trend,
                 },
             ))
         },
@@ -794,11 +867,7 @@ fn run_broadcast(
     });
     let o = BroadcastOutput {
         topology: format!("hypercube:d={d}"),
-        scheme: match scheme {
-            BroadcastArg::Direct => "direct",
-            BroadcastArg::Indirect => "indirect",
-            BroadcastArg::Nonidling => "nonidling",
-        },
+        scheme: scheme.name(),
         d,
         rate,
         rho,
@@ -813,6 +882,8 @@ fn run_broadcast(
         delay_mean,
         delay_ci,
         delay_trend: runs.iter().map(|(_, r)| r.delay_trend).sum::<f64>() / trials as f64,
+        backlog_trend: Some(runs.iter().map(|(_, r)| r.backlog_trend).sum::<f64>() / trials as f64)
+            .filter(|t| t.is_finite()),
         bounds,
         within_bounds,
         per_trial: args.per_trial.then(|| per_trial(&runs)),
@@ -848,8 +919,8 @@ fn run_broadcast(
     if let (Some(u), Some(src)) = (o.bounds.upper, o.bounds.upper_source) {
         writeln!(out, "upper bound        {u:.4} ({src})")?;
     }
-    if let Some(x) = o.bounds.exact {
-        writeln!(out, "thesis (Prop. 7.4) {x:.4}")?;
+    if let (Some(x), Some(src)) = (o.bounds.exact, o.bounds.exact_source) {
+        writeln!(out, "exact              {x:.4} ({src})")?;
     }
     if let Some(a) = o.bounds.approximation {
         writeln!(out, "approximation      {a:.4} ((6.19))")?;

@@ -221,7 +221,7 @@ pub struct SimulateArgs {
     #[arg(long, value_name = "B", help_heading = "Dynamic routing (Stamoulis)")]
     batches: Option<u32>,
     /// Multiple broadcasts instead of node-to-node packets: every packet goes to all other
-    /// nodes, by the direct or the indirect scheme (with --arrivals poisson).
+    /// nodes, by one of Stamoulis' direct or indirect schemes (with --arrivals poisson).
     #[arg(long, value_enum, help_heading = "Dynamic routing (Stamoulis)")]
     broadcast: Option<BroadcastArg>,
 }

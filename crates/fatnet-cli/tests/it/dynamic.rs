@@ -423,3 +423,80 @@ fn slotted_butterfly_uses_the_proved_slotted_bound() {
     assert_eq!(v["within_bounds"], true);
     assert_eq!(v["hops_mean"].as_f64(), Some(10.0));
 }
+
+fn broadcast(scheme: &str, d: &str, rate: &str, slots: &str) -> Vec<String> {
+    [
+        "simulate",
+        d,
+        "--arrivals",
+        "poisson",
+        "--broadcast",
+        scheme,
+        "--rate",
+        rate,
+        "--slots",
+        slots,
+        "--json",
+    ]
+    .map(String::from)
+    .to_vec()
+}
+
+fn run_json(args: &[String]) -> serde_json::Value {
+    json(&args.iter().map(String::as_str).collect::<Vec<_>>())
+}
+
+/// §6.3's simpler direct schemes: P1 beside its exact M/D/1 with synchronisation, the labelled
+/// non-idling version below it, one tree per node with its own stability limit.
+#[test]
+fn simpler_direct_broadcast_schemes() {
+    // d = 4: P = 4, λ = 0.12 gives ρ = 0.45 and λP = 0.48: (2.6) T = 4(3/2 + 0.48/1.04).
+    let p1 = 4.0 * (1.5 + 0.48 / 1.04);
+    let args = broadcast("periodic", "hypercube:d=4", "0.12", "40000");
+    let v = run_json(&args);
+    assert_eq!(v["scheme"], "periodic");
+    assert!((v["rho"].as_f64().unwrap() - 0.45).abs() < 1e-12);
+    assert!((v["bounds"]["stability_limit"].as_f64().unwrap() - 0.9375).abs() < 1e-12);
+    let exact = v["bounds"]["exact"].as_f64().unwrap();
+    assert!((exact - p1).abs() < 1e-9);
+    assert_eq!(
+        v["bounds"]["exact_source"],
+        "M/D/1 with synchronisation (2.6), delta = P"
+    );
+    let (t, ci) = (
+        v["delay_mean"].as_f64().unwrap(),
+        v["delay_ci"].as_f64().unwrap(),
+    );
+    assert!((t - exact).abs() < ci + 0.02, "{t} ± {ci} vs (2.6) {exact}");
+    assert_eq!(v, run_json(&args), "same seed, same output");
+
+    let v = run_json(&broadcast(
+        "periodic-nonidling",
+        "hypercube:d=4",
+        "0.12",
+        "20000",
+    ));
+    assert!((v["bounds"]["upper"].as_f64().unwrap() - p1).abs() < 1e-9);
+    let t = v["delay_mean"].as_f64().unwrap();
+    // Labels keep P1's order, so each packet arrives no later; the tree has depth 4.
+    assert!(t < p1 && t > 4.0, "{t}");
+    assert_eq!(v["within_bounds"], true);
+    assert!(v["backlog_trend"].as_f64().unwrap().abs() < 1e-3);
+
+    // One tree per node at d = 5: stable only below (2/5)(1 − 1/32) = 0.3875.
+    let v = run_json(&broadcast("one-tree", "hypercube:d=5", "0.05", "20000"));
+    assert!((v["bounds"]["stability_limit"].as_f64().unwrap() - 0.3875).abs() < 1e-12);
+    assert!(v["delay_mean"].as_f64().unwrap() > v["bounds"]["lower"].as_f64().unwrap());
+    assert!(v["backlog_trend"].as_f64().unwrap().abs() < 1e-3);
+
+    for args in [
+        // ρ = 0.07 · 31/5 = 0.434 > 0.3875.
+        broadcast("one-tree", "hypercube:d=5", "0.07", "1000"),
+        // ρ = 0.15 · 31/5 = 0.93 > (6.7) = 0.8857.
+        broadcast("periodic", "hypercube:d=5", "0.15", "1000"),
+        broadcast("periodic-nonidling", "hypercube:d=5", "0.15", "1000"),
+        broadcast("periodic", "hypercube:d=13", "0.0001", "1000"),
+    ] {
+        assert_one_line_error(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    }
+}

@@ -185,3 +185,37 @@ fn figure5_3_orders_the_schemes_as_the_thesis_claims() {
     assert_eq!(figures[0].series.len(), 5);
     assert!(figures[0].series.iter().all(|s| s.points.len() == 6));
 }
+
+/// Figures 6.2 and 7.6 (quick forms) carry the lower bound of Props. 6.1–6.2: T ≥ d at every
+/// plotted point (−1/2 on Fig. 6.2's T − d − 1/2 axis), and every simulated point above it.
+#[test]
+fn figures_6_2_and_7_6_draw_the_lower_bound() {
+    use fatnet_repro::stamoulis_broadcast::{Figure7_6, Table6_2};
+    let bound = |f: &fatnet_repro::Figure| {
+        f.series
+            .iter()
+            .find(|s| s.name.starts_with("lower bound, Props. 6.1–6.2"))
+            .unwrap_or_else(|| panic!("{}: no bound line", f.id))
+            .points
+            .clone()
+    };
+    let t = Table6_2.run(Effort::Quick).unwrap();
+    let f = &Table6_2.figures(&t)[0];
+    let line = bound(f);
+    assert_eq!(
+        line.iter().map(|p| p.0).collect::<Vec<_>>(),
+        [5.0, 6.0, 7.0, 8.0, 9.0, 10.0]
+    );
+    assert!(line.iter().all(|p| p.1 == -0.5), "{line:?}");
+    for s in f.series.iter().filter(|s| s.name.starts_with("ours")) {
+        assert!(s.points.iter().all(|p| p.1 > -0.5), "{}", s.name);
+    }
+    let t = Figure7_6.run(Effort::Quick).unwrap();
+    let f = &Figure7_6.figures(&t)[0];
+    let line = bound(f);
+    assert_eq!(line.len(), 8);
+    assert!(line.iter().all(|p| p.1 == 8.0), "{line:?}");
+    for s in f.series.iter().filter(|s| s.name.ends_with("(ours)")) {
+        assert!(s.points.iter().all(|p| p.1 > 8.0), "{}", s.name);
+    }
+}

@@ -41,8 +41,9 @@
 //! - **Ties.** FIFO is by ready time at the node (the arrival time there; a new packet
 //!   "arrives" at its generation time). Equal ready times — probability zero under Poisson
 //!   generation, but possible with hand-made or slotted inputs — are broken by packet number:
-//!   the position in the arrival list for [`simulate`], the generation order for
-//!   [`steady_state`] (node by node within a window). This is a fixed priority, not the
+//!   the position in the arrival list for [`simulate`], the packet number for
+//!   [`steady_state`] (generation order by batch segment, then node by node within a
+//!   window). This is a fixed priority, not the
 //!   thesis' fair random tie-break of the slotted model (§6 #16): a slotted list from
 //!   [`PoissonTraffic::slotted`] is shuffled within each slot, which makes each tie fair.
 //! - **Arrivals** of node `x` come from [`fatnet_traffic::arrivals::node_rng`]`(seed, x)`,
@@ -79,6 +80,13 @@ pub const MAX_ARRIVALS: usize = 1 << 31;
 
 /// Expected new packets per window when [`GreedyConfig::window`] is `None`.
 const WINDOW_PACKETS: f64 = 65_536.0;
+
+/// A window holds at least this many times the packets in flight when it starts. Every
+/// packet in flight at a window boundary is carried through all `d` levels of the window in
+/// which it waits (read, kept, merged), so the longer the window relative to the delay, the
+/// fewer packets pay that; windows end at the horizon, not at the batch boundaries. Four
+/// measured best on the 12- and 16-cube at ρ = 0.9 (docs/bench/2026-11-25-greedy-cube.md).
+const IN_FLIGHT_FACTOR: f64 = 4.0;
 
 /// The network the packets are routed on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -196,7 +204,7 @@ pub struct GreedyConfig {
     /// [`node_rng`](fatnet_traffic::arrivals::node_rng)`(seed, x)`.
     pub seed: u64,
     /// Length of the processing windows (time units). `None` picks about 65,536 expected
-    /// arrivals per window, lengthened when many packets are in flight. Results do not depend
+    /// arrivals per window, lengthened to four times the packets in flight. Results do not depend
     /// on it, except for the bookkeeping counts [`GreedyReport::packets_simulated`] and
     /// [`GreedyReport::packet_hops`] and for floating-point summation order.
     pub window: Option<f64>,
@@ -392,7 +400,8 @@ pub fn simulate(
 
 /// The bookkeeping of a steady-state run. Packets are numbered in generation order (`seq`);
 /// generation time is cut into segments: 0 = warm-up, `1..=B` the batches, `B + 1` past the
-/// horizon. A window never straddles two segments, so a segment is a range of numbers.
+/// horizon. A window may straddle segment boundaries, but its arrivals are numbered segment
+/// by segment, so a segment is always a range of numbers.
 struct Books {
     batches: usize,
     warmup: f64,
@@ -527,74 +536,109 @@ pub fn steady_state(config: &GreedyConfig) -> Result<GreedyReport, GreedyError> 
         .map(|x| traffic.node_stream(x, c.seed))
         .collect::<Result<_, _>>()?;
     let mut engine = Engine::new(d, butterfly);
+    let segments = batches + 2;
+    let seg_start = books.seg_start.clone();
+    // One window's arrivals, node by node (`node_first`), each with its segment.
+    let mut staged: Vec<Rec> = Vec::new();
+    let mut staged_seg: Vec<u32> = Vec::new();
+    let mut node_first = vec![0usize; n + 1];
+    let mut window_count = vec![0u64; segments];
+    let mut next_number = vec![0u64; segments];
     let mut fresh: Vec<Rec> = Vec::new();
     let rate = c.lambda * n as f64;
+    let cap = seg_end[batches + 1];
     let mut now = 0.0;
-    let mut seg = 0;
-    if c.warmup == 0.0 {
-        books.seg_first[0] = 0;
-        seg = 1;
-    }
-    books.seg_first[seg] = 0;
+    // The segment that contains `now`.
+    let mut seg_now = 0;
     let mut capped = false;
     loop {
-        let end = seg_end[seg];
-        let length = c
-            .window
-            .unwrap_or_else(|| (WINDOW_PACKETS.max(2.0 * engine.in_flight() as f64)) / rate);
+        let length = c.window.unwrap_or_else(|| {
+            WINDOW_PACKETS.max(IN_FLIGHT_FACTOR * engine.in_flight() as f64) / rate
+        });
+        let end = if now < c.horizon { c.horizon } else { cap };
         let mut cutoff = (now + length).min(end);
         if cutoff <= now {
             cutoff = end; // a window too short to advance the clock
         }
-        let measured = (1..=batches).contains(&seg);
-        let before_horizon = seg <= batches;
-        let start = books.seg_start[seg];
-        engine.start_window(|x, carried, out| {
-            let stream = &mut streams[x as usize];
-            fresh.clear();
+        // Pass 1: draw the window's arrivals and count them per segment.
+        staged.clear();
+        staged_seg.clear();
+        window_count.fill(0);
+        for (x, stream) in streams.iter_mut().enumerate() {
+            node_first[x] = staged.len();
+            let mut s = seg_now;
             while stream.peek_time() < cutoff {
                 let a = stream.next_arrival();
-                let seq = books.generated;
-                books.generated += 1;
-                let rem = a.src ^ a.dst;
-                if before_horizon {
-                    books.clamp_gen += a.time.max(c.warmup) - c.warmup;
+                while a.time >= seg_end[s] {
+                    s += 1;
+                }
+                staged.push(new_rec(a.time, a.src, a.dst, 0));
+                staged_seg.push(s as u32);
+                window_count[s] += 1;
+            }
+        }
+        node_first[n] = staged.len();
+        // Number the arrivals segment by segment, so that every segment stays a range of
+        // numbers although a window may straddle segment boundaries.
+        let mut number = books.generated;
+        for s in seg_now..segments {
+            next_number[s] = number;
+            if seg_start[s] >= now && seg_start[s] < cutoff {
+                books.seg_first[s] = number;
+            }
+            number += window_count[s];
+        }
+        books.generated = number;
+        // Pass 2: book the arrivals and start the window.
+        engine.start_window(|x, carried, out| {
+            fresh.clear();
+            let x = x as usize;
+            for i in node_first[x]..node_first[x + 1] {
+                let s = staged_seg[i] as usize;
+                let seq = next_number[s];
+                next_number[s] += 1;
+                let r = Rec {
+                    tag: seq as u32,
+                    ..staged[i]
+                };
+                let rem = r.rem;
+                if s <= batches {
+                    books.clamp_gen += r.t.max(c.warmup) - c.warmup;
                     books.in_flight_before_horizon += 1;
                 }
-                if measured {
-                    books.count[seg] += 1;
-                    books.gen_sum[seg] += a.time - start;
+                if (1..=batches).contains(&s) {
+                    books.count[s] += 1;
+                    books.gen_sum[s] += r.t - seg_start[s];
                     books.in_flight_measured += 1;
                     books.hops += if butterfly {
                         u64::from(d)
                     } else {
                         u64::from(rem.count_ones())
                     };
-                    let mut r = rem;
-                    while r != 0 {
-                        books.vertical[r.trailing_zeros() as usize] += 1;
-                        r &= r - 1;
+                    let mut bits = rem;
+                    while bits != 0 {
+                        books.vertical[bits.trailing_zeros() as usize] += 1;
+                        bits &= bits - 1;
                     }
                 }
                 if !butterfly && rem == 0 {
-                    books.finish(seq as u32, a.time);
+                    books.finish(r.tag, r.t);
                 } else {
-                    fresh.push(new_rec(a.time, a.src, a.dst, seq as u32));
+                    fresh.push(r);
                 }
             }
             merge_new(carried, &fresh, out);
         });
         engine.run_levels(cutoff, &mut books);
         now = cutoff;
-        if now >= end && seg <= batches {
-            seg += 1;
-            books.seg_first[seg] = books.generated;
+        while seg_now + 1 < segments && now >= seg_end[seg_now] {
+            seg_now += 1;
         }
-        if seg > batches {
+        if now >= c.horizon {
             if books.in_flight_measured == 0 {
                 break;
             }
-            if now >= seg_end[batches + 1] {
+            if now >= cap {
                 // Cap reached: deliver everything without further arrivals.
                 capped = true;
                 engine.start_window(|_, carried, out| out.extend_from_slice(carried));
@@ -602,6 +646,10 @@ pub fn steady_state(config: &GreedyConfig) -> Result<GreedyReport, GreedyError> 
                 break;
             }
         }
+    }
+    // A window that ended exactly at the horizon leaves the last segment unopened.
+    if books.seg_first[batches + 1] == u64::MAX {
+        books.seg_first[batches + 1] = books.generated;
     }
     // Packets still in flight were generated before the horizon and are delivered after it.
     books.clamp_fin += span * books.in_flight_before_horizon as f64;

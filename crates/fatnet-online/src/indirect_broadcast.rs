@@ -6,7 +6,12 @@
 //! are their reversals, the virtual arcs are per tree, and Rule C separates the two
 //! directions of an arc in time; packets of different trees therefore never contend (the
 //! thesis' non-interference property), and each tree is an independent copy of the same
-//! system with per-node rate λ/d. This module simulates tree T^(1) (root e_1) frame by frame.
+//! system with per-node rate λ/d. [`simulate_indirect`] simulates tree T^(1) (root e_1) frame
+//! by frame, which gives T and the mean queue size Q. The largest queue at a node, M (Figure
+//! 7.8), needs all d trees, since a node counts the packets of every tree, with a different
+//! role in each: [`simulate_indirect_nodes`] runs the d trees side by side (the same
+//! frame-by-frame run per tree, T^(1) on the same random stream, so its part is exactly
+//! [`simulate_indirect`]'s) and adds up every node's storage.
 //! It is a dedicated simulator, not the packet engine: the slot classes, virtual arcs and
 //! root buffers of Rules C–E are not policies of a general engine.
 //!
@@ -117,6 +122,8 @@ struct Tree {
     /// `relays[k]`: the non-leaf nodes at depth `k ≥ 1` (they store a broadcast packet from
     /// its reception to their forwarding slot); `relays[0] = 0`.
     relays: Vec<u64>,
+    /// Depth of every node (its Hamming distance from the root).
+    depth: Vec<u32>,
 }
 
 impl Tree {
@@ -161,6 +168,7 @@ impl Tree {
             nonleaf,
             largest,
             relays,
+            depth,
         }
     }
 }
@@ -204,19 +212,13 @@ struct Packet {
     index: u32,
 }
 
-/// Simulates tree T^(1) of the indirect scheme under `config` (see the module documentation).
-///
-/// # Errors
-///
-/// [`IndirectError::BadParameter`] for `d` outside `2..=MAX_DIMENSION`, ρ not positive and
-/// finite, `horizon = 0`, `warmup ≥ horizon` or `batches = 0`.
-pub fn simulate_indirect(config: &IndirectConfig) -> Result<IndirectReport, IndirectError> {
+/// Checks a run's options (shared by both simulators).
+fn check_config(c: &IndirectConfig) -> Result<(), IndirectError> {
     let bad = |param, value: String, expected| IndirectError::BadParameter {
         param,
         value,
         expected,
     };
-    let c = *config;
     if !(2..=MAX_DIMENSION).contains(&c.d) {
         return Err(bad("d", c.d.to_string(), "2 to 20"));
     }
@@ -233,33 +235,61 @@ pub fn simulate_indirect(config: &IndirectConfig) -> Result<IndirectReport, Indi
     if c.batches == 0 {
         return Err(bad("batches", "0".into(), "at least 1"));
     }
-    let d = c.d;
-    let n = 1u32 << d;
-    let tree = Tree::new(d, 0);
-    let mut rng = Pcg64::seed_from_u64(c.seed);
+    Ok(())
+}
 
-    // Generation: Poisson(λ/d) per node for this tree, λ/d = ρ/(2^d − 1); merged in time.
-    let rate = c.rho / f64::from(n - 1);
+/// One tree's Poisson births in `[0, horizon)`: rate `rate` per node, node by node from `rng`,
+/// merged in time as (time, origin).
+fn tree_births(n: u32, rate: f64, horizon: u64, rng: &mut Pcg64) -> Vec<(f64, u32)> {
     let mut births: Vec<(f64, u32)> = Vec::new();
     for y in 0..n {
         let mut t = 0.0;
         loop {
             t += -(1.0 - rng.random::<f64>()).ln() / rate;
-            if t >= c.horizon as f64 {
+            if t >= horizon as f64 {
                 break;
             }
             births.push((t, y));
         }
     }
     births.sort_by(|a, b| a.0.total_cmp(&b.0));
-    let packets = births.len();
+    births
+}
 
+/// What the frame-by-frame run of one tree leaves behind.
+struct TreeRun {
+    /// End of every packet's broadcast, by generation index.
+    completion: Vec<f64>,
+    /// Every packet's broadcast start slot (in C_1 ∪ C_2).
+    start_slot: Vec<u64>,
+    frames: u64,
+    waiting_sum: u128,
+    max_waiting: u64,
+    waiting_at_horizon: u64,
+}
+
+/// Runs one tree of the scheme, frame by frame, on its `births` (see the module
+/// documentation), drawing the tie orders and Rule E's coins from `rng`. `leave(i, x, time)`
+/// is told each time packet `i` stops being stored at node `x` during its trip to the root:
+/// at the end of the C_0 slot in which it crosses a reverse arc out of `x`, and at the root at
+/// the end of its first broadcast slot. It draws nothing from `rng`, so observing a run does
+/// not change it.
+fn run_tree(
+    tree: &Tree,
+    births: &[(f64, u32)],
+    horizon: u64,
+    d: u32,
+    rng: &mut Pcg64,
+    mut leave: impl FnMut(usize, u32, u64),
+) -> TreeRun {
+    let n = tree.parent.len();
+    let packets = births.len();
     // Queues: virtual arc of node y (non-leaves), reverse arc y → parent (y ≠ root).
-    let mut vq: Vec<VecDeque<Packet>> = vec![VecDeque::new(); n as usize];
-    let mut aq: Vec<VecDeque<Packet>> = vec![VecDeque::new(); n as usize];
+    let mut vq: Vec<VecDeque<Packet>> = vec![VecDeque::new(); n];
+    let mut aq: Vec<VecDeque<Packet>> = vec![VecDeque::new(); n];
     let (mut b1, mut b2) = (VecDeque::new(), VecDeque::new());
     let mut busy: Vec<u32> = Vec::new(); // queue ids (2y: virtual, 2y+1: reverse) maybe non-empty
-    let mut listed = vec![false; 2 * n as usize];
+    let mut listed = vec![false; 2 * n];
     let mut completion = vec![f64::NAN; packets];
     let mut start_slot = vec![0u64; packets];
     let mut next_birth = 0usize;
@@ -291,7 +321,7 @@ pub fn simulate_indirect(config: &IndirectConfig) -> Result<IndirectReport, Indi
             waiting += 1;
             next_birth += 1;
         }
-        if waiting_at_horizon.is_none() && t as f64 >= c.horizon as f64 {
+        if waiting_at_horizon.is_none() && t as f64 >= horizon as f64 {
             waiting_at_horizon = Some(waiting);
         }
         // C_0 slot t: the head of every non-empty queue moves one hop, all at once.
@@ -309,6 +339,7 @@ pub fn simulate_indirect(config: &IndirectConfig) -> Result<IndirectReport, Indi
                 let to = if q % 2 == 0 {
                     y
                 } else {
+                    leave(p.index as usize, y, t + 1);
                     tree.parent[y as usize]
                 };
                 moves.push((to, p));
@@ -359,6 +390,7 @@ pub fn simulate_indirect(config: &IndirectConfig) -> Result<IndirectReport, Indi
                 let s = t + 1 + k as u64;
                 completion[p.index as usize] = broadcast_end(s, d) as f64;
                 start_slot[p.index as usize] = s;
+                leave(p.index as usize, tree.root, s + 1);
                 waiting -= 1;
                 done += 1;
             }
@@ -367,28 +399,37 @@ pub fn simulate_indirect(config: &IndirectConfig) -> Result<IndirectReport, Indi
         max_waiting = max_waiting.max(waiting);
         frame += 1;
     }
+    TreeRun {
+        completion,
+        start_slot,
+        frames: frame,
+        waiting_sum,
+        max_waiting,
+        waiting_at_horizon: waiting_at_horizon.unwrap_or(waiting),
+    }
+}
 
-    // Delays of the measured packets, in generation order.
-    let delays: Vec<f64> = births
-        .iter()
-        .zip(&completion)
-        .filter(|(b, _)| b.0 >= c.warmup as f64)
-        .map(|(b, &end)| end - b.0)
-        .collect();
-    let measured = delays.len() as u64;
-    let delay_mean = if measured > 0 {
-        delays.iter().sum::<f64>() / measured as f64
-    } else {
-        f64::NAN
-    };
-    let per = delays.len().div_ceil(c.batches as usize).max(1);
-    let batch_means = delays
-        .chunks(per)
-        .map(|b| b.iter().sum::<f64>() / b.len() as f64)
-        .collect();
-    // Storage (see `IndirectReport::stored_mean`), integrated over the batches of the window.
-    let (w0, w1) = (c.warmup as f64, c.horizon as f64);
-    let nb = c.batches as usize;
+/// The slots `u_0 = s < u_1 < … < u_{d−1}` of a broadcast started in slot `s`: `u_k` is the
+/// k-th non-C_0 slot after `s`, in which the relays of depth `k` forward the packet (they
+/// received it at the end of `u_{k−1}`).
+fn forwarding_slots(s: u64, d: u32) -> impl Iterator<Item = u64> {
+    std::iter::successors(Some(s), |&prev| {
+        let next = prev + 1;
+        Some(if next % 3 == 0 { next + 1 } else { next })
+    })
+    .take(d as usize)
+}
+
+/// The area (packet-slots) of one tree's storage over each of `nb` equal sub-windows of
+/// `[w0, w1)` (see [`IndirectReport::stored_mean`]).
+fn stored_areas(
+    tree: &Tree,
+    births: &[(f64, u32)],
+    start_slot: &[u64],
+    w0: f64,
+    w1: f64,
+    nb: usize,
+) -> (Vec<f64>, f64) {
     let width = (w1 - w0) / nb as f64;
     let mut area = vec![0.0f64; nb];
     let mut add = |from: f64, to: f64, count: f64| {
@@ -424,6 +465,56 @@ pub fn simulate_indirect(config: &IndirectConfig) -> Result<IndirectReport, Indi
             prev = next;
         }
     }
+    (area, width)
+}
+
+/// Simulates tree T^(1) of the indirect scheme under `config` (see the module documentation).
+///
+/// # Errors
+///
+/// [`IndirectError::BadParameter`] for `d` outside `2..=MAX_DIMENSION`, ρ not positive and
+/// finite, `horizon = 0`, `warmup ≥ horizon` or `batches = 0`.
+pub fn simulate_indirect(config: &IndirectConfig) -> Result<IndirectReport, IndirectError> {
+    check_config(config)?;
+    let c = *config;
+    let d = c.d;
+    let n = 1u32 << d;
+    let tree = Tree::new(d, 0);
+    let mut rng = Pcg64::seed_from_u64(c.seed);
+
+    // Generation: Poisson(λ/d) per node for this tree, λ/d = ρ/(2^d − 1); merged in time.
+    let births = tree_births(n, c.rho / f64::from(n - 1), c.horizon, &mut rng);
+    let packets = births.len();
+    let run = run_tree(&tree, &births, c.horizon, d, &mut rng, |_, _, _| {});
+
+    // Delays of the measured packets, in generation order.
+    let delays: Vec<f64> = births
+        .iter()
+        .zip(&run.completion)
+        .filter(|(b, _)| b.0 >= c.warmup as f64)
+        .map(|(b, &end)| end - b.0)
+        .collect();
+    let measured = delays.len() as u64;
+    let delay_mean = if measured > 0 {
+        delays.iter().sum::<f64>() / measured as f64
+    } else {
+        f64::NAN
+    };
+    let per = delays.len().div_ceil(c.batches as usize).max(1);
+    let batch_means = delays
+        .chunks(per)
+        .map(|b| b.iter().sum::<f64>() / b.len() as f64)
+        .collect();
+    // Storage (see `IndirectReport::stored_mean`), integrated over the batches of the window.
+    let nb = c.batches as usize;
+    let (area, width) = stored_areas(
+        &tree,
+        &births,
+        &run.start_slot,
+        c.warmup as f64,
+        c.horizon as f64,
+        nb,
+    );
     let stored_batch_means: Vec<f64> = area.iter().map(|a| a / width).collect();
     let stored_mean = stored_batch_means.iter().sum::<f64>() / nb as f64;
 
@@ -435,15 +526,222 @@ pub fn simulate_indirect(config: &IndirectConfig) -> Result<IndirectReport, Indi
         measured,
         delay_mean,
         batch_means,
-        mean_waiting: if frame > 0 {
-            waiting_sum as f64 / frame as f64
+        mean_waiting: if run.frames > 0 {
+            run.waiting_sum as f64 / run.frames as f64
         } else {
             0.0
         },
-        max_waiting,
-        waiting_at_horizon: waiting_at_horizon.unwrap_or(waiting),
-        frames: frame,
+        max_waiting: run.max_waiting,
+        waiting_at_horizon: run.waiting_at_horizon,
+        frames: run.frames,
     })
+}
+
+/// Largest `d² · (horizon − warmup)` accepted by [`simulate_indirect_nodes`] (its per-tree,
+/// per-depth, per-slot occupancy table, two bytes an entry).
+pub const MAX_DEPTH_SLOTS: u64 = 1 << 26;
+
+/// The storage of every node of the cube under all `d` trees run side by side: the data of
+/// Figure 7.8 (the largest number of packets stored at a node, `M`).
+///
+/// A packet is stored at a node by the thesis' convention ([`IndirectReport::stored_mean`]):
+/// at each node of its trip to the root (its origin included) until the end of the C_0 slot
+/// in which it leaves that node, at the root until the end of its first broadcast slot, and
+/// at every non-leaf node of its tree at depth `k ≥ 1` from the end of the slot `u_{k−1}` in
+/// which it receives it to the end of the slot `u_k` in which it forwards it, where `u_0` is
+/// the start slot and `u_k` the k-th non-C_0 slot after it. A node counts the packets of all
+/// `d` trees, in each of which it has a different role (depth, leaf or not, root of one).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct IndirectNodeReport {
+    /// Packets generated, all trees (warm-up included).
+    pub packets: u64,
+    /// For every tree (index `j` for T^(j + 1)), the time average over `[warmup, horizon)` of
+    /// its packets stored in the whole network ([`IndirectReport::stored_mean`] of that tree;
+    /// for `j = 0` exactly the value [`simulate_indirect`] reports for the same config).
+    pub tree_stored_means: Vec<f64>,
+    /// The time average of all trees' stored packets in the network over each of `batches`
+    /// equal sub-windows of `[warmup, horizon)`, divided by `2^d` (so their mean is
+    /// [`IndirectNodeReport::queue_size`]).
+    pub queue_batch_means: Vec<f64>,
+    /// For every node, the time average over `[warmup, horizon)` of the packets it stores.
+    pub node_means: Vec<f64>,
+    /// For every node, the largest number of packets it stores at any instant of
+    /// `[warmup, horizon)`.
+    pub node_max: Vec<u64>,
+    /// `M`: the largest number of packets stored at one node at any instant of
+    /// `[warmup, horizon)`, the maximum of [`IndirectNodeReport::node_max`].
+    pub max_queue: u64,
+    /// The smallest node storing `M` packets at some instant.
+    pub max_node: u32,
+    /// `Q`: the mean of [`IndirectNodeReport::node_means`] over the `2^d` nodes (equal, up to
+    /// rounding, to the sum of [`IndirectNodeReport::tree_stored_means`] over `2^d`).
+    pub queue_size: f64,
+}
+
+/// The seed of tree T^(j + 1) in [`simulate_indirect_nodes`]: the run's seed for `j = 0`
+/// (so that tree reproduces [`simulate_indirect`]), else a SplitMix64 hash of `(seed, j)`.
+fn tree_seed(seed: u64, j: u32) -> u64 {
+    if j == 0 {
+        return seed;
+    }
+    let mut z = seed.wrapping_add(0x9E37_79B9_7F4A_7C15u64.wrapping_mul(u64::from(j) + 1));
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// Simulates all `d` trees of the indirect scheme side by side and measures the storage of
+/// every node (Figure 7.8; see [`IndirectNodeReport`]).
+///
+/// The trees never contend (module documentation), so each is run on its own by the same
+/// frame-by-frame simulation as [`simulate_indirect`], with its own Johnsson–Ho tree T^(j),
+/// root `e_j`, its own Poisson births at rate λ/d per node and its own random stream
+/// (`seed` for T^(1), a hash of `(seed, j)` for the others). What couples them is the
+/// count at a node, which adds the node's roles in all `d` trees. During a packet's trip to
+/// the root the node storing it changes at every hop, which the run reports; during its
+/// broadcast every non-leaf node of depth `k` holds it over the same slots, fixed by the
+/// start slot and `k` alone, so one occupancy count per tree, depth and slot serves all the
+/// relays of that depth.
+///
+/// Within a slot a node's count can only grow (packets leave and arrive at slot boundaries,
+/// births fall inside slots), so the largest count at any instant of a slot is the count just
+/// before its end, packets born during the slot included; `M` is the largest such count over
+/// the slots of `[warmup, horizon)`.
+///
+/// # Errors
+///
+/// [`IndirectError::BadParameter`] for the inputs [`simulate_indirect`] rejects, and for
+/// `d² · (horizon − warmup)` above [`MAX_DEPTH_SLOTS`].
+pub fn simulate_indirect_nodes(
+    config: &IndirectConfig,
+) -> Result<IndirectNodeReport, IndirectError> {
+    check_config(config)?;
+    let c = *config;
+    let (d, du) = (c.d, c.d as usize);
+    let n = 1u32 << d;
+    let w = (c.horizon - c.warmup) as usize;
+    if (du * du) as u64 * w as u64 > MAX_DEPTH_SLOTS {
+        return Err(IndirectError::BadParameter {
+            param: "horizon",
+            value: format!("{} (warm-up {}, d = {d})", c.horizon, c.warmup),
+            expected: "d² · (horizon − warmup) at most 2^26",
+        });
+    }
+    let rate = c.rho / f64::from(n - 1);
+    Ok(storage_of_all_trees(&c, |_, rng| {
+        tree_births(n, rate, c.horizon, rng)
+    }))
+}
+
+/// The body of [`simulate_indirect_nodes`] for a checked `c`, with tree `j`'s births (0-based
+/// `j`) drawn by `births_of(j, rng)` from that tree's stream (tests give them by hand).
+fn storage_of_all_trees(
+    c: &IndirectConfig,
+    mut births_of: impl FnMut(u32, &mut Pcg64) -> Vec<(f64, u32)>,
+) -> IndirectNodeReport {
+    let (d, du) = (c.d, c.d as usize);
+    let n = 1u32 << d;
+    let w = (c.horizon - c.warmup) as usize;
+    let (w0, w1) = (c.warmup as f64, c.horizon as f64);
+    let overlap = |from: f64, to: f64| (to.min(w1) - from.max(w0)).max(0.0);
+    let nb = c.batches as usize;
+
+    let mut packets = 0u64;
+    let mut trees = Vec::with_capacity(du);
+    let mut tree_stored_means = Vec::with_capacity(du);
+    let mut network_area = vec![0.0f64; nb];
+    let mut width = 1.0;
+    // Trip to the root: (node, stored from, stored until).
+    let mut intervals: Vec<(u32, f64, u64)> = Vec::new();
+    // Broadcast: occupancy[(j·d + k)·w + (t − warmup)] packets of tree j held by each relay
+    // of depth k in slot t; relay_area[j·d + k] the time integral of that over the window.
+    let mut occupancy = vec![0u16; du * du * w];
+    let mut relay_area = vec![0.0f64; du * du];
+    for j in 0..d {
+        let tree = Tree::new(d, j);
+        let mut rng = Pcg64::seed_from_u64(tree_seed(c.seed, j));
+        let births = births_of(j, &mut rng);
+        packets += births.len() as u64;
+        let mut since: Vec<f64> = births.iter().map(|b| b.0).collect();
+        let run = run_tree(&tree, &births, c.horizon, d, &mut rng, |i, x, until| {
+            intervals.push((x, since[i], until));
+            since[i] = until as f64;
+        });
+        let (area, wd) = stored_areas(&tree, &births, &run.start_slot, w0, w1, nb);
+        width = wd;
+        tree_stored_means.push(area.iter().map(|a| a / wd).sum::<f64>() / nb as f64);
+        for (total, a) in network_area.iter_mut().zip(&area) {
+            *total += a;
+        }
+        let ju = j as usize;
+        for &s in &run.start_slot {
+            let mut prev = s;
+            for (k, u) in forwarding_slots(s, d).enumerate().skip(1) {
+                if tree.relays[k] > 0 {
+                    relay_area[ju * du + k] += overlap((prev + 1) as f64, (u + 1) as f64);
+                    let row = &mut occupancy[(ju * du + k) * w..(ju * du + k + 1) * w];
+                    for t in (prev + 1).max(c.warmup)..=u.min(c.horizon - 1) {
+                        row[(t - c.warmup) as usize] += 1;
+                    }
+                }
+                prev = u;
+            }
+        }
+        trees.push(tree);
+    }
+
+    // Node by node: the trip intervals as a difference array, then the relay roles.
+    intervals.sort_unstable_by_key(|iv| iv.0);
+    let mut node_means = Vec::with_capacity(n as usize);
+    let mut node_max = Vec::with_capacity(n as usize);
+    let mut count = vec![0i64; w + 1];
+    let mut next = 0usize;
+    for x in 0..n {
+        count.fill(0);
+        let mut area = 0.0f64;
+        while next < intervals.len() && intervals[next].0 == x {
+            let (_, from, until) = intervals[next];
+            area += overlap(from, until as f64);
+            // Stored in slot t (counted just before its end) iff ⌊from⌋ ≤ t < until.
+            let (lo, hi) = ((from.floor() as u64).max(c.warmup), until.min(c.horizon));
+            if lo < hi {
+                count[(lo - c.warmup) as usize] += 1;
+                count[(hi - c.warmup) as usize] -= 1;
+            }
+            next += 1;
+        }
+        for t in 1..w {
+            count[t] += count[t - 1];
+        }
+        for (ju, tree) in trees.iter().enumerate() {
+            let k = tree.depth[x as usize] as usize;
+            if k > 0 && tree.nonleaf[x as usize] {
+                area += relay_area[ju * du + k];
+                let row = &occupancy[(ju * du + k) * w..(ju * du + k + 1) * w];
+                for (slot, &held) in count.iter_mut().zip(row) {
+                    *slot += i64::from(held);
+                }
+            }
+        }
+        node_means.push(area / (w1 - w0));
+        node_max.push(count[..w].iter().copied().max().unwrap_or(0).max(0) as u64);
+    }
+    let max_queue = node_max.iter().copied().max().unwrap_or(0);
+    let max_node = node_max.iter().position(|&m| m == max_queue).unwrap_or(0) as u32;
+    let queue_size = node_means.iter().sum::<f64>() / f64::from(n);
+    IndirectNodeReport {
+        packets,
+        tree_stored_means,
+        queue_batch_means: network_area
+            .iter()
+            .map(|a| a / width / f64::from(n))
+            .collect(),
+        node_means,
+        node_max,
+        max_queue,
+        max_node,
+        queue_size,
+    }
 }
 
 /// The end time of a broadcast started in slot `s` (not a C_0 slot): the end of the d-th
@@ -478,6 +776,63 @@ mod tests {
         assert_eq!(t.parent[0b000], 0b001);
         assert_eq!(t.parent[0b110], 0b111);
         assert_eq!(t.parent[0b100], 0b101);
+    }
+
+    /// A hand-checked d = 2 run (T^(1): root 01, arcs 01→11, 01→00, 11→10; T^(2): root 10,
+    /// arcs 10→11, 10→00, 11→01). One packet per tree: born at 10 at time 0.5 on T^(1), and
+    /// at 01 at time 1.5 on T^(2); both leaves, both in the largest subtree (B_1). Each
+    /// crosses its first reverse arc in C_0 slot 3 and the arc out of 11 in slot 6, so node
+    /// 11 stores both over [4, 7): M = 2 at node 11 whatever the coins. Then each root
+    /// stores its packet over [7, s + 1) and relay 11 over [s + 1, u_1 + 1), with the start
+    /// slot s ∈ {7, 8} drawn by Rule E's coin (u_1 = 8 or 10).
+    #[test]
+    fn two_cube_by_hand() {
+        let c = IndirectConfig {
+            d: 2,
+            rho: 0.1,
+            horizon: 20,
+            warmup: 0,
+            batches: 2,
+            seed: 5,
+        };
+        let r = storage_of_all_trees(&c, |j, _| {
+            if j == 0 {
+                vec![(0.5, 0b10)]
+            } else {
+                vec![(1.5, 0b01)]
+            }
+        });
+        assert_eq!(r.packets, 2);
+        assert_eq!(r.node_max, vec![0, 1, 1, 2]);
+        assert_eq!((r.max_queue, r.max_node), (2, 0b11));
+        let areas: Vec<f64> = r.node_means.iter().map(|m| m * 20.0).collect();
+        // Extra slots at the root (s − 7) and at relay 11 (1 or 2) by the coins.
+        let close = |a: f64, b: f64| (a - b).abs() < 1e-9;
+        assert!(close(areas[0], 0.0), "{areas:?}");
+        // 01: T^(2) origin [1.5, 4), then T^(1) root [7, s + 1).
+        assert!(close(areas[1], 3.5) || close(areas[1], 4.5), "{areas:?}");
+        // 10: T^(1) origin [0.5, 4), then T^(2) root [7, s' + 1).
+        assert!(close(areas[2], 4.5) || close(areas[2], 5.5), "{areas:?}");
+        // 11: both packets over [4, 7), then one relay slot or two per packet; the root and
+        // relay times move together (s = 7: 1 and 1, s = 8: 2 and 2).
+        let extra = (areas[1] - 3.5) + (areas[2] - 4.5);
+        assert!(close(areas[3], 6.0 + 2.0 + extra), "{areas:?}");
+        let total: f64 = areas.iter().sum();
+        assert!(close(r.queue_size * 4.0 * 20.0, total));
+        let per_tree: f64 = r.tree_stored_means.iter().sum::<f64>() * 20.0;
+        assert!(close(per_tree, total), "{per_tree} vs {total}");
+    }
+
+    /// The forwarding slots end where the broadcast ends.
+    #[test]
+    fn forwarding_slots_end_with_the_broadcast() {
+        for d in 2..10u32 {
+            for s in [1u64, 2, 4, 5] {
+                let last = forwarding_slots(s, d).last().unwrap();
+                assert_eq!(last + 1, broadcast_end(s, d), "d = {d}, s = {s}");
+                assert_eq!(forwarding_slots(s, d).filter(|u| u % 3 == 0).count(), 0);
+            }
+        }
     }
 
     /// From s ∈ C_1 a broadcast lasts ⌈d/2⌉ + d − 1 slots, from s ∈ C_2 ⌊d/2⌋ + d (§7.1.2).

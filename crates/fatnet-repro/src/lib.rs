@@ -20,6 +20,7 @@ pub mod lemma6;
 pub mod runner;
 pub mod stamoulis;
 pub mod stamoulis_broadcast;
+pub mod stamoulis_fig7_8;
 pub mod stamoulis_greedy;
 mod table;
 pub mod yuan;
@@ -188,6 +189,7 @@ pub fn registry() -> Vec<Box<dyn Experiment>> {
         Box::new(stamoulis_broadcast::IndirectScheme),
         Box::new(stamoulis_broadcast::Figure7_6),
         Box::new(stamoulis_broadcast::Figure7_7),
+        Box::new(stamoulis_fig7_8::Figure7_8),
         Box::new(stamoulis_greedy::GreedyGrid),
         Box::new(stamoulis_greedy::Figure5_3),
         Box::new(stamoulis_greedy::ContinuousGrid),

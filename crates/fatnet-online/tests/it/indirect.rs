@@ -207,3 +207,103 @@ fn johnsson_ho_trees_agree_with_the_multicast_trees() {
     assert!(johnsson_ho_parents(1, 0).is_err());
     assert!(johnsson_ho_parents(4, 4).is_err());
 }
+
+/// Figure 7.8's measurement: all d trees side by side, every node's storage. Tree T^(1) of
+/// that run is exactly `simulate_indirect`'s run; the node-by-node time averages add up to
+/// the trees' totals (two bookkeepings: per node through the relays' depth occupancy, per
+/// tree through the packets' storage intervals); M is the largest per-node maximum and no
+/// node's maximum is below its own time average.
+#[test]
+fn node_storage_adds_up_and_m_bounds_it() {
+    use fatnet_online::indirect_broadcast::simulate_indirect_nodes;
+    for (d, rho) in [(3u32, 0.3), (5, 0.3), (6, 0.5)] {
+        let c = config(d, rho, 30_000, 11);
+        let r = simulate_indirect_nodes(&c).unwrap();
+        let one = simulate_indirect(&c).unwrap();
+        assert_eq!(r.tree_stored_means.len(), d as usize);
+        assert_eq!(r.tree_stored_means[0], one.stored_mean, "d = {d}");
+        assert!(r.packets > one.packets);
+        let n = f64::from(1u32 << d);
+        let by_tree = r.tree_stored_means.iter().sum::<f64>() / n;
+        let by_batch = r.queue_batch_means.iter().sum::<f64>() / r.queue_batch_means.len() as f64;
+        assert!((r.queue_size - by_tree).abs() < 1e-9 * by_tree, "{r:?}");
+        assert!((r.queue_size - by_batch).abs() < 1e-9 * by_batch);
+        assert_eq!(r.node_means.len(), 1 << d);
+        assert_eq!(r.max_queue, *r.node_max.iter().max().unwrap());
+        assert_eq!(r.node_max[r.max_node as usize], r.max_queue);
+        for (x, (&m, &mean)) in r.node_max.iter().zip(&r.node_means).enumerate() {
+            assert!(m as f64 >= mean, "node {x}: max {m} below its mean {mean}");
+        }
+        // Every tree is an independent copy: each tree's share is Q·2^d/d within 15%.
+        for (j, &t) in r.tree_stored_means.iter().enumerate() {
+            assert!(
+                (t - by_tree * n / f64::from(d)).abs() < 0.15 * t,
+                "tree {j}: {r:?}"
+            );
+        }
+        assert!(r.max_queue as f64 > 2.0 * r.queue_size, "{r:?}");
+    }
+}
+
+/// Q of all d trees agrees with the corrected Prop. 7.5 (as Q of one tree does), within the
+/// 99% batch-means interval plus 0.5%.
+#[test]
+fn node_storage_q_matches_the_corrected_proposition_7_5() {
+    use fatnet_online::indirect_broadcast::simulate_indirect_nodes;
+    use fatnet_queueing::stamoulis::broadcast::prop_7_5_corrected;
+    use fatnet_queueing::stats::batch_means_half_width;
+    for (d, rho) in [(4u32, 0.3), (5, 0.5)] {
+        let r = simulate_indirect_nodes(&config(d, rho, 100_000, 6)).unwrap();
+        let half = batch_means_half_width(&r.queue_batch_means, 0.99);
+        let corrected = prop_7_5_corrected(d, rho).unwrap();
+        assert!(
+            (r.queue_size - corrected).abs() <= half + 0.005 * corrected,
+            "d = {d}, ρ = {rho}: Q = {} ± {half}, corrected {corrected}",
+            r.queue_size
+        );
+    }
+}
+
+/// Node 0 is a leaf of every tree and no tree's root, so it stores only its own packets, from
+/// generation to the end of the C_0 slot in which they leave it: in light traffic 1.5 slots
+/// to the next C_0 slot plus that slot, 2.5 slots, at rate λ = ρd/(2^d − 1) (Little). The
+/// root e_1 and the node 1…1, a relay in every tree, store far more.
+#[test]
+fn node_zero_stores_only_its_own_packets() {
+    use fatnet_online::indirect_broadcast::simulate_indirect_nodes;
+    let (d, rho) = (4u32, 0.05);
+    let r = simulate_indirect_nodes(&config(d, rho, 300_000, 8)).unwrap();
+    let lambda = rho * f64::from(d) / 15.0;
+    let want = 2.5 * lambda;
+    assert!(
+        (r.node_means[0] - want).abs() < 0.08 * want,
+        "node 0: {} vs {want}",
+        r.node_means[0]
+    );
+    assert!(r.node_means[1] > 3.0 * r.node_means[0]);
+    assert!(r.node_means[15] > 3.0 * r.node_means[0]);
+}
+
+#[test]
+fn node_storage_same_seed_same_run_and_bad_input() {
+    use fatnet_online::indirect_broadcast::simulate_indirect_nodes;
+    let c = config(4, 0.3, 5_000, 1);
+    let a = simulate_indirect_nodes(&c).unwrap();
+    assert_eq!(a, simulate_indirect_nodes(&c).unwrap());
+    assert_ne!(
+        a,
+        simulate_indirect_nodes(&IndirectConfig { seed: 2, ..c }).unwrap()
+    );
+    for bad in [
+        IndirectConfig { d: 21, ..c },
+        IndirectConfig { rho: -1.0, ..c },
+        IndirectConfig { warmup: 6_000, ..c },
+        IndirectConfig { batches: 0, ..c },
+        config(12, 0.3, 1_000_000, 1),
+    ] {
+        assert!(matches!(
+            simulate_indirect_nodes(&bad),
+            Err(IndirectError::BadParameter { .. })
+        ));
+    }
+}

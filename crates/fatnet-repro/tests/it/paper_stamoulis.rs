@@ -80,6 +80,7 @@ fn stamoulis_experiments_are_registered_and_deterministic() {
             "indirect",
             "fig7_6",
             "fig7_7",
+            "fig7_8",
             "greedy",
             "fig5_3",
             "greedy_continuous",
@@ -92,6 +93,7 @@ fn stamoulis_experiments_are_registered_and_deterministic() {
                 "indirect",
                 "fig7_6",
                 "fig7_7",
+                "fig7_8",
                 "greedy",
                 "fig5_3",
                 "greedy_continuous",
@@ -218,4 +220,33 @@ fn figures_6_2_and_7_6_draw_the_lower_bound() {
     for s in f.series.iter().filter(|s| s.name.ends_with("(ours)")) {
         assert!(s.points.iter().all(|p| p.1 > 8.0), "{}", s.name);
     }
+}
+
+/// Figure 7.8 (quick form): M, the largest queue at a node over all d trees, is at least the
+/// busiest node's mean and above Q in every cell; the smallest run's M is at most the mean,
+/// the largest at least; the same seed gives the same table; the figure draws every cell.
+#[test]
+fn figure7_8_measures_m_over_all_trees() {
+    use fatnet_repro::figure::detail_value;
+    use fatnet_repro::stamoulis_fig7_8::Figure7_8;
+    let t = Figure7_8.run(Effort::Quick).unwrap();
+    assert_eq!(t.cells.len(), 7);
+    for c in &t.cells {
+        let m: f64 = c.ours.parse().unwrap();
+        let v = |label| detail_value(&c.detail, label).unwrap();
+        assert!(m >= v("busiest node's mean") && m > v("Q"), "{c:?}");
+        assert!(v("smallest M") <= m && m <= v("largest M"), "{c:?}");
+        assert!(v("Q") > 1.0 && v("Q") < 3.0, "{c:?}");
+        assert_eq!(c.verdict, Verdict::NotInPaper);
+        assert!(c.paper.is_none());
+    }
+    assert_eq!(t, Figure7_8.run(Effort::Quick).unwrap());
+    let f = Figure7_8.figures(&t);
+    assert_eq!(f.len(), 1);
+    assert_eq!(f[0].series.len(), 5);
+    assert!(
+        f[0].series
+            .iter()
+            .all(|s| s.points.len() == 7 && s.points.iter().all(|p| p.1.is_finite()))
+    );
 }

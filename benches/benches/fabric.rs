@@ -1,0 +1,65 @@
+//! Route tracing through real forwarding tables (issue 7).
+//!
+//! Target: the whole analysis of the 1,944-host fabric `is4_3l_1944n` (ib_flit_sim, 270
+//! switch chips, tables from OpenSM's ftree) in < 10 s, so tracing all 1944·1943 ≈ 3.8 M
+//! routes should take about 1 s. The fabric is read from `../shared/fabrics` (or
+//! `$FATNET_FABRICS`); without it the bench prints a notice and measures nothing.
+
+use std::hint::black_box;
+use std::path::PathBuf;
+
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use fatnet_fabric::{Fabric, read_flitsim, read_text};
+
+fn load(name: &str) -> Option<Fabric> {
+    let dir = std::env::var_os("FATNET_FABRICS").map_or_else(
+        || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/fabrics"),
+        PathBuf::from,
+    );
+    let base = dir.join("ib_flit_sim").join(name);
+    if !base.is_dir() {
+        eprintln!(
+            "NOTICE: {} not found; skipping the fabric bench",
+            base.display()
+        );
+        return None;
+    }
+    let read = |ext: &str| read_text(&base.join(format!("{name}.{ext}"))).unwrap();
+    let (ned, fdbs, ini) = (read("ned"), read("fdbs"), read("fdbs.ini"));
+    let hcas = read_text(&base.join("ftree.hcas")).unwrap();
+    let (fabric, _) = read_flitsim(
+        ("ned", &ned),
+        ("fdbs", &fdbs),
+        ("fdbs.ini", &ini),
+        Some(("ftree.hcas", &hcas)),
+    )
+    .unwrap();
+    Some(fabric)
+}
+
+fn trace_all(c: &mut Criterion) {
+    let Some(fabric) = load("is4_3l_1944n") else {
+        return;
+    };
+    let mut g = c.benchmark_group("fabric_trace_all");
+    g.sample_size(10);
+    let n = fabric.ca_order().len() as u64;
+    g.throughput(Throughput::Elements(n * (n - 1)));
+    g.bench_function("is4_3l_1944n", |b| {
+        b.iter(|| black_box(&fabric).trace_all())
+    });
+    g.finish();
+}
+
+fn read(c: &mut Criterion) {
+    if load("is4_3l_1944n").is_none() {
+        return;
+    }
+    let mut g = c.benchmark_group("fabric_read");
+    g.sample_size(10);
+    g.bench_function("is4_3l_1944n", |b| b.iter(|| load("is4_3l_1944n").unwrap()));
+    g.finish();
+}
+
+criterion_group!(benches, trace_all, read);
+criterion_main!(benches);

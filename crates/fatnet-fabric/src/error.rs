@@ -1,0 +1,161 @@
+//! The crate's one error type.
+
+/// Why a fabric file could not be read or a fabric could not be built.
+///
+/// Every variant that comes from a file names the file and the 1-based line; `Syntax` also
+/// says what the reader expected there. Readers never panic on bad input.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum FabricError {
+    /// The file could not be read.
+    #[error("{file}: cannot read: {source}")]
+    Io {
+        /// The file.
+        file: String,
+        /// The underlying error.
+        source: std::io::Error,
+    },
+    /// A line does not have the shape its first token promises.
+    #[error("{file}:{line}: expected {expected}, found `{found}`")]
+    Syntax {
+        /// The file.
+        file: String,
+        /// The 1-based line.
+        line: usize,
+        /// What the reader expected at this point.
+        expected: &'static str,
+        /// The offending text (truncated to 80 characters).
+        found: String,
+    },
+    /// A port number is outside the node's ports (or above 254, the largest InfiniBand port).
+    #[error("{file}:{line}: port {port} of `{node}` is out of range (ports 1..={ports})")]
+    PortOutOfRange {
+        /// The file.
+        file: String,
+        /// The 1-based line.
+        line: usize,
+        /// The node's name.
+        node: String,
+        /// The port as written.
+        port: u32,
+        /// The node's number of ports.
+        ports: u32,
+    },
+    /// The two ends of a link disagree: a port is listed as connected to two different places.
+    #[error("{file}:{line}: `{node}` port {port} is linked to `{existing}` and, here, to `{new}`")]
+    LinkMismatch {
+        /// The file.
+        file: String,
+        /// The 1-based line.
+        line: usize,
+        /// The node whose port is listed twice.
+        node: String,
+        /// The port.
+        port: u8,
+        /// The earlier peer, as `name[port]`.
+        existing: String,
+        /// The peer named on this line, as `name[port]`.
+        new: String,
+    },
+    /// A node is declared twice, or referenced as a switch and declared as a CA (or vice versa).
+    #[error("{file}:{line}: node `{node}` conflicts with an earlier declaration ({what})")]
+    NodeConflict {
+        /// The file.
+        file: String,
+        /// The 1-based line.
+        line: usize,
+        /// The node's name.
+        node: String,
+        /// What conflicts.
+        what: &'static str,
+    },
+    /// A LID is given to two ports, or one port is given two LIDs.
+    #[error("{file}:{line}: LID {lid} conflicts with an earlier assignment ({what})")]
+    LidConflict {
+        /// The file.
+        file: String,
+        /// The 1-based line.
+        line: usize,
+        /// The LID.
+        lid: u32,
+        /// What conflicts.
+        what: &'static str,
+    },
+    /// A file names a node or LID that the fabric does not have (or not of the required kind).
+    #[error("{file}:{line}: unknown {what} `{name}`")]
+    Unknown {
+        /// The file.
+        file: String,
+        /// The 1-based line.
+        line: usize,
+        /// What kind of thing was looked up (switch, CA, LID).
+        what: &'static str,
+        /// The name or number as written.
+        name: String,
+    },
+    /// A file ended before a construct it opened was complete.
+    #[error("{file}:{line}: unexpected end of file: expected {expected}")]
+    UnexpectedEof {
+        /// The file.
+        file: String,
+        /// The last line of the file.
+        line: usize,
+        /// What was still expected.
+        expected: &'static str,
+    },
+}
+
+/// A file name and a line, for building errors.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Loc<'a> {
+    pub file: &'a str,
+    pub line: usize,
+}
+
+impl Loc<'_> {
+    pub(crate) fn syntax(self, expected: &'static str, found: &str) -> FabricError {
+        FabricError::Syntax {
+            file: self.file.to_owned(),
+            line: self.line,
+            expected,
+            found: found.chars().take(80).collect(),
+        }
+    }
+
+    pub(crate) fn node_conflict(self, node: &str, what: &'static str) -> FabricError {
+        FabricError::NodeConflict {
+            file: self.file.to_owned(),
+            line: self.line,
+            node: node.to_owned(),
+            what,
+        }
+    }
+
+    pub(crate) fn lid_conflict(self, lid: u32, what: &'static str) -> FabricError {
+        FabricError::LidConflict {
+            file: self.file.to_owned(),
+            line: self.line,
+            lid,
+            what,
+        }
+    }
+
+    pub(crate) fn unknown(self, what: &'static str, name: &str) -> FabricError {
+        FabricError::Unknown {
+            file: self.file.to_owned(),
+            line: self.line,
+            what,
+            name: name.chars().take(80).collect(),
+        }
+    }
+
+    pub(crate) fn port_range(self, node: &str, port: u32, ports: u32) -> FabricError {
+        FabricError::PortOutOfRange {
+            file: self.file.to_owned(),
+            line: self.line,
+            node: node.to_owned(),
+            port,
+            ports,
+        }
+    }
+}

@@ -1,0 +1,229 @@
+//! Route tracing through the forwarding tables.
+
+use crate::fabric::{Endpoint, Fabric, NodeId, NodeKind};
+
+/// One hop of a route: the packet leaves `node` through `port`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Hop {
+    /// The node the packet leaves.
+    pub node: NodeId,
+    /// The output port.
+    pub port: u8,
+}
+
+/// Why a route does not reach its destination. A fault is data about the tables, not an error.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum RouteFault {
+    /// The destination has no LID, so no table can route to it.
+    NoDestinationLid,
+    /// The source has no connected port.
+    SourceUnconnected,
+    /// The packet reached a switch without a forwarding table.
+    NoTable {
+        /// The switch.
+        switch: NodeId,
+    },
+    /// The switch's table has no entry (or the drop entry 255) for the destination LID.
+    NoEntry {
+        /// The switch.
+        switch: NodeId,
+    },
+    /// The table sends the packet out of a port with no cable.
+    Unconnected {
+        /// The switch.
+        switch: NodeId,
+        /// The port.
+        port: u8,
+    },
+    /// The packet arrived at another end node (or a switch consumed it with port 0).
+    WrongTarget {
+        /// Where it ended.
+        reached: NodeId,
+    },
+    /// The packet visited more switches than the fabric has: it loops.
+    Loop {
+        /// The switch where the walk gave up.
+        at: NodeId,
+    },
+}
+
+/// The kind of a [`RouteFault`], for counting.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum FaultKind {
+    /// [`RouteFault::Loop`].
+    Loop,
+    /// [`RouteFault::NoTable`], [`RouteFault::NoEntry`], [`RouteFault::Unconnected`],
+    /// [`RouteFault::SourceUnconnected`] and [`RouteFault::NoDestinationLid`].
+    DeadEnd,
+    /// [`RouteFault::WrongTarget`].
+    WrongTarget,
+}
+
+impl RouteFault {
+    /// The fault's kind.
+    #[must_use]
+    pub fn kind(&self) -> FaultKind {
+        match self {
+            Self::Loop { .. } => FaultKind::Loop,
+            Self::WrongTarget { .. } => FaultKind::WrongTarget,
+            _ => FaultKind::DeadEnd,
+        }
+    }
+}
+
+/// The result of tracing every ordered pair of distinct CAs.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct TraceSummary {
+    /// Pairs traced.
+    pub routes: u64,
+    /// Routes that reach their destination.
+    pub delivered: u64,
+    /// Routes that loop.
+    pub loops: u64,
+    /// Routes that dead-end (no table, no entry, unconnected port, no LID).
+    pub dead_ends: u64,
+    /// Routes that arrive at the wrong node.
+    pub wrong_target: u64,
+    /// The sum of the delivered routes' hop counts (links crossed, CA links included).
+    pub total_hops: u64,
+    /// The longest delivered route, in hops.
+    pub max_hops: u32,
+    /// The first faults found (at most [`TraceSummary::EXAMPLES`]), in (destination, source)
+    /// order of the CA order: (source, destination, fault).
+    pub examples: Vec<(NodeId, NodeId, RouteFault)>,
+}
+
+impl TraceSummary {
+    /// How many faulty routes [`TraceSummary::examples`] keeps.
+    pub const EXAMPLES: usize = 16;
+
+    /// Whether every route reaches its destination.
+    #[must_use]
+    pub fn all_valid(&self) -> bool {
+        self.delivered == self.routes
+    }
+}
+
+impl Fabric {
+    /// Follows the forwarding tables from `src` to `dst` (any nodes; normally CAs) and returns
+    /// the hops, from the source's uplink to the link into `dst`, or the fault that stops it.
+    ///
+    /// A CA source sends out of its lowest connected port; the destination LID is `dst`'s
+    /// ([`Node::lid`](crate::Node::lid)). Panics if `src` or `dst` is not a node of the fabric.
+    ///
+    /// # Errors
+    /// The [`RouteFault`] of a route that does not arrive.
+    pub fn trace(&self, src: NodeId, dst: NodeId) -> Result<Vec<Hop>, RouteFault> {
+        let mut hops = Vec::new();
+        self.walk(src, dst, |h| hops.push(h)).map(|_| hops)
+    }
+
+    /// Walks the route, calling `visit` for every hop; returns the hop count.
+    fn walk(
+        &self,
+        src: NodeId,
+        dst: NodeId,
+        mut visit: impl FnMut(Hop),
+    ) -> Result<u32, RouteFault> {
+        let lid = self.node(dst).lid().ok_or(RouteFault::NoDestinationLid)?;
+        self.walk_lid(src, dst, lid, &mut visit)
+    }
+
+    #[inline]
+    fn walk_lid(
+        &self,
+        src: NodeId,
+        dst: NodeId,
+        lid: u16,
+        visit: &mut impl FnMut(Hop),
+    ) -> Result<u32, RouteFault> {
+        let limit = self.nodes().len() as u32 + 1;
+        let mut at = src;
+        let mut hops = 0u32;
+        if src == dst {
+            return Ok(0);
+        }
+        let mut port = if self.node(src).kind() == NodeKind::Switch {
+            None
+        } else {
+            Some(
+                self.node(src)
+                    .first_connected_port()
+                    .ok_or(RouteFault::SourceUnconnected)?,
+            )
+        };
+        loop {
+            let out = match port.take() {
+                Some(p) => p,
+                None => {
+                    let table = self.lft(at).ok_or(RouteFault::NoTable { switch: at })?;
+                    let p = table.get(lid).ok_or(RouteFault::NoEntry { switch: at })?;
+                    if p == 0 {
+                        return Err(RouteFault::WrongTarget { reached: at });
+                    }
+                    p
+                }
+            };
+            let Some(Endpoint { node: next, .. }) = self.peer(at, out) else {
+                return Err(RouteFault::Unconnected {
+                    switch: at,
+                    port: out,
+                });
+            };
+            visit(Hop {
+                node: at,
+                port: out,
+            });
+            hops += 1;
+            if next == dst {
+                return Ok(hops);
+            }
+            if self.node(next).kind() != NodeKind::Switch {
+                return Err(RouteFault::WrongTarget { reached: next });
+            }
+            if hops > limit {
+                return Err(RouteFault::Loop { at: next });
+            }
+            at = next;
+        }
+    }
+
+    /// Traces every ordered pair of distinct CAs of [`Fabric::ca_order`] and counts the
+    /// outcomes. Deterministic: destinations in CA order, then sources in CA order.
+    #[must_use]
+    pub fn trace_all(&self) -> TraceSummary {
+        let mut s = TraceSummary::default();
+        let order = self.ca_order();
+        for &dst in order {
+            let lid = self.node(dst).lid();
+            for &src in order {
+                if src == dst {
+                    continue;
+                }
+                s.routes += 1;
+                let r = match lid {
+                    Some(lid) => self.walk_lid(src, dst, lid, &mut |_| {}),
+                    None => Err(RouteFault::NoDestinationLid),
+                };
+                match r {
+                    Ok(h) => {
+                        s.delivered += 1;
+                        s.total_hops += u64::from(h);
+                        s.max_hops = s.max_hops.max(h);
+                    }
+                    Err(f) => {
+                        match f.kind() {
+                            FaultKind::Loop => s.loops += 1,
+                            FaultKind::DeadEnd => s.dead_ends += 1,
+                            FaultKind::WrongTarget => s.wrong_target += 1,
+                        }
+                        if s.examples.len() < TraceSummary::EXAMPLES {
+                            s.examples.push((src, dst, f));
+                        }
+                    }
+                }
+            }
+        }
+        s
+    }
+}

@@ -1,0 +1,6 @@
+//! Integration tests of fatnet-fabric: hand-written fixtures (always run), the shared real
+//! fabrics (when `../shared/fabrics` is present), and property tests on bad input.
+
+mod fixtures;
+mod props;
+mod shared;

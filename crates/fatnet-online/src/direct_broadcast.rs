@@ -21,7 +21,7 @@ use serde::Serialize;
 
 use crate::packet::{
     FlowControl, Multicast, MulticastTree, Outcome, PacketConfig, PacketError, PacketNet,
-    PathPolicy, QueueCapacity, Queueing, ScanPolicy, SinkModel, simulate_multicast,
+    PathPolicy, QueueCapacity, Queueing, ScanPolicy, SinkModel, simulate_multicast_stored,
 };
 use fatnet_topology::Hypercube;
 use fatnet_topology::Processor;
@@ -60,6 +60,20 @@ pub struct DirectReport {
     pub mean_queued: f64,
     /// Longest arc queue seen (0 for P1).
     pub max_queue: u32,
+    /// Stamoulis' **queue size `Q`** (thesis §6.4; notes 002b §1): the time average over
+    /// `[warmup, horizon)` of the packets stored per node. A packet is stored at a node while
+    /// the node still has to forward it, its transmission slots included, and counts once
+    /// however many of its copies wait there (unlike [`DirectReport::mean_queued`], which
+    /// counts copies): at its origin from generation to the end of the slot in which its last
+    /// copy leaves (the synchronisation wait included), at every other non-leaf node of its
+    /// tree from its arrival (the end of a slot) to the end of the slot in which its last
+    /// copy leaves; leaves store nothing. All nodes are symmetric, so `Q` is the network
+    /// total over `2^d`. Counted by the engine ([`crate::packet::PacketReport::stored`])
+    /// slot by slot, plus the origin's wait from generation to the first slot; NaN for P1.
+    pub queue_size: f64,
+    /// [`DirectReport::queue_size`] in each of `batches` equal windows of
+    /// `[warmup, horizon)` (the windows of [`DirectReport::backlog`]; empty for P1).
+    pub queue_size_batches: Vec<f64>,
     /// Arc transmissions.
     pub packet_hops: u64,
     /// The backlog: the time-average number of unfinished broadcasts (generated, not yet
@@ -128,6 +142,28 @@ pub(crate) struct RunTimes<'a> {
     pub(crate) mean_queued: f64,
     pub(crate) max_queue: u32,
     pub(crate) packet_hops: u64,
+    /// The engine's stored packets per slot ([`crate::packet::PacketReport::stored`]), `None`
+    /// when not counted.
+    pub(crate) stored: Option<&'a [u32]>,
+    /// The nodes (`2^d`).
+    pub(crate) nodes: u32,
+}
+
+/// Adds `count` over `[lo, hi)` to the windows of width `width` from `from` (clipped to them).
+fn spread(windows: &mut [f64], from: f64, width: f64, lo: f64, hi: f64, count: f64) {
+    let to = from + width * windows.len() as f64;
+    let (lo, hi) = (lo.max(from), hi.min(to));
+    if lo >= hi {
+        return;
+    }
+    let first = (((lo - from) / width) as usize).min(windows.len() - 1);
+    for (k, w) in windows.iter_mut().enumerate().skip(first) {
+        let (a, z) = (from + k as f64 * width, from + (k + 1) as f64 * width);
+        if a >= hi {
+            break;
+        }
+        *w += count * (hi.min(z) - lo.max(a));
+    }
 }
 
 /// The report of a run: delays of the packets generated in `[warmup, horizon)` in `batches`
@@ -146,22 +182,37 @@ pub(crate) fn report(c: &DirectConfig, r: &RunTimes<'_>) -> DirectReport {
     let width = (to - from) / f64::from(c.batches);
     let mut backlog = vec![0.0; c.batches as usize];
     for (&b, &d) in r.born.iter().zip(r.done) {
-        let (lo, hi) = (b.max(from), d.min(to));
-        if lo >= hi {
-            continue;
-        }
-        let first = (((lo - from) / width) as usize).min(backlog.len() - 1);
-        for (k, w) in backlog.iter_mut().enumerate().skip(first) {
-            let (a, z) = (from + k as f64 * width, from + (k + 1) as f64 * width);
-            if a >= hi {
-                break;
-            }
-            *w += hi.min(z) - lo.max(a);
-        }
+        spread(&mut backlog, from, width, b, d, 1.0);
     }
     for w in &mut backlog {
         *w /= width;
     }
+    // Q: the engine's count in slot t covers [t, t + 1); before its first slot ⌈τ⌉ a packet
+    // waits at its origin from τ.
+    let queue_size_batches: Vec<f64> = match r.stored {
+        None => Vec::new(),
+        Some(stored) => {
+            let mut area = vec![0.0; c.batches as usize];
+            for (t, &k) in stored.iter().enumerate().take(c.horizon as usize) {
+                if k > 0 {
+                    spread(
+                        &mut area,
+                        from,
+                        width,
+                        t as f64,
+                        t as f64 + 1.0,
+                        f64::from(k),
+                    );
+                }
+            }
+            for &b in r.born {
+                spread(&mut area, from, width, b, b.ceil(), 1.0);
+            }
+            area.iter()
+                .map(|a| a / width / f64::from(r.nodes))
+                .collect()
+        }
+    };
     let points: Vec<(f64, f64)> = backlog
         .iter()
         .enumerate()
@@ -182,6 +233,12 @@ pub(crate) fn report(c: &DirectConfig, r: &RunTimes<'_>) -> DirectReport {
             .collect(),
         mean_queued: r.mean_queued,
         max_queue: r.max_queue,
+        queue_size: if queue_size_batches.is_empty() {
+            f64::NAN
+        } else {
+            queue_size_batches.iter().sum::<f64>() / queue_size_batches.len() as f64
+        },
+        queue_size_batches,
         packet_hops: r.packet_hops,
         backlog_trend: fatnet_queueing::stats::least_squares_slope(&points),
         backlog,
@@ -387,11 +444,11 @@ impl DirectScheme {
             record_latencies: true,
             ..PacketConfig::default()
         };
-        let report = simulate_multicast(
+        let report = simulate_multicast_stored(
             &self.net,
-            &[],
             &self.trees,
             &multicasts,
+            &[],
             &engine,
             rng.random(),
         )?;
@@ -418,7 +475,75 @@ impl DirectScheme {
                 mean_queued: report.mean_queued,
                 max_queue: report.max_queue,
                 packet_hops: report.unit_hops,
+                stored: report.stored.as_deref(),
+                nodes: n,
             },
         ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn stored(scheme: &DirectScheme, multicasts: &[Multicast]) -> Vec<u32> {
+        let engine = PacketConfig {
+            queueing: Queueing::Output,
+            flow: FlowControl::StoreAndForward,
+            path: PathPolicy::DimensionOrder,
+            scan: ScanPolicy::OldestFirst,
+            flits: 1,
+            queue: QueueCapacity::Unbounded,
+            sink: SinkModel::Immediate,
+            check_conservation: true,
+            ..PacketConfig::default()
+        };
+        simulate_multicast_stored(&scheme.net, &scheme.trees, multicasts, &[], &engine, 1)
+            .unwrap()
+            .stored
+            .unwrap()
+    }
+
+    /// The 3-cube's tree of origin 0, tag 0 (order 1, 2, 3) has the non-leaves 000 (children
+    /// 001, 010, 100), 001 (011, 101), 010 (110) and 011 (111), at depths 0, 1, 1, 2.
+    #[test]
+    fn storage_counts_each_packet_once_per_forwarding_node() {
+        let scheme = DirectScheme::new(3).unwrap();
+        let one = Multicast {
+            tree: 0,
+            release: 0,
+        };
+        // Alone: the root in slot 0, 001 and 010 in slot 1, 011 in slot 2 (one count per
+        // node, although the root sends three copies).
+        assert_eq!(stored(&scheme, &[one]), vec![1, 2, 1]);
+        // Two at once: the second waits one slot at the root (its three copies queue behind
+        // the first's) and then follows one slot behind: 2 + 3 + 3 + 1 = 4 + 5 node-slots.
+        assert_eq!(stored(&scheme, &[one, one]), vec![2, 3, 3, 1]);
+        // Released at 5 after an idle gap: the slots before count 0.
+        let late = Multicast {
+            tree: 0,
+            release: 5,
+        };
+        assert_eq!(stored(&scheme, &[late]), vec![0, 0, 0, 0, 0, 1, 2, 1]);
+    }
+
+    #[test]
+    fn storage_needs_output_queues() {
+        let scheme = DirectScheme::new(2).unwrap();
+        let r = simulate_multicast_stored(
+            &scheme.net,
+            &scheme.trees,
+            &[],
+            &[],
+            &PacketConfig::default(),
+            1,
+        );
+        assert!(matches!(
+            r,
+            Err(PacketError::BadParameter {
+                param: "queueing",
+                ..
+            })
+        ));
     }
 }

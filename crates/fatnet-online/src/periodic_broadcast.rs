@@ -50,8 +50,12 @@ use crate::direct_broadcast::{
 };
 use crate::packet::{
     FlowControl, Multicast, MulticastTree, Outcome, PacketConfig, PacketError, PacketNet,
-    PathPolicy, QueueCapacity, Queueing, ScanPolicy, SinkModel, simulate_multicast_labelled,
+    PathPolicy, QueueCapacity, Queueing, ScanPolicy, SinkModel, simulate_multicast_stored,
 };
+
+/// What [`PeriodicScheme::simulate`] keeps of the engine's report: outcome, mean queued
+/// copies, longest arc queue, hops and the stored packets per slot.
+type EngineSummary = (Outcome, f64, u32, u64, Option<Vec<u32>>);
 use fatnet_offline::hypercube::multinode_broadcast;
 use fatnet_topology::{Hypercube, Processor};
 
@@ -230,6 +234,8 @@ impl PeriodicScheme {
                 mean_queued: engine.1,
                 max_queue: engine.2,
                 packet_hops: engine.3,
+                stored: engine.4.as_deref(),
+                nodes: 1 << self.d,
             },
         ))
     }
@@ -250,13 +256,13 @@ impl PeriodicScheme {
     }
 
     /// The run: (born, done) per packet and the engine's (outcome, mean queued, max queue,
-    /// hops).
+    /// hops, stored per slot).
     #[allow(clippy::type_complexity)]
     fn run(
         &self,
         config: &DirectConfig,
         discipline: PeriodicDiscipline,
-    ) -> Result<(Vec<(f64, f64)>, (Outcome, f64, u32, u64)), PacketError> {
+    ) -> Result<(Vec<(f64, f64)>, EngineSummary), PacketError> {
         let c = *config;
         check_config(&c)?;
         let n = 1u32 << self.d;
@@ -275,7 +281,7 @@ impl PeriodicScheme {
                 let hops = born.len() as u64 * u64::from(n - 1);
                 Ok((
                     born.into_iter().zip(done).collect(),
-                    (Outcome::Delivered, f64::NAN, 0, hops),
+                    (Outcome::Delivered, f64::NAN, 0, hops, None),
                 ))
             }
             PeriodicDiscipline::LabelPriority => {
@@ -299,7 +305,7 @@ impl PeriodicScheme {
                     record_latencies: true,
                     ..PacketConfig::default()
                 };
-                let r = simulate_multicast_labelled(
+                let r = simulate_multicast_stored(
                     &self.net,
                     &self.trees,
                     &multicasts,
@@ -321,7 +327,7 @@ impl PeriodicScheme {
                     .collect();
                 Ok((
                     born.into_iter().zip(done).collect(),
-                    (r.outcome, r.mean_queued, r.max_queue, r.unit_hops),
+                    (r.outcome, r.mean_queued, r.max_queue, r.unit_hops, r.stored),
                 ))
             }
         }

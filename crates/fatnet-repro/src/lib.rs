@@ -20,6 +20,7 @@ pub mod lemma6;
 pub mod runner;
 pub mod stamoulis;
 pub mod stamoulis_broadcast;
+pub mod stamoulis_direct;
 pub mod stamoulis_fig7_8;
 pub mod stamoulis_greedy;
 mod table;
@@ -186,6 +187,9 @@ pub fn registry() -> Vec<Box<dyn Experiment>> {
         Box::new(stamoulis::Broadcasts),
         Box::new(stamoulis_broadcast::Table6_1),
         Box::new(stamoulis_broadcast::Table6_2),
+        Box::new(stamoulis_direct::Figure6_1),
+        Box::new(stamoulis_direct::Figure6_3),
+        Box::new(stamoulis_direct::Figure6_4),
         Box::new(stamoulis_broadcast::IndirectScheme),
         Box::new(stamoulis_broadcast::Figure7_6),
         Box::new(stamoulis_broadcast::Figure7_7),

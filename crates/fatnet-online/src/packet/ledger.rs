@@ -131,6 +131,7 @@ impl<'a> Ledger<'a> {
             },
             max_queue,
             latencies: self.record.then_some(self.latencies),
+            stored: None,
         }
     }
 }

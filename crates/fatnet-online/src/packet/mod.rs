@@ -63,7 +63,9 @@ pub use algorithm_a::{
 };
 pub use multicast::{MAX_TREE_FANOUT, MAX_TREE_LINKS, Multicast, MulticastTree};
 pub use net::{MAX_LINKS, MAX_TABLE_ENTRIES, PacketNet};
-pub use sim::{simulate, simulate_multicast, simulate_multicast_labelled};
+pub use sim::{
+    simulate, simulate_multicast, simulate_multicast_labelled, simulate_multicast_stored,
+};
 
 use fatnet_topology::Processor;
 use fatnet_traffic::MessageSet;
@@ -588,6 +590,14 @@ pub struct PacketReport {
     /// Every message's latency in flit-steps, in injection order, `u64::MAX` for a message not
     /// delivered (`None` unless [`PacketConfig::record_latencies`]).
     pub latencies: Option<Vec<u64>>,
+    /// Per step `t` (from 0), the packets *stored* during the step by Stamoulis' convention
+    /// (thesis §6.4, notes 002b §1): a packet counts once at every node that still has to
+    /// forward it — a multicast from its release (or its arrival at the end of the previous
+    /// step) until the end of the step in which its last copy leaves the node, its copies on
+    /// several child links counting once; a unicast at every node it waits at, its
+    /// transmission step included. Only from [`simulate_multicast_stored`] (output queues).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stored: Option<Vec<u32>>,
 }
 
 impl PacketReport {

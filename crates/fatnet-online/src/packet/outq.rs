@@ -36,6 +36,7 @@ use super::sim::Mc;
 use super::{Injection, Outcome, PacketConfig, PacketError, PacketReport, PathPolicy, ScanPolicy};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
+use std::collections::HashMap;
 
 /// Runs `injections` and the multicasts of `mc` on output queues (parameters already checked).
 pub(super) fn run(
@@ -60,6 +61,18 @@ struct Rec {
     next: u32,
     /// Unicast: links crossed; multicast: the tree position of the link it waits for.
     pos: u16,
+}
+
+/// Stamoulis' storage count ([`PacketReport::stored`]).
+#[derive(Debug, Default)]
+struct Storage {
+    /// Per visit (multicast, tree position of the node it is at) still to be forwarded: its
+    /// copies not yet sent. Looked up only, never iterated.
+    pending: HashMap<(u32, u16), u32>,
+    /// Packets stored now: the visits of `pending` and the unicasts waiting at a node.
+    now: u32,
+    /// Per step, `now` once the step's joiners are in their queues (before it transmits).
+    per_step: Vec<u32>,
 }
 
 struct OutSim<'a> {
@@ -100,6 +113,7 @@ struct OutSim<'a> {
     unit_hops: u64,
     queued_sum: u128,
     max_queue: u32,
+    storage: Option<Storage>,
 }
 
 impl<'a> OutSim<'a> {
@@ -158,6 +172,7 @@ impl<'a> OutSim<'a> {
             unit_hops: 0,
             queued_sum: 0,
             max_queue: 0,
+            storage: mc.storage.then(Storage::default),
         }
     }
 
@@ -245,10 +260,17 @@ impl<'a> OutSim<'a> {
                 let e = self.next_link(net, v, m, inj.dst, 0);
                 let r = self.alloc(m as u32, 0, inj.dst, release);
                 self.joining.push((e, r));
+                if let Some(s) = &mut self.storage {
+                    s.now += 1;
+                }
             } else {
                 let tree = self.tree_of(m);
                 let kids = tree.children_of(0);
                 self.spawned += kids.len() as u64 - 1;
+                if let Some(s) = &mut self.storage {
+                    s.pending.insert((m as u32, 0), kids.len() as u32);
+                    s.now += 1;
+                }
                 for &c in kids {
                     let r = self.alloc(m as u32, c, NONE, release);
                     self.joining.push((tree.link_at(c), r));
@@ -369,7 +391,33 @@ impl<'a> OutSim<'a> {
                 self.queued -= 1;
                 self.unit_hops += 1;
                 self.crossings[ei] += 1;
+                if self.storage.is_some() {
+                    self.sent(r);
+                }
                 self.arrive(net, ei as u32, r, t);
+            }
+        }
+    }
+
+    /// Storage: record `r` leaves its node in this step (before it arrives at the next).
+    fn sent(&mut self, r: u32) {
+        let rec = self.recs[r as usize];
+        let m = rec.msg as usize;
+        let key =
+            (m >= self.injections.len()).then(|| (rec.msg, self.tree_of(m).parent_of(rec.pos)));
+        let Some(s) = &mut self.storage else { return };
+        match key {
+            None => s.now -= 1,
+            Some(key) => {
+                let left = s
+                    .pending
+                    .get_mut(&key)
+                    .expect("a sent copy's visit is pending");
+                *left -= 1;
+                if *left == 0 {
+                    s.pending.remove(&key);
+                    s.now -= 1;
+                }
             }
         }
     }
@@ -393,6 +441,9 @@ impl<'a> OutSim<'a> {
                 self.recs[ri].pos = hops;
                 let next = self.next_link(net, v, m, dst, hops);
                 self.joining.push((next, r));
+                if let Some(s) = &mut self.storage {
+                    s.now += 1;
+                }
             }
             return;
         }
@@ -412,6 +463,10 @@ impl<'a> OutSim<'a> {
             }
             // The node keeps a copy and forwards the packet.
             self.spawned += 1;
+        }
+        if let Some(s) = &mut self.storage {
+            s.pending.insert((m as u32, pos), kids.len() as u32);
+            s.now += 1;
         }
         self.spawned += kids.len() as u64 - 1;
         for (i, &c) in kids.iter().enumerate() {
@@ -467,6 +522,10 @@ impl<'a> OutSim<'a> {
                 }
             }
             self.join();
+            if let Some(s) = &mut self.storage {
+                s.per_step.resize(t as usize, 0);
+                s.per_step.push(s.now);
+            }
             self.transmit(net, t);
             self.queued_sum += u128::from(self.queued + self.joining.len() as u64);
             steps = t + 1;
@@ -476,7 +535,8 @@ impl<'a> OutSim<'a> {
             t += 1;
         };
         let congestion = self.crossings.iter().copied().max().unwrap_or(0);
-        Ok(self.ledger.report(
+        let stored = self.storage.take().map(|s| s.per_step);
+        let mut report = self.ledger.report(
             outcome,
             steps,
             congestion,
@@ -484,6 +544,8 @@ impl<'a> OutSim<'a> {
             self.unit_hops,
             self.queued_sum,
             self.max_queue,
-        ))
+        );
+        report.stored = stored;
+        Ok(report)
     }
 }

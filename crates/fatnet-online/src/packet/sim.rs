@@ -42,6 +42,8 @@ pub(super) struct Mc<'a> {
     pub(super) multicasts: &'a [Multicast],
     /// Per multicast, its label under [`ScanPolicy::Labelled`] (empty: all 0).
     pub(super) labels: &'a [u64],
+    /// Whether to count the stored packets per step ([`PacketReport::stored`]).
+    pub(super) storage: bool,
 }
 
 /// A decided multicast copy: `unit` (its `hop` the child's tree position) crosses `link`;
@@ -271,7 +273,7 @@ pub fn simulate_multicast(
     config: &PacketConfig,
     seed: u64,
 ) -> Result<PacketReport, PacketError> {
-    run_multicast(net, injections, trees, multicasts, &[], config, seed)
+    run_multicast(net, injections, trees, multicasts, &[], false, config, seed)
 }
 
 /// As [`simulate_multicast`] without unicasts, multicast `i` carrying `labels[i]`: under
@@ -302,15 +304,55 @@ pub fn simulate_multicast_labelled(
             expected: "one label per multicast",
         });
     }
-    run_multicast(net, &[], trees, multicasts, labels, config, seed)
+    run_multicast(net, &[], trees, multicasts, labels, false, config, seed)
 }
 
+/// As [`simulate_multicast_labelled`] (`labels` empty: all 0), also counting the packets
+/// stored at the nodes in every step ([`PacketReport::stored`]): Stamoulis' queue size `Q`
+/// (thesis §6.4) is its time average per node.
+///
+/// # Errors
+///
+/// As [`simulate_multicast_labelled`] (any length of `labels` but 0 or the number of
+/// multicasts is refused), and [`PacketError::BadParameter`] unless `config.queueing` is
+/// [`Queueing::Output`], the only engine that counts storage.
+pub fn simulate_multicast_stored(
+    net: &PacketNet,
+    trees: &[MulticastTree],
+    multicasts: &[Multicast],
+    labels: &[u64],
+    config: &PacketConfig,
+    seed: u64,
+) -> Result<PacketReport, PacketError> {
+    if !labels.is_empty() && labels.len() != multicasts.len() {
+        return Err(PacketError::BadParameter {
+            param: "labels",
+            value: format!(
+                "{} labels for {} multicasts",
+                labels.len(),
+                multicasts.len()
+            ),
+            expected: "none, or one label per multicast",
+        });
+    }
+    if config.queueing != Queueing::Output {
+        return Err(PacketError::BadParameter {
+            param: "queueing",
+            value: format!("{:?}", config.queueing),
+            expected: "Output (storage is counted on output queues only)",
+        });
+    }
+    run_multicast(net, &[], trees, multicasts, labels, true, config, seed)
+}
+
+#[allow(clippy::too_many_arguments)]
 fn run_multicast(
     net: &PacketNet,
     injections: &[Injection],
     trees: &[MulticastTree],
     multicasts: &[Multicast],
     labels: &[u64],
+    storage: bool,
     config: &PacketConfig,
     seed: u64,
 ) -> Result<PacketReport, PacketError> {
@@ -335,6 +377,7 @@ fn run_multicast(
         trees,
         multicasts,
         labels,
+        storage,
     };
     let processors = net.processors();
     for (index, m) in injections.iter().enumerate() {

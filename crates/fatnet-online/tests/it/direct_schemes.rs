@@ -342,3 +342,89 @@ fn labelled_queues_send_the_smallest_label_first() {
         Err(PacketError::Unsupported { .. })
     ));
 }
+
+/// The non-leaf nodes of a tree (the distinct tails of its links, the root included).
+fn forwarding_nodes(net: &PacketNet, tree: &MulticastTree) -> f64 {
+    let mut tails: Vec<u32> = tree.links().iter().map(|&e| net.link_tail(e)).collect();
+    tails.sort_unstable();
+    tails.dedup();
+    tails.len() as f64
+}
+
+/// Little's law for the queue size `Q` in light traffic: with almost no contention a packet
+/// waits 1/2 slot on average at its origin before its first slot and is then stored for
+/// exactly one slot at each of the `I` non-leaf nodes of its tree, so `Q·2^d = λ·2^d·(I + 1/2)`
+/// (per node `Q = λ(I + 1/2)`). `I` is counted here from the trees themselves: `2^(d−1)` for
+/// the binomial trees of the direct scheme, more for our multinode-broadcast trees.
+#[test]
+fn queue_size_obeys_littles_law_in_light_traffic() {
+    let rho = 0.01;
+    for d in [4u32, 6] {
+        let net = PacketNet::new(Hypercube::new(u64::from(d)).unwrap()).unwrap();
+        let direct = DirectScheme::new(d).unwrap();
+        let i_direct = forwarding_nodes(&net, direct.tree(3, 1).unwrap());
+        assert_eq!(i_direct, f64::from(1u32 << (d - 1)));
+        let periodic = PeriodicScheme::new(d).unwrap();
+        let i_periodic = forwarding_nodes(&net, periodic.tree(3).unwrap());
+        let c = cfg(rho, 400_000, 11);
+        let runs = [
+            ("direct", direct.simulate(&c).unwrap(), i_direct),
+            (
+                "label priority",
+                periodic
+                    .simulate(&c, PeriodicDiscipline::LabelPriority)
+                    .unwrap(),
+                i_periodic,
+            ),
+        ];
+        for (name, r, i) in runs {
+            let little = lambda(d, rho) * (i + 0.5);
+            let half = batch_means_half_width(&r.queue_size_batches, 0.99);
+            // Contention only adds storage; at ρ = 0.01 it adds well under 1%.
+            assert!(
+                r.queue_size > little - half && r.queue_size < 1.01 * little + half,
+                "{name}, d = {d}: Q = {} ± {half}, λ(I + 1/2) = {little}",
+                r.queue_size
+            );
+        }
+    }
+}
+
+/// Pathwise: an unfinished broadcast is stored at some node at every moment (a copy that has
+/// not arrived waits at, or is being sent by, a node that stores the packet), so in every
+/// window the stored packets `Q·2^d` are at least the backlog, and at most the backlog times
+/// the forwarding nodes of a tree. Heavy load, so that queues are long.
+#[test]
+fn queue_size_is_between_backlog_bounds() {
+    let d = 6u32;
+    let net = PacketNet::new(Hypercube::new(u64::from(d)).unwrap()).unwrap();
+    let c = cfg(0.8, 6_000, 12);
+    for family in [
+        TreeFamily::Rotated,
+        TreeFamily::Canonical,
+        TreeFamily::JohnssonHoFlood,
+    ] {
+        let scheme = DirectScheme::with_trees(d, family).unwrap();
+        let rho = if family == TreeFamily::Canonical {
+            0.25
+        } else {
+            c.rho
+        };
+        let r = scheme.simulate(&DirectConfig { rho, ..c }).unwrap();
+        let i = forwarding_nodes(&net, scheme.tree(0, 0).unwrap());
+        let n = f64::from(1u32 << d);
+        assert_eq!(r.queue_size_batches.len(), r.backlog.len());
+        for (q, b) in r.queue_size_batches.iter().zip(&r.backlog) {
+            assert!(
+                q * n >= b - 1e-9,
+                "{family:?}: stored {} < backlog {b}",
+                q * n
+            );
+            assert!(
+                q * n <= b * i + 1e-9,
+                "{family:?}: stored {} > {i} × {b}",
+                q * n
+            );
+        }
+    }
+}

@@ -77,6 +77,9 @@ fn stamoulis_experiments_are_registered_and_deterministic() {
             "broadcasts",
             "table6_1",
             "table6_2",
+            "fig6_1",
+            "fig6_3",
+            "fig6_4",
             "indirect",
             "fig7_6",
             "fig7_7",
@@ -90,6 +93,9 @@ fn stamoulis_experiments_are_registered_and_deterministic() {
     for e in select(Some(Paper::Stamoulis)) {
         if e.id().starts_with("table6")
             || [
+                "fig6_1",
+                "fig6_3",
+                "fig6_4",
                 "indirect",
                 "fig7_6",
                 "fig7_7",
@@ -249,4 +255,80 @@ fn figure7_8_measures_m_over_all_trees() {
             .iter()
             .all(|s| s.points.len() == 7 && s.points.iter().all(|p| p.1.is_finite()))
     );
+}
+
+/// Figures 6.1, 6.3–6.5 (quick form): the claim cells carry the verdict of the numbers they
+/// summarise, every Q respects Little's lower bound, the figures draw every simulated point,
+/// and the same seed gives the same table.
+#[test]
+fn figures_6_1_and_6_3_to_6_5_check_their_claims() {
+    use fatnet_repro::stamoulis_direct::{Figure6_1, Figure6_3, Figure6_4};
+    let t = Figure6_4.run(Effort::Quick).unwrap();
+    assert_eq!(t, Figure6_4.run(Effort::Quick).unwrap());
+    // 2 schemes × 6 dimensions × (T, Q) + 2 claims.
+    assert_eq!(t.cells.len(), 26);
+    let value = |scheme: &str, d: u32, q: &str| -> f64 {
+        t.cells
+            .iter()
+            .find(|c| c.key == [scheme, &d.to_string(), q])
+            .unwrap()
+            .ours
+            .parse()
+            .unwrap()
+    };
+    for d in 5..=10u32 {
+        for scheme in ["SaS85 trees", "MNB trees"] {
+            // T above the lower bound T ≥ d; Q grows with d (its light-traffic part
+            // λ(I + 1/2) is about ρd/2 for the binomial trees).
+            assert!(value(scheme, d, "T") > f64::from(d), "{scheme} {d}");
+            if d > 5 {
+                assert!(
+                    value(scheme, d, "Q") > value(scheme, d - 1, "Q"),
+                    "{scheme} {d}"
+                );
+            }
+        }
+    }
+    for c in t
+        .cells
+        .iter()
+        .filter(|c| c.key[2] == "Q" && c.key[0] != "SaS85 below MNB")
+    {
+        assert_eq!(c.verdict, Verdict::WithinBound, "{c:?}");
+    }
+    let claim = |q: &str| {
+        t.cells
+            .iter()
+            .find(|c| c.key[0] == "SaS85 below MNB" && c.key[2] == q)
+            .unwrap()
+    };
+    let all_lower = (5..=10).all(|d| value("SaS85 trees", d, "Q") < value("MNB trees", d, "Q"));
+    assert_eq!(claim("Q").verdict == Verdict::Match, all_lower);
+    let f = Figure6_4.figures(&t);
+    assert_eq!(
+        f.iter().map(|f| f.id).collect::<Vec<_>>(),
+        ["fig6_4", "fig6_5"]
+    );
+    assert!(f.iter().all(|f| {
+        f.series
+            .iter()
+            .all(|s| s.points.len() == 6 && s.points.iter().all(|p| p.1.is_finite()))
+    }));
+
+    let t = Figure6_3.run(Effort::Quick).unwrap();
+    assert_eq!(t.cells.len(), 2 * 8 + 2);
+    let f = Figure6_3.figures(&t);
+    assert!(f[0].series.iter().all(|s| s.points.len() == 8));
+    // Every simulated T at d = 10 is above the lower bound T ≥ 10.
+    assert!(
+        f[0].series[..2]
+            .iter()
+            .all(|s| s.points.iter().all(|p| p.1 > 10.0))
+    );
+
+    let t = Figure6_1.run(Effort::Quick).unwrap();
+    assert_eq!(t.cells.len(), 3 * 6 + 2 * 3 + 1);
+    let f = Figure6_1.figures(&t);
+    assert_eq!(f[0].series.len(), 7);
+    assert!(f[0].series.iter().all(|s| s.points.len() == 6));
 }

@@ -479,7 +479,7 @@ impl Experiment for Figure6_3 {
         let id = "fig6_3";
         let d = 10u32;
         let (horizon, trials) = match effort {
-            Effort::Full => (1_100, 2),
+            Effort::Full => (1_100, 6),
             Effort::Quick => (330, 2),
         };
         let sims = Simulators::new(id, &[d], true)?;
@@ -541,19 +541,36 @@ impl Experiment for Figure6_3 {
                 FIG6_3_LOADS.len()
             ),
         ));
-        let within = pts
+        // The 2% claim against our uncertainty: a load refutes it only if our whole 99%
+        // interval lies outside the band (6.19) · (1 ± 2%).
+        let sas: Vec<_> = pts
             .iter()
             .filter(|p| p.scheme == Scheme::Sas85 && p.rho <= 0.3)
+            .collect();
+        let within = sas
+            .iter()
             .filter(|p| relative_difference(p.delay.mean, approx(d, p.rho)).abs() <= 0.02)
             .count();
-        let upto = FIG6_3_LOADS.iter().filter(|&&r| r <= 0.3).count();
-        cells.push(claim(
+        let refuted = sas
+            .iter()
+            .filter(|p| {
+                let a = approx(d, p.rho);
+                let h = half(&p.delay);
+                p.delay.mean - h > 1.02 * a || p.delay.mean + h < 0.98 * a
+            })
+            .count();
+        let upto = sas.len();
+        let mut cell = claim(
             vec!["(6.19) within 2%".into(), "0.05–0.30".into()],
             "relative error below 2% for 0.05 ≤ ρ ≤ 0.3 (§6.5, stated at d = 8)",
-            format!("within 2% at {within} of {upto} loads"),
+            format!("means within 2% at {within} of {upto} loads; interval entirely outside the band at {refuted}"),
             within == upto,
-            "the thesis states the 2% at d = 8 (Table 6.1: −1.59% at ρ = 0.3, where (6.19) starts to underestimate); here it is checked at d = 10, where the thesis gives no simulated value above ρ = 0.2 (Table 6.2: −0.39% at 0.2)".into(),
-        ));
+            "the thesis states the 2% at d = 8 (Table 6.1: −1.59% at ρ = 0.3, where (6.19) starts to underestimate); here it is checked at d = 10, where the thesis gives no simulated value above ρ = 0.2 (Table 6.2: −0.39% at 0.2). Verdict: match if every mean is within 2%, within tolerance if some are not but every 99% interval meets the band, else MISMATCH".into(),
+        );
+        if within < upto && refuted == 0 {
+            cell.verdict = Verdict::WithinTolerance;
+        }
+        cells.push(cell);
         Ok(Table {
             paper: Paper::Stamoulis,
             id: "fig6_3",

@@ -21,6 +21,7 @@ pub mod runner;
 pub mod stamoulis;
 pub mod stamoulis_broadcast;
 pub mod stamoulis_direct;
+pub mod stamoulis_fig7_7_schemes;
 pub mod stamoulis_fig7_8;
 pub mod stamoulis_greedy;
 mod table;
@@ -194,6 +195,7 @@ pub fn registry() -> Vec<Box<dyn Experiment>> {
         Box::new(stamoulis_broadcast::Figure7_6),
         Box::new(stamoulis_broadcast::Figure7_7),
         Box::new(stamoulis_fig7_8::Figure7_8),
+        Box::new(stamoulis_fig7_7_schemes::Figure7_7Schemes),
         Box::new(stamoulis_greedy::GreedyGrid),
         Box::new(stamoulis_greedy::Figure5_3),
         Box::new(stamoulis_greedy::ContinuousGrid),

@@ -84,6 +84,7 @@ fn stamoulis_experiments_are_registered_and_deterministic() {
             "fig7_6",
             "fig7_7",
             "fig7_8",
+            "fig7_7_schemes",
             "greedy",
             "fig5_3",
             "greedy_continuous",
@@ -100,6 +101,7 @@ fn stamoulis_experiments_are_registered_and_deterministic() {
                 "fig7_6",
                 "fig7_7",
                 "fig7_8",
+                "fig7_7_schemes",
                 "greedy",
                 "fig5_3",
                 "greedy_continuous",
@@ -254,6 +256,92 @@ fn figure7_8_measures_m_over_all_trees() {
         f[0].series
             .iter()
             .all(|s| s.points.len() == 7 && s.points.iter().all(|p| p.1.is_finite()))
+    );
+}
+
+/// Figure 7.7 with three schemes (quick form): every scheme's Q is positive, inside its own
+/// interval and above Little's lower bound λ(I + 1/2); the Rules A–E values lie near the
+/// corrected Prop. 7.5 and far below the printed one; each claim cell's verdict follows from
+/// the intervals it reports; the same seed gives the same table; the figure draws every cell.
+#[test]
+fn figure7_7_schemes_compares_q_of_three_schemes() {
+    use fatnet_repro::figure::detail_value;
+    use fatnet_repro::stamoulis_fig7_7_schemes::Figure7_7Schemes;
+    let t = Figure7_7Schemes.run(Effort::Quick).unwrap();
+    assert_eq!(t, Figure7_7Schemes.run(Effort::Quick).unwrap());
+    let schemes = ["direct", "non-idling indirect", "indirect, Rules A–E"];
+    let dims = 2..=7u32;
+    // 3 schemes × 6 dimensions + 6 per-d claims + 3 slope claims.
+    assert_eq!(t.cells.len(), 3 * 6 + 6 + 3);
+    let interval = |text: &str| -> (f64, f64) {
+        let open = text.find('[').unwrap();
+        let close = open + text[open..].find(']').unwrap();
+        let (lo, hi) = text[open + 1..close].split_once(", ").unwrap();
+        (lo.parse().unwrap(), hi.parse().unwrap())
+    };
+    let cell = |scheme: &str, d: u32| {
+        t.cells
+            .iter()
+            .find(|c| c.key == [scheme, &d.to_string()])
+            .unwrap()
+    };
+    for d in dims.clone() {
+        for scheme in schemes {
+            let c = cell(scheme, d);
+            let q: f64 = c.ours.parse().unwrap();
+            let (lo, hi) = interval(&c.detail);
+            let little = detail_value(&c.detail, "Little bound").unwrap();
+            assert!(q > 0.0 && lo <= q && q <= hi, "{c:?}");
+            assert!(q > little, "{c:?}");
+            if scheme == "indirect, Rules A–E" {
+                let printed: f64 = c.paper.as_deref().unwrap().parse().unwrap();
+                let corrected = detail_value(&c.detail, "Prop. 7.5 corrected").unwrap();
+                assert!((q - corrected).abs() < 0.3 && q < printed - 0.3, "{c:?}");
+            } else {
+                assert_eq!(c.verdict, Verdict::WithinBound, "{c:?}");
+            }
+        }
+        // Little's bound of the flooded trees: one more forwarding node than the binomial
+        // trees' 2^(d−1) on average, never fewer.
+        let i = |s| detail_value(&cell(s, d).detail, "forwarding nodes per tree I").unwrap();
+        assert!(i("non-idling indirect") > i("direct"), "{d}");
+        // The per-d claim: match exactly when the non-idling interval is below both others.
+        let claim = t
+            .cells
+            .iter()
+            .find(|c| c.key == ["claim (v): non-idling smallest", &d.to_string()])
+            .unwrap();
+        let ni = interval(&cell("non-idling indirect", d).detail);
+        let below = [schemes[0], schemes[2]]
+            .iter()
+            .all(|s| ni.1 < interval(&cell(s, d).detail).0);
+        assert_eq!(claim.verdict == Verdict::Match, below, "{claim:?}");
+        let q = |s| cell(s, d).ours.parse::<f64>().unwrap();
+        let smallest = q(schemes[1]) < q(schemes[0]) && q(schemes[1]) < q(schemes[2]);
+        assert_eq!(claim.verdict != Verdict::Mismatch, smallest, "{claim:?}");
+    }
+    // The slope claims: MISMATCH exactly when the non-idling slope is not the lower one.
+    for c in t
+        .cells
+        .iter()
+        .filter(|c| c.key[0].contains("slower growth"))
+    {
+        let (ours, other) = c
+            .ours
+            .strip_prefix("slope ")
+            .unwrap()
+            .split_once(" vs ")
+            .unwrap();
+        let lower = ours.parse::<f64>().unwrap() < other.parse::<f64>().unwrap();
+        assert_eq!(c.verdict != Verdict::Mismatch, lower, "{c:?}");
+    }
+    let f = Figure7_7Schemes.figures(&t);
+    assert_eq!(f.len(), 1);
+    assert_eq!(f[0].series.len(), 7);
+    assert!(
+        f[0].series
+            .iter()
+            .all(|s| s.points.len() == 6 && s.points.iter().all(|p| p.1.is_finite() && p.1 > 0.0))
     );
 }
 

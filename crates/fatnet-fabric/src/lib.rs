@@ -21,10 +21,12 @@
 #![deny(missing_docs)]
 
 mod error;
+pub mod export;
 mod fabric;
 pub mod flitsim;
 pub mod ibdm;
 pub mod ibnetdiscover;
+pub mod opensm;
 mod text;
 mod trace;
 

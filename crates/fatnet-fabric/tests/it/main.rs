@@ -2,5 +2,6 @@
 //! fabrics (when `../shared/fabrics` is present), and property tests on bad input.
 
 mod fixtures;
+mod opensm;
 mod props;
 mod shared;

@@ -1,7 +1,7 @@
 //! Property tests: the readers never panic on garbage or truncated input, and report errors
 //! inside the input's line range.
 
-use fatnet_fabric::{FabricError, flitsim, ibdm, ibnetdiscover};
+use fatnet_fabric::{FabricError, flitsim, ibdm, ibnetdiscover, opensm};
 use proptest::prelude::*;
 
 const SAMPLE_IBND: &str =
@@ -47,6 +47,15 @@ fn check_all(text: &str) {
         in_range(e);
     }
     if let Err(e) = flitsim::parse_fdbs_ini(text, "x") {
+        in_range(e);
+    }
+    if let Err(e) = opensm::parse_subnet_lst(text, "x") {
+        in_range(e);
+    }
+    if let Err(e) = opensm::parse_lfts(text, "x") {
+        in_range(e);
+    }
+    if let Err(e) = opensm::parse_fdbs(text, "x") {
         in_range(e);
     }
 }

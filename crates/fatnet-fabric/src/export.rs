@@ -1,0 +1,305 @@
+//! Writes generated fat-trees in ibsim's net format, so that a real subnet manager (OpenSM,
+//! run against `ibsim`) can route them.
+//!
+//! ibsim reads "a text file in the format compatible with ibnetdiscover command output"
+//! (ibsim's README); we write exactly the subset that both ibsim 0.10 and this crate's
+//! [`crate::ibnetdiscover`] reader accept: a `switchguid=`/`caguid=` line, a
+//! `Switch <ports> "S-<guid>" # "<description>"` or `Ca <ports> "H-<guid>" # "<description>"`
+//! header, then one `[port] "<peer>"[peer port]` line per connected port, every link listed
+//! from both ends. No LIDs: OpenSM assigns them.
+//!
+//! **GUIDs and names (the mapping the analysis relies on).**
+//!
+//! - CA (processor) `x` of the topology has node GUID [`ca_guid`]`(x)` =
+//!   `0x4341_0000_0000_0000 | x << 8` ("CA" in the top bytes), is named `H-<guid, 16 hex
+//!   digits>` and described `ca <x>`; [`ca_index`] inverts the GUID. ibsim gives a CA's port `p`
+//!   the port GUID `node GUID + p` (so CA `x`'s single port is `ca_guid(x) + 1`, which is what
+//!   OpenSM's dumps print); the spacing of 256 keeps port GUIDs distinct from node GUIDs.
+//! - Switch `index` at level `level` (1 = the switches the CAs hang off) has node GUID
+//!   [`switch_guid`]`(level, index)` = `0x5357_0000_0000_0000 | level << 40 | index << 8`
+//!   ("SW"), is named `S-<guid>` and described `sw <level> <index>`; its port GUID (port 0) is
+//!   the node GUID.
+//! - [`FoldedClos`] `ftree(n+m, r)`: bottom switch `v` is `(1, v)`, top switch `t` is `(2, t)`.
+//!   Bottom switch `v` has `n + m` ports: port `k + 1` leads to processor `v·n + k`, port
+//!   `n + 1 + t` to port `v + 1` of top switch `t` (which has `r` ports).
+//! - [`KAryNTree`]: switch `(h, w)` is `(h, w)`; every switch has `2k` ports (one switch model):
+//!   down port `d + 1` (`d < k`) leads to processor `k·w + d` at height 1 and to the child whose
+//!   digit `h − 2` is `d` above; up port `k + 1 + j` leads to
+//!   [`KAryNTree::up_neighbor`]`(h, w, j)`, arriving on its down port `(digit h − 1 of w) + 1`.
+//!   The top switches' up ports are unconnected.
+//!
+//! Node order in the file: switches level by level (bottom first), then the CAs in index order.
+//! ibsim attaches the SM (`SIM_HOST` unset) at the first node of the file, switch `(1, 0)`.
+
+use std::fmt::Write as _;
+
+use fatnet_topology::{FoldedClos, KAryNTree};
+
+use crate::fabric::{Fabric, NodeId};
+
+/// High bytes of every exported CA's node GUID ("CA").
+pub const CA_GUID_BASE: u64 = 0x4341_0000_0000_0000;
+/// High bytes of every exported switch's node GUID ("SW").
+pub const SWITCH_GUID_BASE: u64 = 0x5357_0000_0000_0000;
+
+/// The node GUID of processor (CA) `x`.
+#[must_use]
+pub fn ca_guid(x: u32) -> u64 {
+    CA_GUID_BASE | (u64::from(x) << 8)
+}
+
+/// The processor index of an exported CA's node GUID, `None` for any other GUID.
+#[must_use]
+pub fn ca_index(guid: u64) -> Option<u32> {
+    let rest = guid ^ CA_GUID_BASE;
+    (rest >> 40 == 0 && rest & 0xFF == 0).then_some((rest >> 8) as u32)
+}
+
+/// The node GUID of switch `index` at `level` (1 = the CAs' switches).
+#[must_use]
+pub fn switch_guid(level: u8, index: u32) -> u64 {
+    SWITCH_GUID_BASE | (u64::from(level) << 40) | (u64::from(index) << 8)
+}
+
+/// The CAs of `fabric` in processor order: `result[x]` is the node with GUID [`ca_guid`]`(x)`,
+/// for `x` in `0..processors`. `None` if one is missing, for a fabric that did not come from
+/// this module's export. Use it with [`Fabric::with_ca_order`] to trace in processor order.
+#[must_use]
+pub fn ca_order_by_index(fabric: &Fabric, processors: u32) -> Option<Vec<NodeId>> {
+    (0..processors)
+        .map(|x| fabric.node_by_guid(ca_guid(x)))
+        .collect()
+}
+
+/// One node of a net file being written.
+struct NetNode {
+    switch: bool,
+    guid: u64,
+    ports: u32,
+    description: String,
+    /// `(port, peer GUID, peer is a switch, peer port)`, in port order.
+    links: Vec<(u32, u64, bool, u32)>,
+}
+
+impl NetNode {
+    fn name(switch: bool, guid: u64) -> String {
+        format!("{}-{guid:016x}", if switch { 'S' } else { 'H' })
+    }
+}
+
+fn write_net(header: &str, nodes: &mut [NetNode]) -> String {
+    let mut s = String::new();
+    // Writing to a String cannot fail.
+    let _ = writeln!(s, "# {header}");
+    let _ = writeln!(
+        s,
+        "# Written by fatnet-fabric (export.rs); GUID scheme in its documentation."
+    );
+    for node in nodes.iter_mut() {
+        node.links.sort_unstable();
+        let name = NetNode::name(node.switch, node.guid);
+        let _ = writeln!(s);
+        if node.switch {
+            let _ = writeln!(s, "switchguid=0x{:016x}", node.guid);
+            let _ = writeln!(
+                s,
+                "Switch\t{} \"{name}\"\t# \"{}\"",
+                node.ports, node.description
+            );
+        } else {
+            let _ = writeln!(s, "caguid=0x{:016x}", node.guid);
+            let _ = writeln!(
+                s,
+                "Ca\t{} \"{name}\"\t# \"{}\"",
+                node.ports, node.description
+            );
+        }
+        for &(port, peer, peer_switch, peer_port) in &node.links {
+            let _ = writeln!(
+                s,
+                "[{port}]\t\"{}\"[{peer_port}]",
+                NetNode::name(peer_switch, peer)
+            );
+        }
+    }
+    s
+}
+
+fn switch_node(level: u8, index: u32, ports: u32) -> NetNode {
+    NetNode {
+        switch: true,
+        guid: switch_guid(level, index),
+        ports,
+        description: format!("sw {level} {index}"),
+        links: Vec::new(),
+    }
+}
+
+fn ca_node(x: u32, sw: u64, port: u32) -> NetNode {
+    NetNode {
+        switch: false,
+        guid: ca_guid(x),
+        ports: 1,
+        description: format!("ca {x}"),
+        links: vec![(1, sw, true, port)],
+    }
+}
+
+/// Yuan's `ftree(n+m, r)` in ibsim's net format (scheme in the module documentation).
+#[must_use]
+pub fn folded_clos_net(t: &FoldedClos) -> String {
+    let (n, m, r) = (t.n(), t.m(), t.r());
+    let mut nodes = Vec::new();
+    for v in 0..r {
+        let mut sw = switch_node(1, v, n + m);
+        for k in 0..n {
+            sw.links.push((k + 1, ca_guid(v * n + k), false, 1));
+        }
+        for top in 0..m {
+            sw.links
+                .push((n + 1 + top, switch_guid(2, top), true, v + 1));
+        }
+        nodes.push(sw);
+    }
+    for top in 0..m {
+        let mut sw = switch_node(2, top, r);
+        for v in 0..r {
+            sw.links.push((v + 1, switch_guid(1, v), true, n + 1 + top));
+        }
+        nodes.push(sw);
+    }
+    for x in 0..t.ports() {
+        nodes.push(ca_node(x, switch_guid(1, x / n), x % n + 1));
+    }
+    write_net(
+        &format!("ftree({n}+{m}, {r}): {} processors", t.ports()),
+        &mut nodes,
+    )
+}
+
+/// Petrini and Vanneschi's k-ary n-tree in ibsim's net format (scheme in the module
+/// documentation).
+#[must_use]
+pub fn kary_ntree_net(t: &KAryNTree) -> String {
+    let (k, levels, per) = (t.k(), t.levels(), t.switches_per_level());
+    let mut nodes = Vec::new();
+    for h in 1..=levels {
+        let level = h as u8;
+        for w in 0..per {
+            let mut sw = switch_node(level, w, 2 * k);
+            if h == 1 {
+                for d in 0..k {
+                    sw.links.push((d + 1, ca_guid(k * w + d), false, 1));
+                }
+            }
+            if h < levels {
+                let place = k.pow(h - 1);
+                let my_digit = w / place % k;
+                for j in 0..k {
+                    let up = t.up_neighbor(h, w, j);
+                    sw.links
+                        .push((k + 1 + j, switch_guid(level + 1, up), true, my_digit + 1));
+                }
+            }
+            nodes.push(sw);
+        }
+    }
+    // Down links of the switches above height 1: child `c` of `(h, w)` through down port
+    // `d + 1` is `w` with digit `h − 2` set to `d`, and it reaches us on its up port
+    // `k + 1 + (digit h − 2 of w)`.
+    for h in 2..=levels {
+        let place = k.pow(h - 2);
+        for w in 0..per {
+            let parent_digit = w / place % k;
+            let idx = ((h - 1) * per + w) as usize;
+            for d in 0..k {
+                let child = w - parent_digit * place + d * place;
+                nodes[idx].links.push((
+                    d + 1,
+                    switch_guid((h - 1) as u8, child),
+                    true,
+                    k + 1 + parent_digit,
+                ));
+            }
+        }
+    }
+    for x in 0..t.num_leaves() {
+        nodes.push(ca_node(x, switch_guid(1, x / k), x % k + 1));
+    }
+    write_net(
+        &format!(
+            "{k}-ary {levels}-tree: {} processors, {} switches",
+            t.num_leaves(),
+            levels * per
+        ),
+        &mut nodes,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fabric::NodeKind;
+
+    #[test]
+    fn guid_scheme_round_trips() {
+        for x in [0, 1, 7, 255, 256, 65_535, u32::MAX] {
+            assert_eq!(ca_index(ca_guid(x)), Some(x));
+            // The CA's port GUID (node + 1) is no CA's node GUID.
+            assert_eq!(ca_index(ca_guid(x) + 1), None);
+        }
+        assert_eq!(ca_guid(3), 0x4341_0000_0000_0300);
+        assert_eq!(switch_guid(2, 5), 0x5357_0200_0000_0500);
+        assert_eq!(ca_index(switch_guid(1, 0)), None);
+    }
+
+    #[test]
+    fn folded_clos_parses_back() {
+        let t = FoldedClos::new(2, 4, 4).unwrap();
+        let net = folded_clos_net(&t);
+        let (f, report) = crate::ibnetdiscover::parse(&net, "ftree.net").unwrap();
+        assert_eq!(report.unrecognised_count(), 0);
+        assert_eq!(f.switches().count(), 8);
+        assert_eq!(f.cas().count(), 8);
+        // 8 CA links + r·m = 16 switch links.
+        assert_eq!(f.links().len(), 24);
+        let v1 = f.node_by_guid(switch_guid(1, 1)).unwrap();
+        let t3 = f.node_by_guid(switch_guid(2, 3)).unwrap();
+        let ca3 = f.node_by_guid(ca_guid(3)).unwrap();
+        assert_eq!(f.peer(v1, 2).unwrap().node, ca3);
+        let up = f.peer(v1, 2 + 1 + 3).unwrap();
+        assert_eq!((up.node, up.port), (t3, 2));
+        assert_eq!(f.node(t3).port_count(), 4);
+        assert_eq!(f.node(t3).description(), "sw 2 3");
+        let order = ca_order_by_index(&f, 8).unwrap();
+        assert_eq!(order[3], ca3);
+        assert!(ca_order_by_index(&f, 9).is_none());
+    }
+
+    #[test]
+    fn kary_ntree_parses_back() {
+        let t = KAryNTree::new(2, 3).unwrap();
+        let net = kary_ntree_net(&t);
+        let (f, report) = crate::ibnetdiscover::parse(&net, "tree.net").unwrap();
+        assert_eq!(report.unrecognised_count(), 0);
+        assert_eq!(f.switches().count(), 12);
+        assert_eq!(f.cas().count(), 8);
+        // 8 CA links + 2 levels of k^n = 8 switch links.
+        assert_eq!(f.links().len(), 24);
+        // Every switch-to-switch link agrees with the topology's up_neighbor.
+        for h in 1..3u32 {
+            for w in 0..4u32 {
+                let s = f.node_by_guid(switch_guid(h as u8, w)).unwrap();
+                for j in 0..2u32 {
+                    let peer = f.peer(s, (2 + 1 + j) as u8).unwrap();
+                    let want = switch_guid(h as u8 + 1, t.up_neighbor(h, w, j));
+                    assert_eq!(f.node(peer.node).guid(), Some(want));
+                    assert_eq!(u32::from(peer.port), (w >> (h - 1)) % 2 + 1);
+                }
+            }
+        }
+        let top = f.node_by_guid(switch_guid(3, 0)).unwrap();
+        assert_eq!(f.node(top).kind(), NodeKind::Switch);
+        assert_eq!(f.neighbours(top).count(), 2);
+    }
+}

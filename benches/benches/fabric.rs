@@ -9,7 +9,7 @@ use std::hint::black_box;
 use std::path::PathBuf;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use fatnet_fabric::{Fabric, read_flitsim, read_text};
+use fatnet_fabric::{Fabric, analyze, read_flitsim, read_text};
 
 fn load(name: &str) -> Option<Fabric> {
     let dir = std::env::var_os("FATNET_FABRICS").map_or_else(
@@ -51,6 +51,22 @@ fn trace_all(c: &mut Criterion) {
     g.finish();
 }
 
+/// The whole analysis: all routes traced and filed per link, Lemma 1, the exact worst-case
+/// contention of every link (a maximum matching each) and all 1,943 cyclic shifts.
+fn analysis(c: &mut Criterion) {
+    let Some(fabric) = load("is4_3l_1944n") else {
+        return;
+    };
+    let mut g = c.benchmark_group("fabric_analyze");
+    g.sample_size(10);
+    let n = fabric.ca_order().len() as u64;
+    g.throughput(Throughput::Elements(n * (n - 1)));
+    g.bench_function("is4_3l_1944n", |b| {
+        b.iter(|| analyze(black_box(&fabric)).unwrap().worst.contention)
+    });
+    g.finish();
+}
+
 fn read(c: &mut Criterion) {
     if load("is4_3l_1944n").is_none() {
         return;
@@ -61,5 +77,5 @@ fn read(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, trace_all, read);
+criterion_group!(benches, trace_all, analysis, read);
 criterion_main!(benches);

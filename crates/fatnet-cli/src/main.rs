@@ -20,6 +20,7 @@ use serde::Serialize;
 mod clos_cmd;
 mod dynamic_cmd;
 mod exchange_cmd;
+mod fabric_cmd;
 mod queue_cmd;
 mod route_cmd;
 mod schedule_cmd;
@@ -117,6 +118,10 @@ enum Command {
     /// (`check|worst|route --n N --m M --r R --routing yuan|dmodm|smodm|adaptive`).
     #[command(after_help = TRAFFIC_GRAMMAR)]
     Clos(clos_cmd::ClosArgs),
+    /// Real InfiniBand fabrics: read a topology and its forwarding tables, trace every
+    /// route, judge the routing (Yuan's Lemma 1, exact worst-case permutation contention,
+    /// cyclic shifts) or load it with a traffic (`check|load FILE --routes TABLES`).
+    Fabric(fabric_cmd::FabricArgs),
     /// On-line routing in the delivery-cycle model (Greenberg–Leiserson): RANDOM, GREEDY,
     /// RANDOM′ or the constant-switch router, over many seeded trials, next to λ(M).
     #[command(after_help = format!("{TOPOLOGY_GRAMMAR}\n\n{TRAFFIC_GRAMMAR}"))]
@@ -244,6 +249,7 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<()> {
         Command::Exchange(args) => exchange_cmd::run(args, out)?,
         Command::Broadcast(args) => exchange_cmd::run_broadcast(args, out)?,
         Command::Clos(args) => clos_cmd::run(args, out)?,
+        Command::Fabric(args) => fabric_cmd::run(args, out)?,
         Command::Traffic {
             processors,
             traffic,

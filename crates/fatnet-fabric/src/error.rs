@@ -93,6 +93,42 @@ pub enum FabricError {
         /// The name or number as written.
         name: String,
     },
+    /// A fabric too large for an analysis or a conversion (CAs, ports or LIDs).
+    #[error("{what}: {count} exceeds the limit {limit}")]
+    TooLarge {
+        /// What is counted.
+        what: &'static str,
+        /// How many there are.
+        count: u64,
+        /// The most the operation supports.
+        limit: u64,
+    },
+    /// A CA index (a position in [`Fabric::ca_order`](crate::Fabric::ca_order)) out of range.
+    #[error("CA index {index} out of range (the fabric has {cas} CAs)")]
+    CaOutOfRange {
+        /// The index.
+        index: u32,
+        /// The number of CAs.
+        cas: u32,
+    },
+    /// A folded-Clos routing that forwarding tables cannot express: one top switch per
+    /// (source bottom switch, destination) is needed (no source-dependent or multipath
+    /// routing without LMC).
+    #[error(
+        "routing gives pair {src} -> {dst} the tops {tops:?}, but a forwarding table needs one top < {m} shared by all sources of the bottom switch (pair {other_src} -> {dst} differs)"
+    )]
+    NotTableRouting {
+        /// The source leaf.
+        src: u32,
+        /// The destination leaf.
+        dst: u32,
+        /// The tops the routing gives the pair.
+        tops: Vec<u32>,
+        /// The number of top switches.
+        m: u32,
+        /// A source of the same bottom switch routed differently (or `src` itself).
+        other_src: u32,
+    },
     /// A file ended before a construct it opened was complete.
     #[error("{file}:{line}: unexpected end of file: expected {expected}")]
     UnexpectedEof {

@@ -20,6 +20,8 @@
 
 #![deny(missing_docs)]
 
+pub mod analysis;
+mod clos;
 mod error;
 pub mod export;
 mod fabric;
@@ -30,6 +32,11 @@ pub mod opensm;
 mod text;
 mod trace;
 
+pub use analysis::{
+    Analysis, DirectedLink, Lemma1, Lemma1Witness, LinkRoutes, ShiftLoad, TrafficLoad, WorstCase,
+    analyze, count_on_link,
+};
+pub use clos::from_folded_clos;
 pub use error::FabricError;
 pub use fabric::{Endpoint, Fabric, Lft, Link, Node, NodeId, NodeKind, Port, PortId};
 pub use text::{LineReport, read_text};

@@ -130,7 +130,7 @@ impl Fabric {
     }
 
     #[inline]
-    fn walk_lid(
+    pub(crate) fn walk_lid(
         &self,
         src: NodeId,
         dst: NodeId,

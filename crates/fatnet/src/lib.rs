@@ -17,6 +17,7 @@
 
 #![deny(missing_docs)]
 
+pub use fatnet_fabric as fabric;
 pub use fatnet_load as load;
 pub use fatnet_offline as offline;
 pub use fatnet_online as online;

@@ -5,6 +5,7 @@ mod clos;
 mod common;
 mod dynamic;
 mod exchange;
+mod fabric;
 mod queue;
 mod route;
 mod schedule;

@@ -1,0 +1,552 @@
+//! `fatnet fabric`: real InfiniBand fabrics (issue 7). `check` reads a topology (and its
+//! forwarding tables), traces every route and judges the routing: Yuan's Lemma 1 (paper 001),
+//! the exact worst-case permutation contention, and every cyclic shift; `load` routes one
+//! traffic through the tables.
+
+use std::fmt::Write as _;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, bail};
+use clap::{Args, Subcommand, ValueEnum};
+use fatnet::fabric::{
+    Fabric, FabricError, LineReport, PortId, RouteFault, analyze, flitsim, ibdm, ibnetdiscover,
+    read_text,
+};
+use serde::Serialize;
+
+use crate::traffic_spec;
+
+const FABRIC_HELP: &str = "\
+FILES:
+  --format flitsim       ib_flit_sim: TOPOLOGY is the .ned; --routes the .fdbs, with its switch
+                         index in <ROUTES>.ini (the .fdbs.ini beside it); the CA order is
+                         --ca-order, else ftree.hcas beside the .fdbs when present, else node
+                         order (ports from 0 in these files, read as InfiniBand ports from 1)
+  --format ibnetdiscover infiniband-diags topology dump (structure only so far)
+  --format ibdm          ibdm .topo system file (structure only so far)
+  --format auto          .ned -> flitsim, .topo -> ibdm, anything else -> ibnetdiscover
+
+WHAT IS COMPUTED (check, with tables):
+  routes       every ordered pair of distinct CAs traced through the forwarding tables;
+               loops, dead ends and wrong targets are counted, with examples
+  nonblocking  Yuan's Lemma 1 (\"On Nonblocking Folded-Clos Networks\", paper 001): a
+               single-path routing routes every permutation without two pairs on one
+               directed link iff no link carries two routes with distinct sources and
+               distinct destinations; when it fails, two such routes are the witness
+  worst        the exact worst-case permutation contention: per link, a maximum matching
+               between the sources and destinations of its routes; the worst link and a
+               permutation attaining it (re-traced to confirm the count)
+  shifts       every cyclic shift i -> i+k mod N in CA order (OpenSM's ftree engine
+               promises these are congestion-free): which shifts load some link twice";
+
+/// Arguments of `fatnet fabric`.
+#[derive(Args, Debug)]
+pub struct FabricArgs {
+    #[command(subcommand)]
+    command: FabricCommand,
+}
+
+#[derive(Subcommand, Debug)]
+enum FabricCommand {
+    /// Read a fabric, trace every route through its tables and judge the routing: valid
+    /// routes, nonblocking (Yuan's Lemma 1) with a witness, exact worst-case permutation
+    /// contention with the permutation, and the congestion of every cyclic shift.
+    #[command(after_help = FABRIC_HELP)]
+    Check {
+        #[command(flatten)]
+        files: FabricFiles,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Route one traffic (processor i = the i-th CA of the CA order) through the tables:
+    /// per-link loads, the load factor (the most routes on one directed link) and the
+    /// hottest links.
+    #[command(after_help = format!("{FABRIC_HELP}\n\n{}", crate::TRAFFIC_GRAMMAR))]
+    Load {
+        #[command(flatten)]
+        files: FabricFiles,
+        /// The traffic: a pattern or `file:PATH` (processors = the CAs, in CA order).
+        #[arg(long, short)]
+        traffic: String,
+        /// Seed of the random patterns.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// How many of the hottest links to list.
+        #[arg(long, default_value_t = 5)]
+        top: usize,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+#[derive(Args, Debug)]
+struct FabricFiles {
+    /// The topology file (`.ned`, `.topo` or an `ibnetdiscover` dump).
+    topology: PathBuf,
+    /// The forwarding tables (`.fdbs` for flitsim; its index is `<ROUTES>.ini`).
+    #[arg(long)]
+    routes: Option<PathBuf>,
+    /// A CA-order file (`ftree.hcas`: `NAME/PORT LID` per line).
+    #[arg(long)]
+    ca_order: Option<PathBuf>,
+    /// The topology format.
+    #[arg(long, value_enum, default_value_t = FormatArg::Auto)]
+    format: FormatArg,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum FormatArg {
+    /// By extension: `.ned` flitsim, `.topo` ibdm, else ibnetdiscover.
+    Auto,
+    /// infiniband-diags `ibnetdiscover` output.
+    Ibnetdiscover,
+    /// ibdm `.topo`.
+    Ibdm,
+    /// ib_flit_sim `.ned` (+ `.fdbs`, `.fdbs.ini`, `ftree.hcas`).
+    Flitsim,
+}
+
+impl FormatArg {
+    fn resolve(self, path: &Path) -> Self {
+        match self {
+            FormatArg::Auto => match path.extension().and_then(|e| e.to_str()) {
+                Some("ned") => FormatArg::Flitsim,
+                Some("topo") => FormatArg::Ibdm,
+                _ => FormatArg::Ibnetdiscover,
+            },
+            f => f,
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            FormatArg::Auto => "auto",
+            FormatArg::Ibnetdiscover => "ibnetdiscover",
+            FormatArg::Ibdm => "ibdm",
+            FormatArg::Flitsim => "flitsim",
+        }
+    }
+}
+
+/// A fabric as read, with what was read.
+struct Loaded {
+    fabric: Fabric,
+    format: FormatArg,
+    ca_order: Option<String>,
+    unrecognised: usize,
+}
+
+fn read(path: &Path) -> Result<(String, String), FabricError> {
+    let name = path.display().to_string();
+    Ok((name, read_text(path)?))
+}
+
+fn load(files: &FabricFiles) -> Result<Loaded> {
+    let format = files.format.resolve(&files.topology);
+    let (topo_name, topo) = read(&files.topology)?;
+    let mut reports: Vec<LineReport> = Vec::new();
+    let mut fabric = match format {
+        FormatArg::Flitsim => {
+            let (f, r) = flitsim::parse_ned(&topo, &topo_name)?;
+            reports.push(r);
+            f
+        }
+        FormatArg::Ibdm => {
+            let (f, r) = ibdm::parse(&topo, &topo_name, &ibdm::IbdmOptions::default())?;
+            reports.push(r);
+            f
+        }
+        FormatArg::Ibnetdiscover | FormatArg::Auto => {
+            let (f, r) = ibnetdiscover::parse(&topo, &topo_name)?;
+            reports.push(r);
+            f
+        }
+    };
+    let mut ca_order_file = files.ca_order.clone();
+    if let Some(routes) = &files.routes {
+        if format != FormatArg::Flitsim {
+            bail!(
+                "--routes is read for --format flitsim (.fdbs + .fdbs.ini) only so far, not for {}",
+                format.name()
+            );
+        }
+        let (fdbs_name, fdbs) = read(routes)?;
+        let mut ini_path = routes.clone().into_os_string();
+        ini_path.push(".ini");
+        let (ini_name, ini) = read(Path::new(&ini_path))?;
+        let (tables, r1) = flitsim::parse_fdbs(&fdbs, &fdbs_name)?;
+        let (index, r2) = flitsim::parse_fdbs_ini(&ini, &ini_name)?;
+        reports.extend([r1, r2]);
+        fabric = flitsim::attach_tables(fabric, &tables, &index, &ini_name)?;
+        if ca_order_file.is_none() {
+            let beside = routes.with_file_name("ftree.hcas");
+            if beside.is_file() {
+                ca_order_file = Some(beside);
+            }
+        }
+    }
+    let mut ca_order = None;
+    if let Some(path) = &ca_order_file {
+        let (name, text) = read(path)?;
+        let (f, r) = flitsim::apply_ca_order(fabric, &text, &name)?;
+        fabric = f;
+        reports.push(r);
+        ca_order = Some(name);
+    }
+    Ok(Loaded {
+        fabric,
+        format,
+        ca_order,
+        unrecognised: reports.iter().map(LineReport::unrecognised_count).sum(),
+    })
+}
+
+/// Runs `fatnet fabric`.
+pub fn run(args: FabricArgs, out: &mut impl Write) -> Result<()> {
+    // Everything is computed before anything is printed: no half-written output.
+    let text = match args.command {
+        FabricCommand::Check { files, json } => check(&files, json)?,
+        FabricCommand::Load {
+            files,
+            traffic,
+            seed,
+            top,
+            json,
+        } => load_cmd(&files, &traffic, seed, top, json)?,
+    };
+    out.write_all(text.as_bytes())?;
+    Ok(())
+}
+
+#[derive(Serialize)]
+struct FaultJson {
+    src: String,
+    dst: String,
+    fault: String,
+}
+
+#[derive(Serialize)]
+struct RoutesJson {
+    traced: u64,
+    delivered: u64,
+    loops: u64,
+    dead_ends: u64,
+    wrong_target: u64,
+    max_hops: u32,
+    examples: Vec<FaultJson>,
+}
+
+#[derive(Serialize)]
+struct ShiftJson {
+    shift: u32,
+    max_load: u32,
+    link: Option<String>,
+}
+
+#[derive(Serialize)]
+struct CheckJson {
+    topology: String,
+    format: &'static str,
+    routes_file: Option<String>,
+    ca_order: Option<String>,
+    unrecognised_lines: usize,
+    switches: usize,
+    end_nodes: usize,
+    links: usize,
+    routes_present: bool,
+    routes: Option<RoutesJson>,
+    routes_valid: Option<bool>,
+    nonblocking: Option<bool>,
+    blocking_links: Option<usize>,
+    /// Two routes `[src, dst]` (CA-order positions) on `lemma1_witness_link`.
+    lemma1_witness: Option<[[u32; 2]; 2]>,
+    lemma1_witness_link: Option<String>,
+    worst_contention: Option<u32>,
+    worst_link: Option<String>,
+    /// `[src, dst]` CA-order positions.
+    worst_permutation: Option<Vec<[u32; 2]>>,
+    shifts: Option<u32>,
+    shifts_congestion_free: Option<u32>,
+    /// The shifts that load some link more than once.
+    congested_shifts: Option<Vec<ShiftJson>>,
+}
+
+fn fault_text(f: &Fabric, fault: RouteFault) -> String {
+    let name = |n: fatnet::fabric::NodeId| f.node(n).name().to_owned();
+    match fault {
+        RouteFault::NoDestinationLid => "destination has no LID".into(),
+        RouteFault::SourceUnconnected => "source unconnected".into(),
+        RouteFault::NoTable { switch } => format!("no table at {}", name(switch)),
+        RouteFault::NoEntry { switch } => format!("no entry at {}", name(switch)),
+        RouteFault::Unconnected { switch, port } => {
+            format!("{} sends out of unconnected port {port}", name(switch))
+        }
+        RouteFault::WrongTarget { reached } => format!("arrives at {}", name(reached)),
+        RouteFault::Loop { at } => format!("loops (gave up at {})", name(at)),
+    }
+}
+
+fn check(files: &FabricFiles, json: bool) -> Result<String> {
+    let l = load(files)?;
+    let f = &l.fabric;
+    let ca = |i: u32| f.node(f.ca_order()[i as usize]).name().to_owned();
+    let label = |p: PortId| f.link_label(p);
+    let mut j = CheckJson {
+        topology: files.topology.display().to_string(),
+        format: l.format.name(),
+        routes_file: files.routes.as_ref().map(|p| p.display().to_string()),
+        ca_order: l.ca_order.clone(),
+        unrecognised_lines: l.unrecognised,
+        switches: f.switches().count(),
+        end_nodes: f.cas().count(),
+        links: f.links().len(),
+        routes_present: f.has_lfts(),
+        routes: None,
+        routes_valid: None,
+        nonblocking: None,
+        blocking_links: None,
+        lemma1_witness: None,
+        lemma1_witness_link: None,
+        worst_contention: None,
+        worst_link: None,
+        worst_permutation: None,
+        shifts: None,
+        shifts_congestion_free: None,
+        congested_shifts: None,
+    };
+    let mut s = String::new();
+    writeln!(
+        s,
+        "fabric {} ({}): {} switches, {} end nodes, {} links, {} unrecognised lines",
+        j.topology, j.format, j.switches, j.end_nodes, j.links, j.unrecognised_lines
+    )?;
+    if !f.has_lfts() {
+        writeln!(
+            s,
+            "routes: absent (no forwarding tables given; pass --routes): structure only"
+        )?;
+    } else {
+        let a = analyze(f)?;
+        let t = a.routes.summary();
+        j.routes = Some(RoutesJson {
+            traced: t.routes,
+            delivered: t.delivered,
+            loops: t.loops,
+            dead_ends: t.dead_ends,
+            wrong_target: t.wrong_target,
+            max_hops: t.max_hops,
+            examples: t
+                .examples
+                .iter()
+                .map(|&(src, dst, fault)| FaultJson {
+                    src: f.node(src).name().to_owned(),
+                    dst: f.node(dst).name().to_owned(),
+                    fault: fault_text(f, fault),
+                })
+                .collect(),
+        });
+        j.routes_valid = Some(t.all_valid());
+        j.nonblocking = Some(a.lemma1.is_nonblocking());
+        j.blocking_links = Some(a.lemma1.blocking_links.len());
+        j.lemma1_witness = a.lemma1.witness.map(|w| w.pairs.map(|(s, d)| [s, d]));
+        j.lemma1_witness_link = a.lemma1.witness.map(|w| label(w.link));
+        j.worst_contention = Some(a.worst.contention);
+        j.worst_link = a.worst.link.map(label);
+        j.worst_permutation = Some(a.worst.permutation.iter().map(|&(s, d)| [s, d]).collect());
+        let congested: Vec<ShiftJson> = a
+            .shifts
+            .iter()
+            .filter(|x| x.max_load > 1)
+            .map(|x| ShiftJson {
+                shift: x.shift,
+                max_load: x.max_load,
+                link: x.link.map(label),
+            })
+            .collect();
+        j.shifts = Some(a.shifts.len() as u32);
+        j.shifts_congestion_free = Some((a.shifts.len() - congested.len()) as u32);
+        writeln!(
+            s,
+            "CA order: {}",
+            l.ca_order.as_deref().unwrap_or("node order")
+        )?;
+        writeln!(
+            s,
+            "routes: {} traced, {} delivered, {} loop, {} dead-end, {} reach the wrong node; at most {} hops",
+            t.routes, t.delivered, t.loops, t.dead_ends, t.wrong_target, t.max_hops
+        )?;
+        for (src, dst, fault) in &t.examples {
+            writeln!(
+                s,
+                "  {} -> {}: {}",
+                f.node(*src).name(),
+                f.node(*dst).name(),
+                fault_text(f, *fault)
+            )?;
+        }
+        match a.lemma1.witness {
+            None => writeln!(
+                s,
+                "nonblocking (Yuan's Lemma 1): yes, no link carries two routes with distinct sources and distinct destinations"
+            )?,
+            Some(w) => writeln!(
+                s,
+                "nonblocking (Yuan's Lemma 1): no, {} links carry two routes with distinct sources and destinations, e.g. {} -> {} and {} -> {} on {}",
+                a.lemma1.blocking_links.len(),
+                ca(w.pairs[0].0),
+                ca(w.pairs[0].1),
+                ca(w.pairs[1].0),
+                ca(w.pairs[1].1),
+                label(w.link)
+            )?,
+        }
+        if let Some(link) = a.worst.link {
+            let perm: Vec<String> = a
+                .worst
+                .permutation
+                .iter()
+                .map(|&(s, d)| format!("{} -> {}", ca(s), ca(d)))
+                .collect();
+            writeln!(
+                s,
+                "worst-case permutation contention: {} on {}, attained by {}",
+                a.worst.contention,
+                label(link),
+                perm.join(", ")
+            )?;
+        } else {
+            writeln!(
+                s,
+                "worst-case permutation contention: 0 (no route uses a link)"
+            )?;
+        }
+        let worst_shift = a
+            .shifts
+            .iter()
+            .max_by_key(|x| (x.max_load, std::cmp::Reverse(x.shift)));
+        write!(
+            s,
+            "cyclic shifts i -> i+k: {} of {} congestion-free",
+            a.shifts.len() - congested.len(),
+            a.shifts.len()
+        )?;
+        match worst_shift {
+            Some(w) if w.max_load > 1 => writeln!(
+                s,
+                "; worst k = {} loads {} routes on {}",
+                w.shift,
+                w.max_load,
+                w.link.map(label).unwrap_or_default()
+            )?,
+            _ => writeln!(s)?,
+        }
+        j.congested_shifts = Some(congested);
+    }
+    if json {
+        let mut out = serde_json::to_string_pretty(&j)?;
+        out.push('\n');
+        return Ok(out);
+    }
+    Ok(s)
+}
+
+#[derive(Serialize)]
+struct HotJson {
+    link: String,
+    load: u32,
+}
+
+#[derive(Serialize)]
+struct LoadJson {
+    topology: String,
+    traffic: String,
+    seed: u64,
+    ca_order: Option<String>,
+    end_nodes: usize,
+    messages: u64,
+    delivered: u64,
+    faults: Vec<FaultJson>,
+    load_factor: u32,
+    loaded_links: u64,
+    hottest: Vec<HotJson>,
+}
+
+fn load_cmd(
+    files: &FabricFiles,
+    traffic: &str,
+    seed: u64,
+    top: usize,
+    json: bool,
+) -> Result<String> {
+    let spec = traffic_spec(traffic)?;
+    let l = load(files)?;
+    let f = &l.fabric;
+    if !f.has_lfts() {
+        bail!("fabric load needs forwarding tables: pass --routes");
+    }
+    let n = u32::try_from(f.ca_order().len()).context("too many CAs")?;
+    let messages = spec
+        .generate(n, seed)
+        .with_context(|| format!("cannot make traffic `{spec}` on {n} CAs"))?;
+    let pairs: Vec<(u32, u32)> = messages.messages().iter().map(|m| (m.src, m.dst)).collect();
+    let t = f.traffic_load(&pairs, top)?;
+    let ca = |i: u32| f.node(f.ca_order()[i as usize]).name().to_owned();
+    let j = LoadJson {
+        topology: files.topology.display().to_string(),
+        traffic: spec.to_string(),
+        seed,
+        ca_order: l.ca_order.clone(),
+        end_nodes: f.cas().count(),
+        messages: t.messages,
+        delivered: t.delivered,
+        faults: t
+            .faults
+            .iter()
+            .map(|&(s, d, fault)| FaultJson {
+                src: ca(s),
+                dst: ca(d),
+                fault: fault_text(f, fault),
+            })
+            .collect(),
+        load_factor: t.max_load,
+        loaded_links: t.loaded_links,
+        hottest: t
+            .hottest
+            .iter()
+            .map(|&(p, load)| HotJson {
+                link: f.link_label(p),
+                load,
+            })
+            .collect(),
+    };
+    if json {
+        let mut out = serde_json::to_string_pretty(&j)?;
+        out.push('\n');
+        return Ok(out);
+    }
+    let mut s = String::new();
+    writeln!(
+        s,
+        "fabric {}: traffic {} (seed {}) on {} CAs, CA order {}",
+        j.topology,
+        j.traffic,
+        seed,
+        j.end_nodes,
+        j.ca_order.as_deref().unwrap_or("node order")
+    )?;
+    writeln!(
+        s,
+        "messages {}, delivered {}, load factor (most routes on one directed link) {}, links used {}",
+        j.messages, j.delivered, j.load_factor, j.loaded_links
+    )?;
+    for x in &j.faults {
+        writeln!(s, "  {} -> {}: {}", x.src, x.dst, x.fault)?;
+    }
+    for h in &j.hottest {
+        writeln!(s, "  {:>6}  {}", h.load, h.link)?;
+    }
+    Ok(s)
+}

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs OpenSM against a simulated fabric: ibsim serves NET_FILE (ibsim's net format, e.g. from
-# `cargo run -p fatnet-fabric --example export_net`), and OpenSM configures it once with each
+# `fatnet fabric export ftree:n=2,m=4,r=4 --output NET_FILE`), and OpenSM configures it once with each
 # routing engine, writing its dumps to OUT_DIR/<engine>/.
 #
 #   scripts/opensm-loop.sh NET_FILE OUT_DIR [ENGINE...]     (default engines: ftree updn minhop)

@@ -1,7 +1,8 @@
 //! `fatnet fabric`: real InfiniBand fabrics (issue 7). `check` reads a topology (and its
 //! forwarding tables), traces every route and judges the routing: Yuan's Lemma 1 (paper 001),
 //! the exact worst-case permutation contention, and every cyclic shift; `load` routes one
-//! traffic through the tables.
+//! traffic through the tables; `export` writes a generated fat-tree in ibsim's net format for
+//! OpenSM to route (`scripts/opensm-loop.sh`).
 
 use std::fmt::Write as _;
 use std::io::Write;
@@ -9,10 +10,12 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 use clap::{Args, Subcommand, ValueEnum};
+use fatnet::fabric::export::{folded_clos_net, kary_ntree_net};
 use fatnet::fabric::{
     Fabric, FabricError, LineReport, PortId, RouteFault, analyze, flitsim, ibdm, ibnetdiscover,
-    read_text,
+    opensm, read_text,
 };
+use fatnet::topology::{FoldedClos, KAryNTree, TopologySpec};
 use serde::Serialize;
 
 use crate::traffic_spec;
@@ -23,9 +26,18 @@ FILES:
                          index in <ROUTES>.ini (the .fdbs.ini beside it); the CA order is
                          --ca-order, else ftree.hcas beside the .fdbs when present, else node
                          order (ports from 0 in these files, read as InfiniBand ports from 1)
+  --format opensm        OpenSM dumps (OSM_TMP_DIR, or an engine folder that
+                         scripts/opensm-loop.sh wrote): TOPOLOGY is opensm-subnet.lst or the
+                         dump folder holding it; --routes is a dump folder (its
+                         opensm-lfts.dump is read) or a table file (opensm-lfts.dump, ibroute /
+                         dump_fts output, or opensm.fdbs); when TOPOLOGY is a folder with an
+                         opensm-lfts.dump, --routes defaults to that folder. The CA order is
+                         --ca-order, else opensm-ftree-ca-order.dump beside the tables when
+                         present and not empty (the ftree engine), else node order
   --format ibnetdiscover infiniband-diags topology dump (structure only so far)
   --format ibdm          ibdm .topo system file (structure only so far)
-  --format auto          .ned -> flitsim, .topo -> ibdm, anything else -> ibnetdiscover
+  --format auto          a folder or opensm-subnet.lst -> opensm, .ned -> flitsim,
+                         .topo -> ibdm, anything else -> ibnetdiscover
 
 WHAT IS COMPUTED (check, with tables):
   routes       every ordered pair of distinct CAs traced through the forwarding tables;
@@ -80,7 +92,48 @@ enum FabricCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Write a generated fat-tree in ibsim's net format (an `ibnetdiscover`-style file) with
+    /// deterministic GUIDs, for OpenSM to route under ibsim (`scripts/opensm-loop.sh`).
+    #[command(after_help = EXPORT_HELP)]
+    Export {
+        /// The network: `ftree:n=N,m=M,r=R` (Yuan's folded Clos) or `karyntree:k=K,levels=L`.
+        spec: String,
+        /// Write to FILE (through a temporary file and a rename) instead of standard output.
+        #[arg(long, short)]
+        output: Option<PathBuf>,
+    },
 }
+
+const EXPORT_HELP: &str = "\
+NETWORKS:
+  ftree:n=N,m=M,r=R       Yuan's folded Clos ftree(n+m, r): r bottom switches with n CAs and
+                          n+m ports, m top switches with r ports
+  karyntree:k=K,levels=L  Petrini and Vanneschi's k-ary n-tree: L levels of K^(L-1) switches
+                          with 2K ports, K^L CAs
+  Other topology specs have no InfiniBand form here and are refused.
+
+GUIDS (deterministic: the same spec always writes the same file):
+  CA x (processor x)           node GUID 0x4341000000000000 | x << 8, named H-<GUID>,
+                               described `ca <x>`; its port 1 has port GUID node GUID + 1
+  switch (level, index)        node GUID 0x5357000000000000 | level << 40 | index << 8,
+                               named S-<GUID>, described `sw <level> <index>`; level 1 holds
+                               the CAs' switches
+  ftree: bottom switch v is (1, v), port k+1 -> CA v*n+k, port n+1+t -> top switch (2, t)
+  Switches come first (level by level), then the CAs in index order; ibsim puts the SM on the
+  first switch and OpenSM numbers LIDs switches first, then CAs.
+
+WITH OPENSM (Debian's opensm, ibsim-utils, infiniband-diags):
+  fatnet fabric export ftree:n=2,m=4,r=4 --output ftree.net
+  scripts/opensm-loop.sh ftree.net out ftree updn minhop
+  fatnet fabric check out/ftree --format opensm     # subnet, tables and ftree CA order
+
+  A switch has at most 254 ports and the fabric at most 49,151 nodes (the unicast LIDs):
+  larger networks are refused.";
+
+/// The most ports an InfiniBand switch can have (port 255 means "no route" in a table).
+const MAX_SWITCH_PORTS: u32 = 254;
+/// Unicast LIDs are 1..=0xBFFF; OpenSM gives every switch and CA one (LMC 0).
+const MAX_LIDS: u64 = 0xBFFF;
 
 #[derive(Args, Debug)]
 struct FabricFiles {
@@ -107,16 +160,23 @@ enum FormatArg {
     Ibdm,
     /// ib_flit_sim `.ned` (+ `.fdbs`, `.fdbs.ini`, `ftree.hcas`).
     Flitsim,
+    /// OpenSM dumps: `opensm-subnet.lst` (+ `opensm-lfts.dump`, ftree CA order).
+    Opensm,
 }
 
 impl FormatArg {
     fn resolve(self, path: &Path) -> Self {
         match self {
-            FormatArg::Auto => match path.extension().and_then(|e| e.to_str()) {
-                Some("ned") => FormatArg::Flitsim,
-                Some("topo") => FormatArg::Ibdm,
-                _ => FormatArg::Ibnetdiscover,
-            },
+            FormatArg::Auto => {
+                if path.is_dir() || path.file_name().and_then(|n| n.to_str()) == Some(SUBNET_LST) {
+                    return FormatArg::Opensm;
+                }
+                match path.extension().and_then(|e| e.to_str()) {
+                    Some("ned") => FormatArg::Flitsim,
+                    Some("topo") => FormatArg::Ibdm,
+                    _ => FormatArg::Ibnetdiscover,
+                }
+            }
             f => f,
         }
     }
@@ -127,14 +187,22 @@ impl FormatArg {
             FormatArg::Ibnetdiscover => "ibnetdiscover",
             FormatArg::Ibdm => "ibdm",
             FormatArg::Flitsim => "flitsim",
+            FormatArg::Opensm => "opensm",
         }
     }
 }
+
+const SUBNET_LST: &str = "opensm-subnet.lst";
+const LFTS_DUMP: &str = "opensm-lfts.dump";
+const FDBS: &str = "opensm.fdbs";
+const FTREE_CA_ORDER: &str = "opensm-ftree-ca-order.dump";
 
 /// A fabric as read, with what was read.
 struct Loaded {
     fabric: Fabric,
     format: FormatArg,
+    /// The tables read, if any.
+    routes: Option<String>,
     ca_order: Option<String>,
     unrecognised: usize,
 }
@@ -146,6 +214,15 @@ fn read(path: &Path) -> Result<(String, String), FabricError> {
 
 fn load(files: &FabricFiles) -> Result<Loaded> {
     let format = files.format.resolve(&files.topology);
+    if format == FormatArg::Opensm {
+        return load_opensm(files);
+    }
+    if files.topology.is_dir() {
+        bail!(
+            "{} is a folder: only --format opensm reads a dump folder",
+            files.topology.display()
+        );
+    }
     let (topo_name, topo) = read(&files.topology)?;
     let mut reports: Vec<LineReport> = Vec::new();
     let mut fabric = match format {
@@ -159,7 +236,7 @@ fn load(files: &FabricFiles) -> Result<Loaded> {
             reports.push(r);
             f
         }
-        FormatArg::Ibnetdiscover | FormatArg::Auto => {
+        FormatArg::Ibnetdiscover | FormatArg::Auto | FormatArg::Opensm => {
             let (f, r) = ibnetdiscover::parse(&topo, &topo_name)?;
             reports.push(r);
             f
@@ -169,7 +246,7 @@ fn load(files: &FabricFiles) -> Result<Loaded> {
     if let Some(routes) = &files.routes {
         if format != FormatArg::Flitsim {
             bail!(
-                "--routes is read for --format flitsim (.fdbs + .fdbs.ini) only so far, not for {}",
+                "--routes is read for --format flitsim (.fdbs + .fdbs.ini) and opensm (a dump folder) only so far, not for {}",
                 format.name()
             );
         }
@@ -199,9 +276,120 @@ fn load(files: &FabricFiles) -> Result<Loaded> {
     Ok(Loaded {
         fabric,
         format,
+        routes: files.routes.as_ref().map(|p| p.display().to_string()),
         ca_order,
         unrecognised: reports.iter().map(LineReport::unrecognised_count).sum(),
     })
+}
+
+/// `--format opensm`: the subnet from `opensm-subnet.lst` (TOPOLOGY, or in the TOPOLOGY
+/// folder), the tables from `--routes` (a folder's `opensm-lfts.dump`, or a table file), the
+/// CA order from `--ca-order` or the ftree engine's dump beside the tables.
+fn load_opensm(files: &FabricFiles) -> Result<Loaded> {
+    let topo_dir = files.topology.is_dir();
+    let lst = if topo_dir {
+        files.topology.join(SUBNET_LST)
+    } else {
+        files.topology.clone()
+    };
+    let (name, text) = read(&lst)?;
+    let (mut fabric, r) = opensm::parse_subnet_lst(&text, &name)?;
+    if fabric.node_count() == 0 {
+        bail!(
+            "{name}: no port records ({} lines of no known shape): is this an {SUBNET_LST}?",
+            r.unrecognised_count()
+        );
+    }
+    let mut reports = vec![r];
+    let routes = files.routes.clone().or_else(|| {
+        (topo_dir && files.topology.join(LFTS_DUMP).is_file()).then(|| files.topology.clone())
+    });
+    let mut ca_order_file = files.ca_order.clone();
+    let mut routes_name = None;
+    if let Some(routes) = &routes {
+        let (table_file, folder) = if routes.is_dir() {
+            (routes.join(LFTS_DUMP), routes.clone())
+        } else {
+            let folder = match routes.parent() {
+                Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+                _ => PathBuf::from("."),
+            };
+            (routes.clone(), folder)
+        };
+        let (tname, ttext) = read(&table_file)?;
+        let (tables, r) = if table_file.file_name().and_then(|n| n.to_str()) == Some(FDBS) {
+            opensm::parse_fdbs(&ttext, &tname)?
+        } else {
+            opensm::parse_lfts(&ttext, &tname)?
+        };
+        reports.push(r);
+        fabric = opensm::attach_tables(fabric, &tables, &tname)?;
+        routes_name = Some(tname);
+        if ca_order_file.is_none() {
+            let beside = folder.join(FTREE_CA_ORDER);
+            // OpenSM leaves the file empty when another engine routed.
+            if beside.is_file() && !read(&beside)?.1.trim().is_empty() {
+                ca_order_file = Some(beside);
+            }
+        }
+    }
+    let mut ca_order = None;
+    if let Some(path) = &ca_order_file {
+        let (name, text) = read(path)?;
+        let (f, r) = opensm::apply_ca_order(fabric, &text, &name)?;
+        fabric = f;
+        reports.push(r);
+        ca_order = Some(name);
+    }
+    Ok(Loaded {
+        fabric,
+        format: FormatArg::Opensm,
+        routes: routes_name,
+        ca_order,
+        unrecognised: reports.iter().map(LineReport::unrecognised_count).sum(),
+    })
+}
+
+/// `fatnet fabric export`: the net file of a folded Clos or k-ary n-tree spec.
+fn export(spec: &str) -> Result<String> {
+    let parsed: TopologySpec = spec
+        .parse()
+        .with_context(|| format!("invalid topology spec `{spec}`"))?;
+    let cannot = || format!("cannot build `{spec}`");
+    Ok(match parsed {
+        TopologySpec::FoldedClos { n, m, r } => {
+            let t = FoldedClos::new(n, m, r).with_context(cannot)?;
+            let nodes = u64::from(t.r()) + u64::from(t.m()) + u64::from(t.ports());
+            check_ib_limits(spec, (t.n() + t.m()).max(t.r()), nodes)?;
+            folded_clos_net(&t)
+        }
+        TopologySpec::KAryNTree { k, levels } => {
+            let t = KAryNTree::new(k, levels).with_context(cannot)?;
+            let nodes = u64::from(t.levels()) * u64::from(t.switches_per_level())
+                + u64::from(t.num_leaves());
+            check_ib_limits(spec, t.k().saturating_mul(2), nodes)?;
+            kary_ntree_net(&t)
+        }
+        other => bail!(
+            "fabric export writes `ftree:n=N,m=M,r=R` (folded Clos) or `karyntree:k=K,levels=L` (k-ary n-tree), not `{other}`"
+        ),
+    })
+}
+
+/// Refuses a network no InfiniBand subnet can hold: `ports` on the largest switch, `nodes`
+/// switches and CAs (one LID each).
+fn check_ib_limits(spec: &str, ports: u32, nodes: u64) -> Result<()> {
+    if ports > MAX_SWITCH_PORTS {
+        bail!(
+            "`{spec}` needs switches with {ports} ports; an InfiniBand switch has at most {MAX_SWITCH_PORTS}"
+        );
+    }
+    if nodes > MAX_LIDS {
+        bail!(
+            "`{spec}` has {nodes} switches and CAs; OpenSM has only {MAX_LIDS} unicast LIDs to give them"
+        );
+    }
+    Ok(())
 }
 
 /// Runs `fatnet fabric`.
@@ -216,6 +404,13 @@ pub fn run(args: FabricArgs, out: &mut impl Write) -> Result<()> {
             top,
             json,
         } => load_cmd(&files, &traffic, seed, top, json)?,
+        FabricCommand::Export { spec, output } => {
+            let net = export(&spec)?;
+            if let Some(path) = output {
+                return crate::write_atomically(&path, net.as_bytes());
+            }
+            net
+        }
     };
     out.write_all(text.as_bytes())?;
     Ok(())
@@ -297,7 +492,7 @@ fn check(files: &FabricFiles, json: bool) -> Result<String> {
     let mut j = CheckJson {
         topology: files.topology.display().to_string(),
         format: l.format.name(),
-        routes_file: files.routes.as_ref().map(|p| p.display().to_string()),
+        routes_file: l.routes.clone(),
         ca_order: l.ca_order.clone(),
         unrecognised_lines: l.unrecognised,
         switches: f.switches().count(),

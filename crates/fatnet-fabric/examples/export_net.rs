@@ -1,4 +1,5 @@
-//! Writes a generated fat-tree in ibsim's net format (until `fatnet fabric export` exists).
+//! Writes a generated fat-tree in ibsim's net format: the same bytes as `fatnet fabric export
+//! ftree:n=N,m=M,r=R` / `karyntree:k=K,levels=L` (tested there), which `.ci/run` uses.
 //!
 //! ```text
 //! cargo run -p fatnet-fabric --example export_net -- ftree N M R  > ftree.net

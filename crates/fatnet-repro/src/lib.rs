@@ -27,6 +27,7 @@ pub mod stamoulis_greedy;
 mod table;
 pub mod yuan;
 pub mod yuan_min_m;
+pub mod yuan_opensm;
 
 pub use figure::{Figure, Series};
 pub use table::{Cell, Table, Verdict};
@@ -177,6 +178,7 @@ pub fn registry() -> Vec<Box<dyn Experiment>> {
         Box::new(lemma6::DeliveryProbability),
         Box::new(yuan::TableOne),
         Box::new(yuan_min_m::MinM),
+        Box::new(yuan_opensm::OpenSm),
         Box::new(greenberg_oh::TableOne),
         Box::new(greenberg_oh::TableTwo),
         Box::new(greenberg_oh_figures::Figure2),

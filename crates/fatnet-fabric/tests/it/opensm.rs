@@ -100,9 +100,16 @@ fn fixtures_route_every_pair() {
 #[test]
 fn fixture_nets_are_what_export_writes() {
     let dir = fixtures();
-    let ftree = folded_clos_net(&FoldedClos::new(2, 4, 4).unwrap());
+    let ftree = |n, m, r| folded_clos_net(&FoldedClos::new(n, m, r).unwrap());
     let tree = kary_ntree_net(&KAryNTree::new(2, 3).unwrap());
-    for (name, net) in [("ftree-2-4-4", ftree), ("karyntree-2-3", tree)] {
+    for (name, net) in [
+        ("ftree-2-4-4", ftree(2, 4, 4)),
+        // The folders of the `yuan/opensm` reproduction table.
+        ("ftree-2-3-5", ftree(2, 3, 5)),
+        ("ftree-3-6-6", ftree(3, 6, 6)),
+        ("ftree-3-9-12", ftree(3, 9, 12)),
+        ("karyntree-2-3", tree),
+    ] {
         let committed = read_text(&dir.join(name).join("fabric.net")).unwrap();
         assert_eq!(committed, net, "{name}/fabric.net is stale");
         // OpenSM discovered exactly the exported links, with the exported port numbers.

@@ -7,3 +7,4 @@ mod paper;
 mod paper_stamoulis;
 mod runner;
 mod yuan_min_m;
+mod yuan_opensm;

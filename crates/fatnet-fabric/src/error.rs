@@ -129,6 +129,22 @@ pub enum FabricError {
         /// A source of the same bottom switch routed differently (or `src` itself).
         other_src: u32,
     },
+    /// A conversion to a `fatnet_topology::Topology` ([`FabricTopology`](crate::FabricTopology))
+    /// needs forwarding tables: without them the fabric has no routes.
+    #[error("the fabric has no forwarding tables, so it has no routes to convert")]
+    NoForwardingTables,
+    /// A route that does not reach its destination, where every route must
+    /// ([`FabricTopology`](crate::FabricTopology)): the first such pair, by source then
+    /// destination in CA order.
+    #[error("route {src} -> {dst} (CA-order positions) does not arrive: {fault:?}")]
+    BadRoute {
+        /// The source's position in the CA order.
+        src: u32,
+        /// The destination's position in the CA order.
+        dst: u32,
+        /// Why the route stops.
+        fault: crate::RouteFault,
+    },
     /// A file ended before a construct it opened was complete.
     #[error("{file}:{line}: unexpected end of file: expected {expected}")]
     UnexpectedEof {

@@ -30,6 +30,7 @@ pub mod ibdm;
 pub mod ibnetdiscover;
 pub mod opensm;
 mod text;
+mod topology;
 mod trace;
 
 pub use analysis::{
@@ -40,6 +41,7 @@ pub use clos::from_folded_clos;
 pub use error::FabricError;
 pub use fabric::{Endpoint, Fabric, Lft, Link, Node, NodeId, NodeKind, Port, PortId};
 pub use text::{LineReport, read_text};
+pub use topology::FabricTopology;
 pub use trace::{FaultKind, Hop, RouteFault, TraceSummary};
 
 /// Reads an ib_flit_sim example: the `.ned`, its `.fdbs` + `.fdbs.ini` and (optionally) the

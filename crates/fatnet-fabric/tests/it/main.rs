@@ -6,3 +6,4 @@ mod fixtures;
 mod opensm;
 mod props;
 mod shared;
+mod topology;

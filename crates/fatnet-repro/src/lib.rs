@@ -24,6 +24,7 @@ pub mod stamoulis_direct;
 pub mod stamoulis_fig7_7_schemes;
 pub mod stamoulis_fig7_8;
 pub mod stamoulis_greedy;
+pub mod sweep;
 mod table;
 pub mod yuan;
 pub mod yuan_min_m;
@@ -55,6 +56,48 @@ pub enum ReproError {
     /// Writing CSV failed.
     #[error("csv: {0}")]
     Csv(#[from] csv::Error),
+    /// A sweep file with problems, all of them, sorted by line.
+    #[error("invalid sweep file:\n{}", problems.iter().map(|p| format!("  {p}")).collect::<Vec<_>>().join("\n"))]
+    InvalidSweep {
+        /// Every problem found.
+        problems: Vec<sweep::SweepProblem>,
+    },
+    /// The output directory already holds results and resuming was not asked for.
+    #[error("{} already holds results: resume, or choose another directory", path.display())]
+    ResultsExist {
+        /// The results file.
+        path: std::path::PathBuf,
+    },
+    /// Resuming with a sweep file other than the one the results came from.
+    #[error("{} is another sweep: resume with the same sweep file", path.display())]
+    SweepChanged {
+        /// The copy of the original sweep file.
+        path: std::path::PathBuf,
+    },
+    /// A complete line of a results file that is not a record of this sweep.
+    #[error("{}: line {line} is not a record of this sweep", path.display())]
+    CorruptResults {
+        /// The results file.
+        path: std::path::PathBuf,
+        /// 1-based line.
+        line: usize,
+    },
+    /// A task of a sweep failed.
+    #[error("sweep task {task}: {reason}")]
+    SweepTask {
+        /// Task index.
+        task: u64,
+        /// The simulator's error.
+        reason: String,
+    },
+    /// Reading or writing a file failed.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The file.
+        path: std::path::PathBuf,
+        /// The error.
+        source: std::io::Error,
+    },
 }
 
 /// The five papers.

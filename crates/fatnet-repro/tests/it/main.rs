@@ -6,5 +6,6 @@ mod lemma6;
 mod paper;
 mod paper_stamoulis;
 mod runner;
+mod sweep;
 mod yuan_min_m;
 mod yuan_opensm;

@@ -111,25 +111,38 @@ pub(crate) fn poisson_births(
 
 /// Checks a run's options.
 pub(crate) fn check_config(c: &DirectConfig) -> Result<(), PacketError> {
-    let bad = |param, value: String, expected| PacketError::BadParameter {
-        param,
-        value,
-        expected,
-    };
-    if !(c.rho.is_finite() && c.rho > 0.0) {
-        return Err(bad("rho", c.rho.to_string(), "positive and finite"));
+    match bad_run_options(c.rho, c.horizon, c.warmup, c.batches) {
+        Some((param, value, expected)) => Err(PacketError::BadParameter {
+            param,
+            value,
+            expected,
+        }),
+        None => Ok(()),
     }
-    if c.horizon == 0 || c.warmup >= c.horizon {
-        return Err(bad(
+}
+
+/// The first bad option of a broadcast run (load, horizon and warm-up, batches) as
+/// (parameter, value given, what was expected); shared by the direct and indirect simulators.
+pub(crate) fn bad_run_options(
+    rho: f64,
+    horizon: u64,
+    warmup: u64,
+    batches: u32,
+) -> Option<(&'static str, String, &'static str)> {
+    if !(rho.is_finite() && rho > 0.0) {
+        return Some(("rho", rho.to_string(), "positive and finite"));
+    }
+    if horizon == 0 || warmup >= horizon {
+        return Some((
             "warmup",
-            format!("{} (horizon {})", c.warmup, c.horizon),
+            format!("{warmup} (horizon {horizon})"),
             "below a positive horizon",
         ));
     }
-    if c.batches == 0 {
-        return Err(bad("batches", "0".into(), "at least 1"));
+    if batches == 0 {
+        return Some(("batches", "0".into(), "at least 1"));
     }
-    Ok(())
+    None
 }
 
 /// What a run measured, before it becomes a [`DirectReport`].
@@ -432,18 +445,7 @@ impl DirectScheme {
                 release: t.ceil() as u64,
             })
             .collect();
-        let engine = PacketConfig {
-            queueing: Queueing::Output,
-            flow: FlowControl::StoreAndForward,
-            path: PathPolicy::DimensionOrder,
-            scan: ScanPolicy::OldestFirst,
-            flits: 1,
-            queue: QueueCapacity::Unbounded,
-            sink: SinkModel::Immediate,
-            check_conservation: false,
-            record_latencies: true,
-            ..PacketConfig::default()
-        };
+        let engine = broadcast_engine(ScanPolicy::OldestFirst);
         let report = simulate_multicast_stored(
             &self.net,
             &self.trees,
@@ -482,21 +484,33 @@ impl DirectScheme {
     }
 }
 
+/// The engine set-up of every broadcast scheme on the hypercube (Stamoulis' model): output
+/// queues, unit packets sent store-and-forward along the trees, unbounded queues, reception on
+/// arrival, latencies recorded; `scan` orders each arc's queue.
+pub(crate) fn broadcast_engine(scan: ScanPolicy) -> PacketConfig {
+    PacketConfig {
+        queueing: Queueing::Output,
+        flow: FlowControl::StoreAndForward,
+        path: PathPolicy::DimensionOrder,
+        scan,
+        flits: 1,
+        queue: QueueCapacity::Unbounded,
+        sink: SinkModel::Immediate,
+        check_conservation: false,
+        record_latencies: true,
+        ..PacketConfig::default()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn stored(scheme: &DirectScheme, multicasts: &[Multicast]) -> Vec<u32> {
         let engine = PacketConfig {
-            queueing: Queueing::Output,
-            flow: FlowControl::StoreAndForward,
-            path: PathPolicy::DimensionOrder,
-            scan: ScanPolicy::OldestFirst,
-            flits: 1,
-            queue: QueueCapacity::Unbounded,
-            sink: SinkModel::Immediate,
             check_conservation: true,
-            ..PacketConfig::default()
+            record_latencies: false,
+            ..broadcast_engine(ScanPolicy::OldestFirst)
         };
         simulate_multicast_stored(&scheme.net, &scheme.trees, multicasts, &[], &engine, 1)
             .unwrap()

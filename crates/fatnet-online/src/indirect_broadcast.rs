@@ -222,20 +222,10 @@ fn check_config(c: &IndirectConfig) -> Result<(), IndirectError> {
     if !(2..=MAX_DIMENSION).contains(&c.d) {
         return Err(bad("d", c.d.to_string(), "2 to 20"));
     }
-    if !(c.rho.is_finite() && c.rho > 0.0) {
-        return Err(bad("rho", c.rho.to_string(), "positive and finite"));
+    match crate::direct_broadcast::bad_run_options(c.rho, c.horizon, c.warmup, c.batches) {
+        Some((param, value, expected)) => Err(bad(param, value, expected)),
+        None => Ok(()),
     }
-    if c.horizon == 0 || c.warmup >= c.horizon {
-        return Err(bad(
-            "warmup",
-            format!("{} (horizon {})", c.warmup, c.horizon),
-            "below a positive horizon",
-        ));
-    }
-    if c.batches == 0 {
-        return Err(bad("batches", "0".into(), "at least 1"));
-    }
-    Ok(())
 }
 
 /// One tree's Poisson births in `[0, horizon)`: rate `rate` per node, node by node from `rng`,

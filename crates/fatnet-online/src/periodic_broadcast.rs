@@ -49,8 +49,8 @@ use crate::direct_broadcast::{
     DirectConfig, DirectReport, RunTimes, check_config, poisson_births, report,
 };
 use crate::packet::{
-    FlowControl, Multicast, MulticastTree, Outcome, PacketConfig, PacketError, PacketNet,
-    PathPolicy, QueueCapacity, Queueing, ScanPolicy, SinkModel, simulate_multicast_stored,
+    Multicast, MulticastTree, Outcome, PacketError, PacketNet, ScanPolicy,
+    simulate_multicast_stored,
 };
 
 /// What [`PeriodicScheme::simulate`] keeps of the engine's report: outcome, mean queued
@@ -293,18 +293,7 @@ impl PeriodicScheme {
                         release: t.ceil() as u64,
                     })
                     .collect();
-                let engine = PacketConfig {
-                    queueing: Queueing::Output,
-                    flow: FlowControl::StoreAndForward,
-                    path: PathPolicy::DimensionOrder,
-                    scan: ScanPolicy::Labelled,
-                    flits: 1,
-                    queue: QueueCapacity::Unbounded,
-                    sink: SinkModel::Immediate,
-                    check_conservation: false,
-                    record_latencies: true,
-                    ..PacketConfig::default()
-                };
+                let engine = crate::direct_broadcast::broadcast_engine(ScanPolicy::Labelled);
                 let r = simulate_multicast_stored(
                     &self.net,
                     &self.trees,

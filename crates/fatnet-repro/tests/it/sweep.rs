@@ -174,17 +174,17 @@ flow = "worm"
     );
     assert_eq!(combos[0].line, Some(5), "{described:#?}");
 
-    // Nothing was created: parsing fails before run_sweep can be called, and a file with
-    // problems never yields a spec.
+    // Reading the same file from disk fails the same way, so no spec exists to run: that
+    // `run_sweep` then creates no output directory is a property of the API (it takes a
+    // validated spec). The end-to-end check (a bad file given to the CLI leaves no output
+    // folder) belongs with `fatnet sweep run`, still to come (issue 8).
     let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("out");
     let path = dir.path().join("bad.toml");
     fs::write(&path, source).unwrap();
     assert!(matches!(
         SweepSpec::from_file(&path),
         Err(ReproError::InvalidSweep { .. })
     ));
-    assert!(!out.exists());
 }
 
 #[test]

@@ -1,21 +1,27 @@
 //! `cargo xtask`: the project's automation, one binary.
 //!
-//! - `cargo xtask reproduce [--quick] [--paper P] [--check]` regenerates
+//! - `cargo xtask reproduce [--quick] [--paper P] [--check] [--threads N]` regenerates
 //!   `docs/reproduction/<paper>/<table>.{md,csv}` and the table's figures
 //!   `docs/reproduction/<paper>/<table>/<figure>.{svg,csv}` from the experiments of
 //!   `fatnet-repro`; with `--check` it writes nothing and fails when a committed file differs
-//!   from a fresh run.
+//!   from a fresh run. Experiments run one after another, each spreading its trials over
+//!   rayon's global pool (`--threads`, all cores by default); a progress bar on stderr (drawn
+//!   only on a terminal) names the running experiment, and stdout gets one line per finished
+//!   experiment with its wall time.
 //! - `cargo xtask tidy` checks the crate layering of `docs/architecture.md` with
 //!   `cargo metadata`: a crate may depend only on crates above it.
 
 use std::fs;
 use std::io::Write;
+use std::num::NonZeroUsize;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
+use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 use clap::{Parser, Subcommand};
 use fatnet_repro::{Effort, Experiment, Paper, command_for, output_stem, select};
+use indicatif::{ProgressBar, ProgressStyle};
 
 #[derive(Debug, Parser)]
 #[command(name = "cargo xtask", about = "fatnet project automation")]
@@ -38,6 +44,11 @@ enum Cmd {
         /// Write nothing; fail if a committed table differs from a fresh run.
         #[arg(long)]
         check: bool,
+        /// Worker threads for the trials (default: all cores). Results do not depend on it:
+        /// every trial is seeded from (experiment seed, trial index), so any thread count
+        /// writes the same files.
+        #[arg(long, value_name = "N")]
+        threads: Option<NonZeroUsize>,
     },
     /// Check the crate layering (a crate depends only on crates above it).
     Tidy,
@@ -66,57 +77,48 @@ fn run(cli: Cli) -> Result<()> {
             quick,
             paper,
             check,
-        } => reproduce(
-            if quick { Effort::Quick } else { Effort::Full },
-            paper,
-            check,
-        ),
+            threads,
+        } => {
+            // fatnet-repro's experiments run their trials in the current rayon pool, i.e. the
+            // global one here, so sizing it sizes every experiment.
+            if let Some(n) = threads {
+                rayon::ThreadPoolBuilder::new()
+                    .num_threads(n.get())
+                    .build_global()
+                    .context("cannot build the thread pool")?;
+            }
+            reproduce(
+                if quick { Effort::Quick } else { Effort::Full },
+                paper,
+                check,
+            )
+        }
         Cmd::Tidy => tidy(),
     }
 }
 
 fn reproduce(effort: Effort, paper: Option<Paper>, check: bool) -> Result<()> {
+    let start = Instant::now();
     let dir = root().join("docs/reproduction");
     let experiments = select(paper);
-    let mut stale = Vec::new();
-    let mut index = Vec::new();
-    for e in &experiments {
-        let e: &dyn Experiment = e.as_ref();
-        let table = e
-            .run(effort)
-            .with_context(|| format!("{}/{}", e.paper(), e.id()))?;
-        let command = command_for(e, effort);
-        let stem = output_stem(e, effort);
-        let md = table.to_markdown(&command, e.seed());
-        let csv = table.to_csv(&command, e.seed())?;
-        let mut outputs = vec![(format!("{stem}.md"), md), (format!("{stem}.csv"), csv)];
-        for f in e.figures(&table) {
-            outputs.push((format!("{stem}/{}.svg", f.id), f.to_svg(&command, e.seed())));
-            outputs.push((
-                format!("{stem}/{}.csv", f.id),
-                f.to_csv(&command, e.seed())?,
-            ));
-        }
-        for (file, content) in outputs {
-            let path = dir.join(file);
-            if check {
-                let committed = fs::read_to_string(&path).unwrap_or_default();
-                if committed != content {
-                    stale.push(path);
-                }
-            } else {
-                write_atomically(&path, content.as_bytes())?;
-            }
-        }
-        println!("{stem}: {}", table.summary());
-        index.push(format!(
-            "| {} | [{}]({stem}.md) | {} | {} |",
-            e.paper(),
-            e.id(),
-            table.title,
-            table.summary()
-        ));
-    }
+    // Drawn on stderr, and only when stderr is a terminal (indicatif hides it otherwise), so CI
+    // logs get the plain stdout lines.
+    let bar = ProgressBar::new(experiments.len() as u64);
+    bar.set_style(
+        ProgressStyle::with_template("[{elapsed_precise}] {bar:40} {pos}/{len}  {msg}")
+            .expect("valid template"),
+    );
+    // Ticks keep the elapsed time moving during a long experiment.
+    bar.enable_steady_tick(Duration::from_millis(250));
+    let ran = run_experiments(&experiments, effort, check, &dir, &bar);
+    bar.finish_and_clear();
+    let Ran { mut stale, index } = ran?;
+    println!(
+        "reproduce: {} experiment(s) in {:.1} s on {} thread(s)",
+        experiments.len(),
+        start.elapsed().as_secs_f64(),
+        rayon::current_num_threads()
+    );
     // The index lists every full-run table, so only a full run of all papers writes (or
     // checks) it; a quick run leaves it alone.
     if paper.is_none() && effort == Effort::Full {
@@ -151,6 +153,71 @@ fn reproduce(effort: Effort, paper: Option<Paper>, check: bool) -> Result<()> {
         );
     }
     Ok(())
+}
+
+/// What [`run_experiments`] leaves for the end of the run.
+#[derive(Debug)]
+struct Ran {
+    /// With `--check`, the outputs that differ from the committed files.
+    stale: Vec<PathBuf>,
+    /// One row of `docs/reproduction/README.md` per experiment, in order.
+    index: Vec<String>,
+}
+
+/// Runs `experiments` in order and writes (or, with `check`, compares) their outputs under
+/// `dir`, advancing `bar` after each and printing one line per experiment with its wall time.
+fn run_experiments(
+    experiments: &[Box<dyn Experiment>],
+    effort: Effort,
+    check: bool,
+    dir: &Path,
+    bar: &ProgressBar,
+) -> Result<Ran> {
+    let mut stale = Vec::new();
+    let mut index = Vec::new();
+    for e in experiments {
+        let e: &dyn Experiment = e.as_ref();
+        bar.set_message(format!("{}/{}", e.paper(), e.id()));
+        let start = Instant::now();
+        let table = e
+            .run(effort)
+            .with_context(|| format!("{}/{}", e.paper(), e.id()))?;
+        let command = command_for(e, effort);
+        let stem = output_stem(e, effort);
+        let md = table.to_markdown(&command, e.seed());
+        let csv = table.to_csv(&command, e.seed())?;
+        let mut outputs = vec![(format!("{stem}.md"), md), (format!("{stem}.csv"), csv)];
+        for f in e.figures(&table) {
+            outputs.push((format!("{stem}/{}.svg", f.id), f.to_svg(&command, e.seed())));
+            outputs.push((
+                format!("{stem}/{}.csv", f.id),
+                f.to_csv(&command, e.seed())?,
+            ));
+        }
+        for (file, content) in outputs {
+            let path = dir.join(file);
+            if check {
+                let committed = fs::read_to_string(&path).unwrap_or_default();
+                if committed != content {
+                    stale.push(path);
+                }
+            } else {
+                write_atomically(&path, content.as_bytes())?;
+            }
+        }
+        let seconds = start.elapsed().as_secs_f64();
+        // With the bar lifted, so that the line does not land inside it on a terminal.
+        bar.suspend(|| println!("{stem}: {} ({seconds:.1} s)", table.summary()));
+        bar.inc(1);
+        index.push(format!(
+            "| {} | [{}]({stem}.md) | {} | {} |",
+            e.paper(),
+            e.id(),
+            table.title,
+            table.summary()
+        ));
+    }
+    Ok(Ran { stale, index })
 }
 
 fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {

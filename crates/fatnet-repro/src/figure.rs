@@ -42,6 +42,24 @@ pub struct Figure {
     pub series: Vec<Series>,
     /// Logarithmic horizontal axis, base 2 (ticks at powers of two, labelled `2^k`).
     pub log_x: bool,
+    /// Vertical error bars, drawn as capped whiskers in their series' colour; empty for none.
+    pub error_bars: Vec<ErrorBar>,
+    /// A categorical horizontal axis: the point at `x = i` is labelled `x_categories[i]`
+    /// (`i` from 0); empty for a numeric axis. Ignores [`Figure::log_x`].
+    pub x_categories: Vec<String>,
+}
+
+/// One vertical error bar of a [`Figure`]: from `low` to `high` at `x`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ErrorBar {
+    /// Index of its series in [`Figure::series`] (gives its colour).
+    pub series: usize,
+    /// Horizontal position, as the series' points.
+    pub x: f64,
+    /// Lower end.
+    pub low: f64,
+    /// Upper end.
+    pub high: f64,
 }
 
 const WIDTH: f64 = 720.0;
@@ -105,11 +123,23 @@ fn linear_ticks(lo: f64, hi: f64) -> (f64, f64, Vec<f64>, usize) {
 }
 
 impl Figure {
+    /// Whether the horizontal axis is logarithmic (never for a categorical axis).
+    fn is_log_x(&self) -> bool {
+        self.log_x && self.x_categories.is_empty()
+    }
+
+    /// Every drawable point: the series' points and the error bars' ends.
     fn finite_points(&self) -> impl Iterator<Item = (f64, f64)> + '_ {
+        let log_x = self.is_log_x();
         self.series
             .iter()
             .flat_map(|s| s.points.iter().copied())
-            .filter(|&(x, y)| x.is_finite() && y.is_finite() && (!self.log_x || x > 0.0))
+            .chain(
+                self.error_bars
+                    .iter()
+                    .flat_map(|b| [(b.x, b.low), (b.x, b.high)]),
+            )
+            .filter(move |&(x, y)| x.is_finite() && y.is_finite() && (!log_x || x > 0.0))
     }
 
     /// The figure as a self-contained SVG: axes, ticks, labels, legend, and the command and
@@ -117,7 +147,8 @@ impl Figure {
     /// the command because XML forbids `--` inside comments). No timestamp: the output is a
     /// function of the figure's data.
     pub fn to_svg(&self, command: &str, seed: Option<u64>) -> String {
-        let tx = |x: f64| if self.log_x { x.log2() } else { x };
+        let log_x = self.is_log_x();
+        let tx = |x: f64| if log_x { x.log2() } else { x };
         let pts: Vec<(f64, f64)> = self.finite_points().map(|(x, y)| (tx(x), y)).collect();
         let (xmin, xmax) = pts
             .iter()
@@ -133,7 +164,11 @@ impl Figure {
             (xmin, xmax)
         };
         let ymax = if pts.is_empty() { 1.0 } else { ymax };
-        let (x_lo, x_hi, x_ticks, x_dec) = if self.log_x {
+        let (x_lo, x_hi, x_ticks, x_dec) = if !self.x_categories.is_empty() {
+            let last = self.x_categories.len() as f64 - 1.0;
+            let ticks = (0..self.x_categories.len()).map(|i| i as f64).collect();
+            (-0.5, last + 0.5, ticks, 0)
+        } else if log_x {
             let (a, b) = (xmin.floor(), xmax.ceil().max(xmin.floor() + 1.0));
             let ticks = (0..=((b - a) as i64)).map(|i| a + i as f64).collect();
             (a, b, ticks, 0)
@@ -180,7 +215,9 @@ impl Figure {
         // Grid, ticks and tick labels.
         for &t in &x_ticks {
             let x = num(px(t));
-            let label = if self.log_x {
+            let label = if let Some(name) = self.x_categories.get(t as usize) {
+                xml(name)
+            } else if log_x {
                 format!("2<tspan dy=\"-5\" font-size=\"9\">{}</tspan>", t as i64)
             } else {
                 tick(t, x_dec)
@@ -232,7 +269,7 @@ impl Figure {
             let drawn: Vec<(String, String)> = series
                 .points
                 .iter()
-                .filter(|&&(x, y)| x.is_finite() && y.is_finite() && (!self.log_x || x > 0.0))
+                .filter(|&&(x, y)| x.is_finite() && y.is_finite() && (!log_x || x > 0.0))
                 .map(|&(x, y)| (num(px(tx(x))), num(py(y))))
                 .collect();
             let coords: Vec<String> = drawn.iter().map(|(x, y)| format!("{x},{y}")).collect();
@@ -243,6 +280,24 @@ impl Figure {
             );
             for (x, y) in &drawn {
                 let _ = writeln!(s, "{}", marker(i, x, y, color));
+            }
+            for bar in self.error_bars.iter().filter(|b| b.series == i) {
+                let finite = [bar.x, bar.low, bar.high].iter().all(|v| v.is_finite());
+                if !finite || (log_x && bar.x <= 0.0) {
+                    continue;
+                }
+                let (x, lo, hi) = (px(tx(bar.x)), py(bar.low), py(bar.high));
+                let _ = writeln!(
+                    s,
+                    "<path d=\"M {} {lo} L {} {lo} M {x} {lo} L {x} {hi} M {} {hi} L {} {hi}\" fill=\"none\" stroke=\"{color}\"/>",
+                    num(x - 4.0),
+                    num(x + 4.0),
+                    num(x - 4.0),
+                    num(x + 4.0),
+                    x = num(x),
+                    lo = num(lo),
+                    hi = num(hi)
+                );
             }
             let ly = TOP + 10.0 + 20.0 * i as f64;
             let lx = LEFT + pw + 15.0;
@@ -261,7 +316,9 @@ impl Figure {
         s
     }
 
-    /// The plotted points as CSV (`series,x,y`, one row per point, in series order), headed by
+    /// The plotted points as CSV (`series,x,y`, one row per point, in series order; with
+    /// `low,high` columns when the figure has error bars, and the category name as `x` on a
+    /// categorical axis), headed by
     /// a `#` comment with the title, the axes, and the command and seed.
     ///
     /// # Errors
@@ -269,10 +326,25 @@ impl Figure {
     /// [`ReproError::Csv`] if the CSV writer fails.
     pub fn to_csv(&self, command: &str, seed: Option<u64>) -> Result<String, ReproError> {
         let mut w = csv::Writer::from_writer(Vec::new());
-        w.write_record(["series", "x", "y"])?;
-        for series in &self.series {
+        let bars = !self.error_bars.is_empty();
+        let x_text = |x: f64| match self.x_categories.get(x as usize) {
+            Some(name) if x >= 0.0 && x.fract() == 0.0 => name.clone(),
+            _ => x.to_string(),
+        };
+        if bars {
+            w.write_record(["series", "x", "y", "low", "high"])?;
+        } else {
+            w.write_record(["series", "x", "y"])?;
+        }
+        for (i, series) in self.series.iter().enumerate() {
             for &(x, y) in &series.points {
-                w.write_record([series.name.as_str(), &x.to_string(), &y.to_string()])?;
+                let mut row = vec![series.name.clone(), x_text(x), y.to_string()];
+                if bars {
+                    let bar = self.error_bars.iter().find(|b| b.series == i && b.x == x);
+                    row.push(bar.map_or_else(String::new, |b| b.low.to_string()));
+                    row.push(bar.map_or_else(String::new, |b| b.high.to_string()));
+                }
+                w.write_record(&row)?;
             }
         }
         let body = String::from_utf8(
@@ -358,6 +430,8 @@ mod tests {
                 },
             ],
             log_x: true,
+            error_bars: Vec::new(),
+            x_categories: Vec::new(),
         }
     }
 
@@ -392,6 +466,47 @@ mod tests {
         let csv = figure().to_csv("cmd", None).unwrap();
         assert_eq!(csv.lines().count(), 2 + 5);
         assert!(csv.contains("GREEDY (FixedPriority),256,1.5\n"));
+    }
+
+    #[test]
+    fn error_bars_widen_the_axis_and_categories_label_it() {
+        let f = Figure {
+            id: "bars",
+            title: "t".into(),
+            x_label: "flow".into(),
+            y_label: "latency".into(),
+            series: vec![Series {
+                name: "s".into(),
+                points: vec![(0.0, 10.0), (1.0, 20.0)],
+            }],
+            log_x: true,
+            error_bars: vec![
+                ErrorBar {
+                    series: 0,
+                    x: 0.0,
+                    low: 8.0,
+                    high: 12.0,
+                },
+                ErrorBar {
+                    series: 0,
+                    x: 1.0,
+                    low: 15.0,
+                    high: 47.0,
+                },
+            ],
+            x_categories: vec!["worm".into(), "store".into()],
+        };
+        let svg = f.to_svg("cmd", Some(1));
+        // Category names are the tick labels; the log axis is ignored for categories.
+        assert!(svg.contains(">worm</text>") && svg.contains(">store</text>"));
+        assert!(!svg.contains("tspan"));
+        // The bar reaching 47 forces a tick at 50 (points alone stop at 20).
+        assert!(svg.contains(">50</text>"), "{svg}");
+        // One whisker path per bar.
+        assert_eq!(svg.matches("<path d=\"M ").count() - 1, 2);
+        let csv = f.to_csv("cmd", Some(1)).unwrap();
+        assert!(csv.contains("series,x,y,low,high\n"));
+        assert!(csv.contains("s,store,20,15,47\n"), "{csv}");
     }
 
     #[test]

@@ -259,6 +259,8 @@ impl Experiment for RandomCycles {
                 y_label: "mean cycles / (λ + lg n · lg lg n)".into(),
                 series,
                 log_x: true,
+                error_bars: Vec::new(),
+                x_categories: Vec::new(),
             }
         })
         .collect()

@@ -25,12 +25,13 @@ pub mod stamoulis_fig7_7_schemes;
 pub mod stamoulis_fig7_8;
 pub mod stamoulis_greedy;
 pub mod sweep;
+pub mod sweep_summary;
 mod table;
 pub mod yuan;
 pub mod yuan_min_m;
 pub mod yuan_opensm;
 
-pub use figure::{Figure, Series};
+pub use figure::{ErrorBar, Figure, Series};
 pub use table::{Cell, Table, Verdict};
 
 use std::fmt;
@@ -81,6 +82,16 @@ pub enum ReproError {
         path: std::path::PathBuf,
         /// 1-based line.
         line: usize,
+    },
+    /// A results file lists a task twice.
+    #[error("{}: line {line} repeats task {task}", path.display())]
+    DuplicateTask {
+        /// The results file.
+        path: std::path::PathBuf,
+        /// 1-based line of the repeat.
+        line: usize,
+        /// The repeated task.
+        task: u64,
     },
     /// A task of a sweep failed.
     #[error("sweep task {task}: {reason}")]

@@ -308,6 +308,8 @@ impl Experiment for Table6_2 {
             y_label: "T − d − 1/2 (slots)".into(),
             series,
             log_x: false,
+            error_bars: Vec::new(),
+            x_categories: Vec::new(),
         }]
     }
 
@@ -677,6 +679,8 @@ impl Experiment for Figure7_7 {
                 },
             ],
             log_x: false,
+            error_bars: Vec::new(),
+            x_categories: Vec::new(),
         }]
     }
 }
@@ -907,6 +911,8 @@ impl Experiment for Figure7_6 {
                 },
             ],
             log_x: false,
+            error_bars: Vec::new(),
+            x_categories: Vec::new(),
         }]
     }
 }

@@ -445,6 +445,8 @@ impl Experiment for Figure6_1 {
             y_label: "T − d − 1/2 (slots)".into(),
             series,
             log_x: false,
+            error_bars: Vec::new(),
+            x_categories: Vec::new(),
         }]
     }
 }
@@ -618,6 +620,8 @@ impl Experiment for Figure6_3 {
                 },
             ],
             log_x: false,
+            error_bars: Vec::new(),
+            x_categories: Vec::new(),
         }]
     }
 }
@@ -806,6 +810,8 @@ impl Experiment for Figure6_4 {
                     }),
                 ],
                 log_x: false,
+                error_bars: Vec::new(),
+                x_categories: Vec::new(),
             },
             Figure {
                 id: "fig6_5",
@@ -830,6 +836,8 @@ impl Experiment for Figure6_4 {
                     }),
                 ],
                 log_x: false,
+                error_bars: Vec::new(),
+                x_categories: Vec::new(),
             },
         ]
     }

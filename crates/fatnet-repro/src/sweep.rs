@@ -253,6 +253,8 @@ pub struct SweepSpec {
     trials: u64,
     seed: u64,
     points: Vec<Point>,
+    /// The `[zip]` keys, which vary together.
+    zip_keys: Vec<String>,
 }
 
 const SIMULATORS: [&str; 1] = ["packet"];
@@ -604,6 +606,7 @@ impl SweepSpec {
             trials,
             seed,
             points: prepared,
+            zip_keys: zip.keys().cloned().collect(),
         })
     }
 
@@ -642,14 +645,62 @@ impl SweepSpec {
             .map(|p| &p.params)
     }
 
+    /// The master seed.
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
+
+    /// The swept parameters, alphabetically: every key taking more than one value over the
+    /// grid points.
+    pub fn swept(&self) -> Vec<String> {
+        let Some(first) = self.points.first() else {
+            return Vec::new();
+        };
+        first
+            .params
+            .iter()
+            .filter(|(k, v)| self.points.iter().any(|p| p.params.get(*k) != Some(*v)))
+            .map(|(k, _)| k.clone())
+            .collect()
+    }
+
+    /// The `[zip]` keys (they vary together, as one dimension of the grid).
+    pub fn zip_keys(&self) -> &[String] {
+        &self.zip_keys
+    }
+
     /// The seed of task `task`: `derive_seed(derive_seed(seed, point), trial)`.
     pub fn task_seed(&self, task: u64) -> u64 {
         let (point, trial) = (task / self.trials, task % self.trials);
         derive_seed(derive_seed(self.seed, point), trial)
     }
 
-    /// Runs task `task` (`task < tasks()`).
+    /// The sweep file's text, exactly as parsed.
+    pub fn source(&self) -> &str {
+        &self.source
+    }
+
+    /// Runs task `task` and returns its line of `results.jsonl`: the [`TrialRecord`] as one
+    /// JSON object and a newline. The line is a function of the sweep file and `task` only.
+    ///
+    /// # Errors
+    ///
+    /// [`ReproError::SweepTask`] if `task` is out of range or the trial fails.
+    pub fn run_task_line(&self, task: u64) -> Result<Vec<u8>, ReproError> {
+        let record = self.run_task(task)?;
+        let mut line = serde_json::to_vec(&record).expect("records serialize");
+        line.push(b'\n');
+        Ok(line)
+    }
+
+    /// Runs task `task`.
     fn run_task(&self, task: u64) -> Result<TrialRecord, ReproError> {
+        if task >= self.tasks() {
+            return Err(ReproError::SweepTask {
+                task,
+                reason: format!("no such task: the sweep has {}", self.tasks()),
+            });
+        }
         let (point, trial) = (task / self.trials, task % self.trials);
         let p = &self.points[point as usize];
         let seed = self.task_seed(task);
@@ -880,24 +931,16 @@ fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> ReproError + '_ {
     }
 }
 
-/// Reads the finished tasks of `path`, truncating a partial last line; returns the done flags
-/// and the number of bytes discarded.
-fn read_done(spec: &SweepSpec, path: &Path) -> Result<(Vec<bool>, u64), ReproError> {
-    let total = usize::try_from(spec.tasks()).expect("tasks fit in memory");
-    let mut done = vec![false; total];
-    let mut file = match OpenOptions::new().read(true).write(true).open(path) {
-        Ok(f) => f,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((done, 0)),
-        Err(e) => return Err(io_error(path)(e)),
-    };
-    let mut bytes = Vec::new();
-    file.read_to_end(&mut bytes).map_err(io_error(path))?;
+/// The complete records of a results file's text `bytes` (a partial last line is ignored),
+/// checked against `spec`: every line a record of this sweep, no task twice.
+fn parse_records(
+    spec: &SweepSpec,
+    path: &Path,
+    bytes: &[u8],
+) -> Result<Vec<TrialRecord>, ReproError> {
     let complete = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
-    let discarded = (bytes.len() - complete) as u64;
-    if discarded > 0 {
-        file.set_len(complete as u64).map_err(io_error(path))?;
-        file.sync_all().map_err(io_error(path))?;
-    }
+    let mut seen = vec![false; usize::try_from(spec.tasks()).expect("tasks fit in memory")];
+    let mut records = Vec::new();
     for (index, line) in bytes[..complete].split(|&b| b == b'\n').enumerate() {
         if line.is_empty() {
             continue;
@@ -915,12 +958,163 @@ fn read_done(spec: &SweepSpec, path: &Path) -> Result<(Vec<bool>, u64), ReproErr
         if !consistent {
             return Err(corrupt());
         }
+        if std::mem::replace(&mut seen[record.task as usize], true) {
+            return Err(ReproError::DuplicateTask {
+                path: path.to_path_buf(),
+                line: index + 1,
+                task: record.task,
+            });
+        }
+        records.push(record);
+    }
+    Ok(records)
+}
+
+/// Reads the finished tasks of `path`, truncating a partial last line; returns the done flags
+/// and the number of bytes discarded.
+fn read_done(spec: &SweepSpec, path: &Path) -> Result<(Vec<bool>, u64), ReproError> {
+    let total = usize::try_from(spec.tasks()).expect("tasks fit in memory");
+    let mut done = vec![false; total];
+    let mut file = match OpenOptions::new().read(true).write(true).open(path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((done, 0)),
+        Err(e) => return Err(io_error(path)(e)),
+    };
+    let mut bytes = Vec::new();
+    file.read_to_end(&mut bytes).map_err(io_error(path))?;
+    let records = parse_records(spec, path, &bytes)?;
+    let complete = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+    let discarded = (bytes.len() - complete) as u64;
+    if discarded > 0 {
+        file.set_len(complete as u64).map_err(io_error(path))?;
+        file.sync_all().map_err(io_error(path))?;
+    }
+    for record in records {
         done[record.task as usize] = true;
     }
     Ok((done, discarded))
 }
 
-/// Runs a sweep into `out_dir` (created if needed), appending to `out_dir/results.jsonl`.
+/// A sweep's results as found in its output directory, read without changing anything.
+#[derive(Debug)]
+pub struct SweepResults {
+    /// The sweep, parsed from the directory's copy of the sweep file.
+    pub spec: SweepSpec,
+    /// The finished tasks' records, sorted by task.
+    pub records: Vec<TrialRecord>,
+    /// Bytes of a partial last line (an interrupted write), ignored; `resume` discards them.
+    pub partial_bytes: u64,
+}
+
+/// Reads the results of the sweep in `out_dir` (its `sweep.toml` and `results.jsonl`) without
+/// modifying them: a partial last line is ignored and counted, not truncated.
+///
+/// # Errors
+///
+/// - [`ReproError::Io`] if `out_dir/sweep.toml` or `out_dir/results.jsonl` cannot be read
+///   (for instance: `out_dir` is not a sweep's output directory).
+/// - [`ReproError::InvalidSweep`] if the copy of the sweep file no longer validates.
+/// - [`ReproError::CorruptResults`] or [`ReproError::DuplicateTask`] if a complete line is not
+///   a record of this sweep or repeats a task.
+pub fn read_results(out_dir: &Path) -> Result<SweepResults, ReproError> {
+    let spec = SweepSpec::from_file(&out_dir.join(SWEEP_FILE))?;
+    let path = out_dir.join(RESULTS_FILE);
+    let bytes = fs::read(&path).map_err(io_error(&path))?;
+    let mut records = parse_records(&spec, &path, &bytes)?;
+    records.sort_by_key(|r| r.task);
+    let complete = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+    Ok(SweepResults {
+        spec,
+        records,
+        partial_bytes: (bytes.len() - complete) as u64,
+    })
+}
+
+/// Where a sweep's tasks run: this process's threads ([`LocalTasks`]) or, in `fatnet-cli`
+/// built with the `mpi` feature, the ranks of an MPI job. [`run_sweep_with`] hands it one batch
+/// at a time and writes what it returns; a runner only computes.
+pub trait TaskRunner {
+    /// Runs `tasks` (ascending task indices of `spec`) and returns one outcome per task, in the
+    /// same order: the task's line of `results.jsonl` ([`SweepSpec::run_task_line`], newline
+    /// included) or its error.
+    ///
+    /// # Errors
+    ///
+    /// An error of the runner itself (not of a task), such as a failed transfer between
+    /// processes; the sweep stops after writing nothing of this batch.
+    fn run_tasks(
+        &mut self,
+        spec: &SweepSpec,
+        tasks: &[u64],
+    ) -> Result<Vec<Result<Vec<u8>, ReproError>>, ReproError>;
+}
+
+/// Runs tasks on this process's threads: a rayon pool of a given size, or the current pool.
+#[derive(Debug)]
+pub struct LocalTasks {
+    pool: Option<rayon::ThreadPool>,
+}
+
+impl LocalTasks {
+    /// Runs on `threads` worker threads, or on the current rayon pool (all cores unless
+    /// configured otherwise) for `None`. A pool that cannot be built falls back to the current
+    /// one: the thread count never changes a result.
+    pub fn new(threads: Option<usize>) -> LocalTasks {
+        LocalTasks {
+            pool: threads.and_then(|n| {
+                rayon::ThreadPoolBuilder::new()
+                    .num_threads(n.max(1))
+                    .build()
+                    .ok()
+            }),
+        }
+    }
+
+    /// Runs `tasks` of `spec` in parallel; one outcome per task, in order.
+    pub fn run(&self, spec: &SweepSpec, tasks: &[u64]) -> Vec<Result<Vec<u8>, ReproError>> {
+        let work = || tasks.par_iter().map(|&t| spec.run_task_line(t)).collect();
+        match &self.pool {
+            Some(pool) => pool.install(work),
+            None => work(),
+        }
+    }
+}
+
+impl TaskRunner for LocalTasks {
+    fn run_tasks(
+        &mut self,
+        spec: &SweepSpec,
+        tasks: &[u64],
+    ) -> Result<Vec<Result<Vec<u8>, ReproError>>, ReproError> {
+        Ok(self.run(spec, tasks))
+    }
+}
+
+/// Runs a sweep into `out_dir` (created if needed), appending to `out_dir/results.jsonl`, on
+/// [`SweepOptions::threads`] threads of this process. See [`run_sweep_with`].
+///
+/// # Errors
+///
+/// As [`run_sweep_with`].
+pub fn run_sweep(
+    spec: &SweepSpec,
+    out_dir: &Path,
+    options: &SweepOptions,
+) -> Result<SweepRun, ReproError> {
+    run_sweep_with(
+        spec,
+        out_dir,
+        options,
+        &mut LocalTasks::new(options.threads),
+        &mut |_| {},
+    )
+}
+
+/// Runs a sweep into `out_dir` (created if needed), appending to `out_dir/results.jsonl`: the
+/// missing tasks, in ascending order, in batches of [`SweepOptions::batch`] handed to `runner`;
+/// each batch's lines are written in task order, flushed and fsync'd before the next batch
+/// starts. `progress` is called once before the first batch and after every batch with the
+/// counts so far. [`SweepOptions::threads`] is ignored: the runner decides where tasks run.
 ///
 /// # Errors
 ///
@@ -932,10 +1126,13 @@ fn read_done(spec: &SweepSpec, path: &Path) -> Result<(Vec<bool>, u64), ReproErr
 /// - [`ReproError::SweepTask`] when a trial fails (the lowest such task of its batch; the
 ///   batch's finished tasks are written first).
 /// - [`ReproError::Io`] when a file cannot be read or written.
-pub fn run_sweep(
+/// - The runner's own errors.
+pub fn run_sweep_with(
     spec: &SweepSpec,
     out_dir: &Path,
     options: &SweepOptions,
+    runner: &mut dyn TaskRunner,
+    progress: &mut dyn FnMut(&SweepRun),
 ) -> Result<SweepRun, ReproError> {
     let results = out_dir.join(RESULTS_FILE);
     let copy = out_dir.join(SWEEP_FILE);
@@ -968,28 +1165,22 @@ pub fn run_sweep(
         let _ = dir.sync_all();
     }
     let pending: Vec<u64> = (0..spec.tasks()).filter(|&t| !done[t as usize]).collect();
-    let pool = match options.threads {
-        Some(n) => rayon::ThreadPoolBuilder::new().num_threads(n).build().ok(),
-        None => None,
+    let mut run = SweepRun {
+        total: spec.tasks(),
+        skipped: spec.tasks() - pending.len() as u64,
+        ran: 0,
+        discarded_bytes,
     };
-    let run_batch = |batch: &[u64]| -> Vec<Result<TrialRecord, ReproError>> {
-        let work = || batch.par_iter().map(|&t| spec.run_task(t)).collect();
-        match &pool {
-            Some(pool) => pool.install(work),
-            None => work(),
-        }
-    };
-    let mut ran = 0;
+    progress(&run);
     for batch in pending.chunks(options.batch.max(1)) {
-        let outcomes = run_batch(batch);
+        let outcomes = runner.run_tasks(spec, batch)?;
         let mut buffer = Vec::new();
         let mut first_error = None;
         for outcome in outcomes {
             match outcome {
-                Ok(record) => {
-                    serde_json::to_writer(&mut buffer, &record).expect("records serialize");
-                    buffer.push(b'\n');
-                    ran += 1;
+                Ok(line) => {
+                    buffer.extend_from_slice(&line);
+                    run.ran += 1;
                 }
                 Err(e) => {
                     first_error.get_or_insert(e);
@@ -1002,13 +1193,9 @@ pub fn run_sweep(
         if let Some(e) = first_error {
             return Err(e);
         }
+        progress(&run);
     }
-    Ok(SweepRun {
-        total: spec.tasks(),
-        skipped: spec.tasks() - pending.len() as u64,
-        ran,
-        discarded_bytes,
-    })
+    Ok(run)
 }
 
 #[cfg(test)]

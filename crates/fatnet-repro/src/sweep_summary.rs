@@ -1,0 +1,477 @@
+//! Summaries of a sweep's results (issue 8): per grid point the mean of every metric with its
+//! 95% Student-t confidence interval, and one plot per swept parameter.
+//!
+//! **Key design decision: a summary is a function of the results file's set of records.** It
+//! reads [`read_results`] (sorted by task, a partial last line ignored and reported) and never
+//! modifies the directory's results, so it can run while a sweep is still writing, and any
+//! thread count, rank count or interruption that gives the same records gives the same summary
+//! byte for byte. Summaries of an unfinished sweep say how many tasks are missing.
+//!
+//! # The plots
+//!
+//! One figure per swept parameter `k` (a key taking more than one value over the grid): the
+//! horizontal axis is `k`'s values (numeric if they are all integers, else categorical, in the
+//! order of the sweep file), the vertical axis the mean of the chosen [`Metric`] with its 95%
+//! confidence interval as an error bar, and one series per combination of the *other* swept
+//! parameters (`[zip]` keys vary together with `k` and so do not split series).
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::fs;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+use fatnet::online::packet::PacketReport;
+
+use crate::ReproError;
+use crate::figure::{ErrorBar, Figure, Series};
+use crate::runner::Summary;
+use crate::sweep::{ParamValue, SweepResults, read_results};
+
+/// A number read from each trial's report.
+#[derive(Debug)]
+pub struct Metric {
+    /// Name, as in `fatnet sweep summarize --metric` and the CSV's `metric` column.
+    pub name: &'static str,
+    /// What it measures, with its unit.
+    pub description: &'static str,
+    /// Its value for one trial.
+    pub of: fn(&PacketReport) -> f64,
+}
+
+/// Every metric of a packet-simulation trial, in the order of the summary's columns.
+pub const METRICS: [Metric; 9] = [
+    Metric {
+        name: "latency",
+        description: "maximum latency: the step in which the last message was delivered (flit-steps)",
+        of: |r| r.latency as f64,
+    },
+    Metric {
+        name: "mean_latency",
+        description: "mean over delivered messages of delivery minus release step (flit-steps)",
+        of: |r| r.mean_latency,
+    },
+    Metric {
+        name: "congestion",
+        description: "realized congestion: most worms whose head crossed one link",
+        of: |r| f64::from(r.congestion),
+    },
+    Metric {
+        name: "dilation",
+        description: "longest path a delivered unit took (links)",
+        of: |r| f64::from(r.dilation),
+    },
+    Metric {
+        name: "delivered",
+        description: "fraction of the messages delivered",
+        of: |r| {
+            if r.messages == 0 {
+                1.0
+            } else {
+                r.delivered as f64 / r.messages as f64
+            }
+        },
+    },
+    Metric {
+        name: "steps",
+        description: "engine steps simulated",
+        of: |r| r.steps as f64,
+    },
+    Metric {
+        name: "mean_queued",
+        description: "time-average number of units in link queues",
+        of: |r| r.mean_queued,
+    },
+    Metric {
+        name: "max_queue",
+        description: "largest number of units in one link queue at the end of a step",
+        of: |r| f64::from(r.max_queue),
+    },
+    Metric {
+        name: "unit_hops",
+        description: "unit-link crossings (flit-hops; packet-hops for store-and-forward)",
+        of: |r| r.unit_hops as f64,
+    },
+];
+
+/// The metrics shown in the Markdown summary (the CSV has all of [`METRICS`]).
+const MARKDOWN_METRICS: [&str; 5] = [
+    "latency",
+    "mean_latency",
+    "congestion",
+    "mean_queued",
+    "delivered",
+];
+
+impl Metric {
+    /// The metric called `name`.
+    pub fn by_name(name: &str) -> Option<&'static Metric> {
+        METRICS.iter().find(|m| m.name == name)
+    }
+}
+
+/// One grid point's statistics.
+#[derive(Clone, Debug)]
+pub struct PointSummary {
+    /// Grid point index.
+    pub point: u64,
+    /// Its parameters as written in the sweep file.
+    pub params: BTreeMap<String, ParamValue>,
+    /// Per metric of [`METRICS`], in order: mean, 95% CI, spread over the point's finished
+    /// trials (`n = 0` when none finished).
+    pub stats: Vec<Summary>,
+}
+
+/// A sweep's results, summarized per grid point.
+#[derive(Clone, Debug)]
+pub struct SweepSummary {
+    /// Tasks in the sweep.
+    pub tasks: u64,
+    /// Trials per point.
+    pub trials: u64,
+    /// The sweep's master seed.
+    pub seed: u64,
+    /// Tasks with a result.
+    pub finished: u64,
+    /// Bytes of an ignored partial last line.
+    pub partial_bytes: u64,
+    /// The swept parameters, alphabetically.
+    pub swept: Vec<String>,
+    /// The `[zip]` keys.
+    pub zip_keys: Vec<String>,
+    /// Every grid point, in grid order.
+    pub points: Vec<PointSummary>,
+}
+
+/// Summarizes the sweep in `out_dir` (read-only).
+///
+/// # Errors
+///
+/// As [`read_results`].
+pub fn summarize_sweep(out_dir: &Path) -> Result<SweepSummary, ReproError> {
+    Ok(SweepSummary::of(&read_results(out_dir)?))
+}
+
+/// `name=value` pairs of `keys` in `params`, comma-separated.
+fn describe(params: &BTreeMap<String, ParamValue>, keys: &[&String]) -> String {
+    keys.iter()
+        .filter_map(|k| params.get(*k).map(|v| format!("{k}={v}")))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn fmt_num(v: f64) -> String {
+    if v.is_finite() && v.fract() == 0.0 && v.abs() < 1e15 {
+        format!("{v:.0}")
+    } else {
+        format!("{v:.3}")
+    }
+}
+
+/// Writes `content` to `path` through a temporary file in the same directory and a rename, so
+/// `path` is never half-written.
+fn write_atomically(path: &Path, content: &[u8]) -> Result<(), ReproError> {
+    let io = |source| ReproError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let tmp = dir.join(format!(
+        ".{}.tmp",
+        path.file_name()
+            .map_or("out".into(), |n| n.to_string_lossy())
+    ));
+    let mut file = fs::File::create(&tmp).map_err(io)?;
+    file.write_all(content)
+        .and_then(|()| file.sync_all())
+        .map_err(io)?;
+    fs::rename(&tmp, path).map_err(io)
+}
+
+impl SweepSummary {
+    /// Summarizes `results`.
+    pub fn of(results: &SweepResults) -> SweepSummary {
+        let spec = &results.spec;
+        let mut samples: Vec<Vec<Vec<f64>>> =
+            vec![vec![Vec::new(); METRICS.len()]; spec.points() as usize];
+        for record in &results.records {
+            for (m, metric) in METRICS.iter().enumerate() {
+                samples[record.point as usize][m].push((metric.of)(&record.result));
+            }
+        }
+        let points = samples
+            .iter()
+            .enumerate()
+            .map(|(point, per_metric)| PointSummary {
+                point: point as u64,
+                params: spec.params(point as u64).cloned().unwrap_or_default(),
+                stats: per_metric.iter().map(|s| Summary::of(s)).collect(),
+            })
+            .collect();
+        SweepSummary {
+            tasks: spec.tasks(),
+            trials: spec.trials(),
+            seed: spec.seed(),
+            finished: results.records.len() as u64,
+            partial_bytes: results.partial_bytes,
+            swept: spec.swept(),
+            zip_keys: spec.zip_keys().to_vec(),
+            points,
+        }
+    }
+
+    fn metric_index(metric: &Metric) -> usize {
+        METRICS
+            .iter()
+            .position(|m| m.name == metric.name)
+            .expect("a metric of METRICS")
+    }
+
+    /// The summary as Markdown: what was found, the fixed parameters, and a table of the grid
+    /// points with the means and 95% confidence intervals of the main metrics.
+    pub fn to_markdown(&self, command: &str) -> String {
+        let mut s = String::new();
+        let _ = writeln!(s, "# Sweep summary\n");
+        let _ = writeln!(
+            s,
+            "Generated by `{command}` (sweep seed {}). Do not edit: regenerate.\n",
+            self.seed
+        );
+        let _ = writeln!(
+            s,
+            "{} points × {} trials = {} tasks; {} finished, {} missing.{}\n",
+            self.points.len(),
+            self.trials,
+            self.tasks,
+            self.finished,
+            self.tasks - self.finished,
+            if self.partial_bytes > 0 {
+                format!(
+                    " A partial last line ({} bytes, an interrupted write) was ignored; `--resume` discards it.",
+                    self.partial_bytes
+                )
+            } else {
+                String::new()
+            }
+        );
+        if let Some(first) = self.points.first() {
+            let fixed: Vec<&String> = first
+                .params
+                .keys()
+                .filter(|k| !self.swept.contains(k))
+                .collect();
+            if !fixed.is_empty() {
+                let _ = writeln!(s, "Fixed: {}.\n", describe(&first.params, &fixed));
+            }
+        }
+        let _ = writeln!(
+            s,
+            "Each cell: mean over the point's finished trials [95% Student-t confidence interval of the mean]; a single trial has no interval.\n"
+        );
+        let mut header = vec!["point".to_string()];
+        header.extend(self.swept.iter().cloned());
+        header.push("trials".into());
+        header.extend(MARKDOWN_METRICS.iter().map(|m| m.to_string()));
+        let _ = writeln!(s, "| {} |", header.join(" | "));
+        let _ = writeln!(s, "|{}", "---|".repeat(header.len()));
+        for p in &self.points {
+            let mut row = vec![p.point.to_string()];
+            row.extend(
+                self.swept
+                    .iter()
+                    .map(|k| p.params.get(k).map_or_else(String::new, |v| v.to_string())),
+            );
+            row.push(p.stats[0].n.to_string());
+            for name in MARKDOWN_METRICS {
+                let st = &p.stats[Self::metric_index(Metric::by_name(name).expect("known"))];
+                row.push(match (st.mean, st.ci95_low, st.ci95_high) {
+                    (Some(m), Some(lo), Some(hi)) => {
+                        format!("{} [{}, {}]", fmt_num(m), fmt_num(lo), fmt_num(hi))
+                    }
+                    (Some(m), _, _) => fmt_num(m),
+                    _ => "–".into(),
+                });
+            }
+            let _ = writeln!(s, "| {} |", row.join(" | "));
+        }
+        let _ = writeln!(s, "\nMetrics:\n");
+        for name in MARKDOWN_METRICS {
+            let m = Metric::by_name(name).expect("known");
+            let _ = writeln!(s, "- `{}`: {}.", m.name, m.description);
+        }
+        s
+    }
+
+    /// The summary as CSV, one row per point and metric: `point`, every parameter,
+    /// `metric,n,mean,sd,ci95_low,ci95_high,min,max` (empty where undefined).
+    ///
+    /// # Errors
+    ///
+    /// [`ReproError::Csv`] if the CSV writer fails.
+    pub fn to_csv(&self) -> Result<String, ReproError> {
+        let keys: Vec<String> = self
+            .points
+            .first()
+            .map(|p| p.params.keys().cloned().collect())
+            .unwrap_or_default();
+        let mut w = csv::Writer::from_writer(Vec::new());
+        let mut header = vec!["point".to_string()];
+        header.extend(keys.iter().cloned());
+        header.extend(
+            [
+                "metric",
+                "n",
+                "mean",
+                "sd",
+                "ci95_low",
+                "ci95_high",
+                "min",
+                "max",
+            ]
+            .map(String::from),
+        );
+        w.write_record(&header)?;
+        let opt = |v: Option<f64>| v.map_or_else(String::new, |x| x.to_string());
+        for p in &self.points {
+            for (metric, st) in METRICS.iter().zip(&p.stats) {
+                let mut row = vec![p.point.to_string()];
+                row.extend(
+                    keys.iter()
+                        .map(|k| p.params.get(k).map_or_else(String::new, |v| v.to_string())),
+                );
+                row.push(metric.name.into());
+                row.push(st.n.to_string());
+                row.extend(
+                    [
+                        st.mean,
+                        st.std_dev,
+                        st.ci95_low,
+                        st.ci95_high,
+                        st.min,
+                        st.max,
+                    ]
+                    .map(opt),
+                );
+                w.write_record(&row)?;
+            }
+        }
+        let bytes = w
+            .into_inner()
+            .map_err(|e| csv::Error::from(e.into_error()))?;
+        Ok(String::from_utf8(bytes).expect("csv of strings is UTF-8"))
+    }
+
+    /// One figure per swept parameter, of `metric`: `(parameter, figure)`.
+    pub fn figures(&self, metric: &Metric) -> Vec<(String, Figure)> {
+        let m = Self::metric_index(metric);
+        self.swept
+            .iter()
+            .map(|key| (key.clone(), self.figure(key, m, metric)))
+            .collect()
+    }
+
+    fn figure(&self, key: &String, m: usize, metric: &Metric) -> Figure {
+        // The other dimensions: swept keys that do not vary together with `key`.
+        let in_zip = self.zip_keys.contains(key);
+        let others: Vec<&String> = self
+            .swept
+            .iter()
+            .filter(|k| *k != key && !(in_zip && self.zip_keys.contains(k)))
+            .collect();
+        let mut values: Vec<&ParamValue> = Vec::new();
+        for p in &self.points {
+            if let Some(v) = p.params.get(key)
+                && !values.contains(&v)
+            {
+                values.push(v);
+            }
+        }
+        let numeric = values.iter().all(|v| matches!(v, ParamValue::Int(_)));
+        let x_of = |v: &ParamValue| match v {
+            ParamValue::Int(n) if numeric => *n as f64,
+            _ => values.iter().position(|w| *w == v).unwrap_or(0) as f64,
+        };
+        let mut series: Vec<Series> = Vec::new();
+        let mut error_bars = Vec::new();
+        for p in &self.points {
+            let Some(v) = p.params.get(key) else { continue };
+            let name = if others.is_empty() {
+                metric.name.to_string()
+            } else {
+                describe(&p.params, &others)
+            };
+            let index = match series.iter().position(|s| s.name == name) {
+                Some(i) => i,
+                None => {
+                    series.push(Series {
+                        name,
+                        points: Vec::new(),
+                    });
+                    series.len() - 1
+                }
+            };
+            let st = &p.stats[m];
+            let x = x_of(v);
+            series[index].points.push((x, st.mean.unwrap_or(f64::NAN)));
+            if let (Some(low), Some(high)) = (st.ci95_low, st.ci95_high) {
+                error_bars.push(ErrorBar {
+                    series: index,
+                    x,
+                    low,
+                    high,
+                });
+            }
+        }
+        Figure {
+            id: "sweep",
+            title: format!("{} vs {key} (mean, 95% CI)", metric.name),
+            x_label: key.clone(),
+            y_label: metric.description.to_string(),
+            series,
+            log_x: false,
+            error_bars,
+            x_categories: if numeric {
+                Vec::new()
+            } else {
+                values.iter().map(|v| v.to_string()).collect()
+            },
+        }
+    }
+
+    /// Writes `summary.md`, `summary.csv` and, per swept parameter `k`, `<metric>-vs-<k>.svg`
+    /// and its `.csv` into `out_dir`, each atomically (a temporary file renamed into place).
+    /// Returns the paths written.
+    ///
+    /// # Errors
+    ///
+    /// [`ReproError::Io`] or [`ReproError::Csv`] if a file cannot be written.
+    pub fn write(
+        &self,
+        out_dir: &Path,
+        metric: &Metric,
+        command: &str,
+    ) -> Result<Vec<PathBuf>, ReproError> {
+        let mut outputs = vec![
+            ("summary.md".to_string(), self.to_markdown(command)),
+            ("summary.csv".to_string(), self.to_csv()?),
+        ];
+        for (key, figure) in self.figures(metric) {
+            let stem = format!("{}-vs-{key}", metric.name);
+            outputs.push((
+                format!("{stem}.svg"),
+                figure.to_svg(command, Some(self.seed)),
+            ));
+            outputs.push((
+                format!("{stem}.csv"),
+                figure.to_csv(command, Some(self.seed))?,
+            ));
+        }
+        let mut written = Vec::new();
+        for (name, content) in outputs {
+            let path = out_dir.join(name);
+            write_atomically(&path, content.as_bytes())?;
+            written.push(path);
+        }
+        Ok(written)
+    }
+}

@@ -25,6 +25,7 @@ mod queue_cmd;
 mod route_cmd;
 mod schedule_cmd;
 mod simulate_cmd;
+mod sweep_cmd;
 
 const TOPOLOGY_GRAMMAR: &str = "\
 TOPOLOGY SPECS (KIND:key=value,...):
@@ -129,6 +130,10 @@ enum Command {
     /// Synchronous packet routing (Greenberg–Oh's STORE, WORM and SPLIT; FP/RP/GP paths,
     /// FO/RR/FF scans) on any topology, over many seeded trials: latency with 99% intervals.
     Simulate(simulate_cmd::SimulateArgs),
+    /// Parameter sweeps from a TOML file: run them on all cores or under mpirun, resume them
+    /// after a crash, summarize them (`run FILE --out DIR [--resume]`, `summarize DIR`,
+    /// `check FILE`).
+    Sweep(sweep_cmd::SweepArgs),
     /// Evaluate one of Stamoulis' closed forms (queues, greedy-routing bounds, broadcast
     /// formulas): `fatnet queue NAME --d D --rho R [--p P]`, or `fatnet queue list`.
     Queue(queue_cmd::QueueArgs),
@@ -250,6 +255,7 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<()> {
         Command::Broadcast(args) => exchange_cmd::run_broadcast(args, out)?,
         Command::Clos(args) => clos_cmd::run(args, out)?,
         Command::Fabric(args) => fabric_cmd::run(args, out)?,
+        Command::Sweep(args) => sweep_cmd::run(args, out)?,
         Command::Traffic {
             processors,
             traffic,

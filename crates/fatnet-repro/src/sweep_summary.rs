@@ -160,12 +160,9 @@ fn describe(params: &BTreeMap<String, ParamValue>, keys: &[&String]) -> String {
         .join(", ")
 }
 
+/// Three decimals, whatever the value, so a column lines up.
 fn fmt_num(v: f64) -> String {
-    if v.is_finite() && v.fract() == 0.0 && v.abs() < 1e15 {
-        format!("{v:.0}")
-    } else {
-        format!("{v:.3}")
-    }
+    format!("{:.3}", v + 0.0)
 }
 
 /// Writes `content` to `path` through a temporary file in the same directory and a rename, so

@@ -10,3 +10,4 @@ mod queue;
 mod route;
 mod schedule;
 mod simulate;
+mod sweep;

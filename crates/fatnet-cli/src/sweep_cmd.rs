@@ -10,15 +10,18 @@ use std::time::Instant;
 
 use anyhow::{Context, Result};
 use clap::{Args, Subcommand};
+use fatnet_repro::sweep::SweepKind;
 use fatnet_repro::sweep::{SweepOptions, SweepRun, SweepSpec, TaskRunner, run_sweep_with};
-use fatnet_repro::sweep_summary::{METRICS, Metric, summarize_sweep};
+use fatnet_repro::sweep_summary::{Metric, metrics, summarize_sweep};
 
 #[cfg(feature = "mpi")]
 mod mpi_ranks;
 
 const SWEEP_HELP: &str = "\
 THE SWEEP FILE (TOML):
-  simulator = \"packet\"      Greenberg-Oh packet simulation (the options of `fatnet simulate`)
+  simulator = \"packet\"      Greenberg-Oh packet simulation (the options of `fatnet simulate`),
+                            or simulator = \"route\" (`fatnet route`), or
+                            scheduler = \"leiserson\" (`fatnet schedule`)
   trials = 10               trials per grid point
   seed = 7                  master seed
 
@@ -31,10 +34,16 @@ THE SWEEP FILE (TOML):
   flits = [8, 32]
   delay = [1, 4]
 
-  Parameters: topology, traffic (required); queueing (input|output), flow (worm|store|split),
-  path (rp|gp|fp|dor), scan (rr|fo|ff|oldest|prio), priority_range, flits, queue (integer or
-  \"unbounded\"), sink (queue|immediate), delay, max_steps; defaults as `fatnet simulate`.
-  Every bad key or value is reported with its line before any work starts.
+  Parameters (defaults as the command named): topology and traffic (required), and
+    packet:    queueing (input|output), flow (worm|store|split), path (rp|gp|fp|dor),
+               scan (rr|fo|ff|oldest|prio), priority_range, flits, queue (integer or
+               \"unbounded\"), sink (queue|immediate), delay, max_steps
+    route:     router (random|greedy|random-prime|constant-switch), policy (pessimistic|
+               random|fixed|round-robin|wires), preset (practical|proved), k, max_cycles
+    leiserson: algorithm (theorem1|corollary2), fictitious (lgn|depth)
+  route and leiserson need a binary fat-tree (fattree:...). A random traffic pattern draws a
+  fresh instance per trial. Every bad key or value is reported with its line before any work
+  starts.
 
 RESULTS (DIR):
   sweep.toml       a copy of the sweep file (resume refuses another one)
@@ -103,17 +112,24 @@ struct RunArgs {
 struct SummarizeArgs {
     /// The output directory of `fatnet sweep run`.
     dir: PathBuf,
-    /// The metric plotted per swept parameter (the tables have them all).
-    #[arg(long, default_value = "latency", value_parser = metric_names())]
-    metric: String,
+    /// The metric plotted per swept parameter (the CSV has them all). Default: `latency`
+    /// for the packet simulator, `cycles` for the routers and the scheduler.
+    #[arg(long, long_help = metric_help())]
+    metric: Option<String>,
 }
 
-fn metric_names() -> clap::builder::PossibleValuesParser {
-    clap::builder::PossibleValuesParser::new(
-        METRICS
-            .iter()
-            .map(|m| clap::builder::PossibleValue::new(m.name).help(m.description)),
-    )
+/// `--metric`'s long help: every metric of every kind of sweep.
+fn metric_help() -> String {
+    let mut text = String::from(
+        "The metric plotted per swept parameter (the CSV has them all); the first of each list is the default.",
+    );
+    for kind in [SweepKind::Packet, SweepKind::Route, SweepKind::Schedule] {
+        text.push_str(&format!("\n\n{kind}:"));
+        for m in metrics(kind) {
+            text.push_str(&format!("\n  {:<20} {}", m.name, m.description));
+        }
+    }
+    text
 }
 
 /// Runs `fatnet sweep`.
@@ -150,7 +166,21 @@ pub fn run(args: SweepArgs, out: &mut impl Write) -> Result<()> {
         }
         SweepCommand::Summarize(args) => {
             let summary = summarize_sweep(&args.dir)?;
-            let metric = Metric::by_name(&args.metric).expect("clap checked the name");
+            let metric = match &args.metric {
+                None => &summary.metrics()[0],
+                Some(name) => Metric::by_name(summary.kind, name).with_context(|| {
+                    format!(
+                        "--metric {name}: not a metric of {}; choose one of {}",
+                        summary.kind,
+                        summary
+                            .metrics()
+                            .iter()
+                            .map(|m| m.name)
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    )
+                })?,
+            };
             let command = format!(
                 "fatnet sweep summarize {} --metric {}",
                 args.dir.display(),

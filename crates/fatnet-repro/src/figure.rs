@@ -216,7 +216,14 @@ impl Figure {
         for &t in &x_ticks {
             let x = num(px(t));
             let label = if let Some(name) = self.x_categories.get(t as usize) {
-                xml(name)
+                // Shrink a long category name to its slot (about 0.6 em per character).
+                let slot = pw / self.x_categories.len() as f64;
+                let size = (slot / (0.6 * name.chars().count().max(1) as f64)).clamp(7.0, 12.0);
+                if size < 12.0 {
+                    format!("<tspan font-size=\"{}\">{}</tspan>", num(size), xml(name))
+                } else {
+                    xml(name)
+                }
             } else if log_x {
                 format!("2<tspan dy=\"-5\" font-size=\"9\">{}</tspan>", t as i64)
             } else {

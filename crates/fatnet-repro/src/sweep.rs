@@ -1,12 +1,13 @@
-//! Parameter sweeps from a TOML file, with results that survive interruption (issue 8, step 1).
+//! Parameter sweeps from a TOML file, with results that survive interruption (issue 8).
 //!
 //! **Key design decision: a task's result is a function of its index and the sweep file
 //! only.** The file expands to a fixed list of grid points; task `k = point · trials + trial`
 //! runs trial `trial` of point `point` with the seed
 //! `derive_seed(derive_seed(seed, point), trial)`, exactly trial `trial` of
 //! `fatnet simulate --seed derive_seed(seed, point)` with that point's options. So the set of
-//! finished tasks, not the order they finished in, defines `results.jsonl`: any thread count
-//! and any interruption followed by `resume` give the same lines, up to their order.
+//! finished tasks, not the order they finished in, defines `results.jsonl`: any thread count,
+//! any [`TaskRunner`] (such as the MPI ranks of `fatnet-cli`) and any interruption followed by
+//! `resume` give the same lines, up to their order.
 //!
 //! # The sweep file
 //!
@@ -25,13 +26,32 @@
 //! delay = [1, 4]
 //! ```
 //!
-//! Parameters (the keys and values of `fatnet simulate`, with its defaults): `topology` and
-//! `traffic` (specs, required), `queueing` (`input`, `output`), `flow` (`worm`, `store`,
-//! `split`), `path` (`rp`, `gp`, `fp`, `dor`), `scan` (`rr`, `fo`, `ff`, `oldest`, `prio`),
-//! `priority_range`, `flits`, `queue` (an integer or `"unbounded"`), `sink` (`queue`,
-//! `immediate`), `delay` and `max_steps`. Points are the cross product of the `[params]` keys in
-//! alphabetical order (the last key varying fastest), with the `[zip]` index as one more, last,
-//! dimension. Broadcast traffic is not supported yet.
+//! A top-level key says what runs: `simulator = "packet"` (Greenberg and Oh's packet simulation,
+//! `fatnet simulate`), `simulator = "route"` (Greenberg and Leiserson's delivery-cycle routers,
+//! `fatnet route`) or `scheduler = "leiserson"` (Leiserson's off-line schedules, `fatnet
+//! schedule`). Parameters, with those commands' defaults: `topology` and `traffic` (specs,
+//! required), and
+//!
+//! - packet: `queueing` (`input`, `output`), `flow` (`worm`, `store`, `split`), `path` (`rp`,
+//!   `gp`, `fp`, `dor`), `scan` (`rr`, `fo`, `ff`, `oldest`, `prio`), `priority_range`,
+//!   `flits`, `queue` (an integer or `"unbounded"`), `sink` (`queue`, `immediate`), `delay`
+//!   and `max_steps`;
+//! - route: `router` (`random`, `greedy`, `random-prime`, `constant-switch`), `policy`
+//!   (`pessimistic`, `random`, `fixed`, `round-robin`, `wires`), `preset` (`practical`,
+//!   `proved`: RANDOM's constants), `k` (constant-switch's `(k+1)·lg n` passes) and
+//!   `max_cycles`;
+//! - leiserson: `algorithm` (`theorem1`, `corollary2`) and `fictitious` (`lgn`, `depth`).
+//!
+//! Route and leiserson need a binary fat-tree (`fattree:...`). Points are the cross product of
+//! the `[params]` keys in alphabetical order (the last key varying fastest), with the `[zip]`
+//! index as one more, last, dimension. Broadcast traffic is not supported.
+//!
+//! **Which instance a trial sees.** A randomized pattern is drawn afresh for every trial, from
+//! the trial's seed; a fixed pattern is made once per point, from `derive_seed(seed, point)`.
+//! The simulator's or router's own randomness is seeded with `derive_seed(trial seed, 1)`;
+//! Leiserson's scheduler is deterministic. (`fatnet route` instead routes one message set,
+//! drawn from its `--seed`, in every trial: a sweep varies the instance too, so its spread
+//! covers both sources of randomness.)
 //!
 //! [`SweepSpec::parse`] checks everything before any work starts: unknown keys, wrong types,
 //! bad values, zipped lists of unequal length, option combinations the simulator refuses,
@@ -52,11 +72,15 @@ use std::io::{Read, Write};
 use std::path::Path;
 use std::sync::Arc;
 
+use fatnet::offline::leiserson::{FictitiousCapacity, corollary2, theorem1};
 use fatnet::online::packet::{
     FlowControl, PacketConfig, PacketNet, PacketReport, PathPolicy, QueueCapacity, Queueing,
     ScanPolicy, SinkModel, batch_trial,
 };
-use fatnet::topology::TopologySpec;
+use fatnet::online::{
+    DropPolicy, Greedy, RandomParams, RandomPrime, RandomRouter, Router, RunConfig, Sink,
+};
+use fatnet::topology::{AnyTopology, FatTree, TopologySpec};
 use fatnet::traffic::{MessageSet, TrafficSpec};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -135,6 +159,17 @@ pub enum SweepProblemKind {
         /// The key.
         key: String,
     },
+    /// A parameter of another simulator or scheduler.
+    #[error("`{key}` is not a parameter of {kind}")]
+    NotForKind {
+        /// The key, with its table (`params.flits`).
+        key: String,
+        /// What the sweep runs, as written (`scheduler = "leiserson"`).
+        kind: String,
+    },
+    /// Both `simulator` and `scheduler`.
+    #[error("give either `simulator` or `scheduler`, not both")]
+    BothKinds,
     /// A key in both `[params]` and `[zip]`.
     #[error("`{key}` is in both [params] and [zip]")]
     Duplicate {
@@ -195,8 +230,112 @@ pub struct TrialRecord {
     pub seed: u64,
     /// The point's parameters as written in the sweep file.
     pub params: BTreeMap<String, ParamValue>,
-    /// The simulation's report.
-    pub result: PacketReport,
+    /// The trial's outcome.
+    pub result: TrialResult,
+}
+
+/// What a sweep runs: `simulator = "packet"`, `simulator = "route"` or
+/// `scheduler = "leiserson"`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SweepKind {
+    /// Greenberg and Oh's packet simulation (`fatnet simulate`).
+    Packet,
+    /// Greenberg and Leiserson's delivery-cycle routers (`fatnet route`).
+    Route,
+    /// Leiserson's off-line scheduler, Theorem 1 or Corollary 2 (`fatnet schedule`).
+    Schedule,
+}
+
+impl SweepKind {
+    /// The sweep file's key naming it: `simulator` or `scheduler`.
+    pub fn key(self) -> &'static str {
+        match self {
+            SweepKind::Packet | SweepKind::Route => "simulator",
+            SweepKind::Schedule => "scheduler",
+        }
+    }
+
+    /// Its value in the sweep file.
+    pub fn name(self) -> &'static str {
+        match self {
+            SweepKind::Packet => "packet",
+            SweepKind::Route => "route",
+            SweepKind::Schedule => "leiserson",
+        }
+    }
+
+    /// The `[params]` keys it takes, alphabetically.
+    pub fn params(self) -> &'static [&'static str] {
+        match self {
+            SweepKind::Packet => &PACKET_PARAMS,
+            SweepKind::Route => &ROUTE_PARAMS,
+            SweepKind::Schedule => &SCHEDULE_PARAMS,
+        }
+    }
+}
+
+impl std::fmt::Display for SweepKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} = \"{}\"", self.key(), self.name())
+    }
+}
+
+/// One trial of `simulator = "route"`: the delivery-cycle run's counts.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RouteResult {
+    /// Messages.
+    pub messages: u64,
+    /// λ(M) of the trial's message set.
+    pub load_factor: f64,
+    /// `⌈λ(M)⌉`: no router needs fewer cycles.
+    pub lower_bound: u64,
+    /// Delivery cycles used.
+    pub cycles: u64,
+    /// Whether every message was delivered within `max_cycles`.
+    pub finished: bool,
+}
+
+/// One trial of `scheduler = "leiserson"`: the schedule's size against its bounds.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScheduleResult {
+    /// Messages.
+    pub messages: u64,
+    /// λ(M) of the trial's message set.
+    pub load_factor: f64,
+    /// `⌈λ(M)⌉`: no schedule has fewer cycles.
+    pub lower_bound: u64,
+    /// The cycles the theorem guarantees.
+    pub bound: u64,
+    /// Delivery cycles of the schedule.
+    pub cycles: u64,
+    /// Whether the schedule passed its cycle-by-cycle verification.
+    pub verified: bool,
+}
+
+/// A trial's outcome, by [`SweepKind`] (untagged in JSON: the report's own fields).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum TrialResult {
+    /// `simulator = "packet"`.
+    Packet(PacketReport),
+    /// `simulator = "route"`.
+    Route(RouteResult),
+    /// `scheduler = "leiserson"`.
+    Schedule(ScheduleResult),
+}
+
+impl TrialResult {
+    /// The kind of sweep that produces it.
+    pub fn kind(&self) -> SweepKind {
+        match self {
+            TrialResult::Packet(_) => SweepKind::Packet,
+            TrialResult::Route(_) => SweepKind::Route,
+            TrialResult::Schedule(_) => SweepKind::Schedule,
+        }
+    }
 }
 
 /// How to run a sweep. Options, not results: no field changes the set of result lines.
@@ -238,18 +377,66 @@ pub struct SweepRun {
 #[derive(Debug)]
 struct Point {
     params: BTreeMap<String, ParamValue>,
-    net: Arc<PacketNet>,
     traffic: TrafficSpec,
     /// The pattern, when it is not randomized (made once from the point's seed).
     fixed: Option<MessageSet>,
-    config: PacketConfig,
-    delay: u32,
+    /// Processors of the network.
+    processors: u32,
+    job: Job,
+}
+
+/// What a grid point runs.
+#[derive(Debug)]
+enum Job {
+    Packet {
+        net: Arc<PacketNet>,
+        config: PacketConfig,
+        delay: u32,
+    },
+    Route {
+        tree: Arc<FatTree>,
+        router: RouterChoice,
+        policy: DropPolicy,
+        params: RandomParams,
+        config: RunConfig,
+    },
+    Schedule {
+        tree: Arc<FatTree>,
+        /// `None` for Theorem 1, else Corollary 2 with these fictitious capacities.
+        corollary2: Option<FictitiousCapacity>,
+    },
+}
+
+/// The router of a `simulator = "route"` point.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum RouterChoice {
+    Random,
+    Greedy,
+    RandomPrime,
+    /// RANDOM′ with `(k + 1)·lg n` passes per value of z.
+    ConstantSwitch {
+        k: u64,
+    },
+}
+
+impl RouterChoice {
+    fn make(self, params: RandomParams, tree: &FatTree) -> Box<dyn Router> {
+        match self {
+            RouterChoice::Random => Box::new(RandomRouter::new(params, tree.n())),
+            RouterChoice::Greedy => Box::new(Greedy),
+            RouterChoice::RandomPrime => Box::new(RandomPrime::new()),
+            RouterChoice::ConstantSwitch { k } => Box::new(RandomPrime::with_repetitions(
+                (k + 1) * u64::from(tree.levels()),
+            )),
+        }
+    }
 }
 
 /// A validated sweep: its text, its grid points, trials and seed.
 #[derive(Debug)]
 pub struct SweepSpec {
     source: String,
+    kind: SweepKind,
     trials: u64,
     seed: u64,
     points: Vec<Point>,
@@ -257,8 +444,19 @@ pub struct SweepSpec {
     zip_keys: Vec<String>,
 }
 
-const SIMULATORS: [&str; 1] = ["packet"];
-const PARAMS: [&str; 12] = [
+const SIMULATORS: [&str; 2] = ["packet", "route"];
+const SCHEDULERS: [&str; 1] = ["leiserson"];
+const ROUTE_PARAMS: [&str; 7] = [
+    "k",
+    "max_cycles",
+    "policy",
+    "preset",
+    "router",
+    "topology",
+    "traffic",
+];
+const SCHEDULE_PARAMS: [&str; 4] = ["algorithm", "fictitious", "topology", "traffic"];
+const PACKET_PARAMS: [&str; 12] = [
     "delay",
     "flits",
     "flow",
@@ -324,6 +522,11 @@ fn check_value(key: &str, v: &Spanned<DeValue<'_>>, problems: &mut Problems<'_>)
         "path" => Some(&["rp", "gp", "fp", "dor"]),
         "scan" => Some(&["rr", "fo", "ff", "oldest", "prio"]),
         "sink" => Some(&["queue", "immediate"]),
+        "router" => Some(&["random", "greedy", "random-prime", "constant-switch"]),
+        "policy" => Some(&["pessimistic", "random", "fixed", "round-robin", "wires"]),
+        "preset" => Some(&["practical", "proved"]),
+        "algorithm" => Some(&["theorem1", "corollary2"]),
+        "fictitious" => Some(&["lgn", "depth"]),
         _ => None,
     };
     let wrong = |expected| SweepProblemKind::WrongType {
@@ -355,18 +558,23 @@ fn check_value(key: &str, v: &Spanned<DeValue<'_>>, problems: &mut Problems<'_>)
                 return None;
             }
         },
-        "flits" | "delay" | "priority_range" | "max_steps" => {
+        "flits" | "delay" | "priority_range" | "max_steps" | "max_cycles" | "k" => {
             let Some(n) = as_u64(v.get_ref()) else {
                 problems.at(span, wrong("a non-negative integer"));
                 return None;
             };
             let max = match key {
                 "flits" => u64::from(u16::MAX),
-                "max_steps" => u64::MAX,
+                "max_steps" | "max_cycles" => u64::MAX,
+                "k" => 1 << 20,
                 _ => u64::from(u32::MAX),
             };
-            if !(1..=max).contains(&n) {
-                problems.at(span, bad(n.to_string(), &format!("expected 1 to {max}")));
+            let min = u64::from(key != "k");
+            if !(min..=max).contains(&n) {
+                problems.at(
+                    span,
+                    bad(n.to_string(), &format!("expected {min} to {max}")),
+                );
                 return None;
             }
             ParamValue::Int(n)
@@ -388,19 +596,36 @@ fn check_value(key: &str, v: &Spanned<DeValue<'_>>, problems: &mut Problems<'_>)
     Some(Value { value, line })
 }
 
-/// The values of a `[params]` or `[zip]` entry: a list, or (in `[params]`) one scalar.
+/// The values of a `[params]` or `[zip]` entry: a list, or (in `[params]`) one scalar. With
+/// `kind` unknown (a bad or missing `simulator`), any simulator's or scheduler's key is taken.
 fn check_entry(
     table: &str,
     key: &Spanned<std::borrow::Cow<'_, str>>,
     value: &Spanned<DeValue<'_>>,
+    kind: Option<SweepKind>,
     problems: &mut Problems<'_>,
 ) -> Option<Vec<Value>> {
     let name = key.get_ref().as_ref();
-    if !PARAMS.contains(&name) {
+    let known = [SweepKind::Packet, SweepKind::Route, SweepKind::Schedule]
+        .iter()
+        .any(|k| k.params().contains(&name));
+    if !known {
         problems.at(
             key.span(),
             SweepProblemKind::UnknownKey {
                 key: format!("{table}.{name}"),
+            },
+        );
+        return None;
+    }
+    if let Some(kind) = kind
+        && !kind.params().contains(&name)
+    {
+        problems.at(
+            key.span(),
+            SweepProblemKind::NotForKind {
+                key: format!("{table}.{name}"),
+                kind: kind.to_string(),
             },
         );
         return None;
@@ -469,7 +694,21 @@ impl SweepSpec {
         let mut params: Option<BTreeMap<String, Vec<Value>>> = None;
         let mut zip: BTreeMap<String, Vec<Value>> = BTreeMap::new();
         let mut zip_len: Option<usize> = None;
-        let mut has_simulator = false;
+        let kind_of = |key: &str, names: &[&str]| {
+            root.get(key)
+                .and_then(|v| v.get_ref().as_str())
+                .filter(|s| names.contains(s))
+                .map(|s| match s {
+                    "packet" => SweepKind::Packet,
+                    "route" => SweepKind::Route,
+                    _ => SweepKind::Schedule,
+                })
+        };
+        let kind = match (root.get("simulator"), root.get("scheduler")) {
+            (Some(_), None) => kind_of("simulator", &SIMULATORS),
+            (None, Some(_)) => kind_of("scheduler", &SCHEDULERS),
+            _ => None,
+        };
         let mut params_spans: BTreeMap<String, std::ops::Range<usize>> = BTreeMap::new();
         for (key, value) in root.iter() {
             let name = key.get_ref().as_ref();
@@ -478,19 +717,26 @@ impl SweepSpec {
                 expected,
             };
             match name {
-                "simulator" => {
-                    has_simulator = true;
+                "simulator" | "scheduler" => {
+                    let names: &[&str] = if name == "simulator" {
+                        &SIMULATORS
+                    } else {
+                        &SCHEDULERS
+                    };
                     match value.get_ref().as_str() {
-                        Some(s) if SIMULATORS.contains(&s) => {}
+                        Some(s) if names.contains(&s) => {}
                         Some(s) => problems.at(
                             value.span(),
                             SweepProblemKind::BadValue {
                                 key: name.into(),
                                 value: s.into(),
-                                reason: format!("expected one of {}", SIMULATORS.join(", ")),
+                                reason: format!("expected one of {}", names.join(", ")),
                             },
                         ),
                         None => problems.at(value.span(), wrong("a string")),
+                    }
+                    if name == "scheduler" && root.get("simulator").is_some() {
+                        problems.at(key.span(), SweepProblemKind::BothKinds);
                     }
                 }
                 "trials" => match as_u64(value.get_ref()) {
@@ -511,7 +757,7 @@ impl SweepSpec {
                         if name == "params" {
                             params_spans.insert(k.get_ref().to_string(), k.span());
                         }
-                        if let Some(values) = check_entry(name, k, v, &mut problems) {
+                        if let Some(values) = check_entry(name, k, v, kind, &mut problems) {
                             checked.insert(k.get_ref().to_string(), values);
                         }
                     }
@@ -552,8 +798,8 @@ impl SweepSpec {
                 kind: SweepProblemKind::MissingKey { key: key.into() },
             })
         };
-        if !has_simulator {
-            missing("simulator");
+        if root.get("simulator").is_none() && root.get("scheduler").is_none() {
+            missing("simulator (or scheduler)");
         }
         if root.get("trials").is_none() {
             missing("trials");
@@ -593,8 +839,9 @@ impl SweepSpec {
             seed.expect("checked"),
             params.expect("checked"),
         );
+        let kind = kind.expect("checked: one valid simulator or scheduler");
         let points = expand(&params, &zip, zip_len.unwrap_or(1));
-        let prepared = prepare(points, seed, &mut problems);
+        let prepared = prepare(kind, points, seed, &mut problems);
         if !problems.list.is_empty() {
             problems.list.sort_by_key(|p| p.line.unwrap_or(usize::MAX));
             return Err(ReproError::InvalidSweep {
@@ -603,6 +850,7 @@ impl SweepSpec {
         }
         Ok(SweepSpec {
             source: source.to_string(),
+            kind,
             trials,
             seed,
             points: prepared,
@@ -643,6 +891,11 @@ impl SweepSpec {
         self.points
             .get(usize::try_from(point).ok()?)
             .map(|p| &p.params)
+    }
+
+    /// What the sweep runs.
+    pub fn kind(&self) -> SweepKind {
+        self.kind
     }
 
     /// The master seed.
@@ -711,13 +964,12 @@ impl SweepSpec {
             None => {
                 drawn = p
                     .traffic
-                    .generate(p.net.processors(), seed)
+                    .generate(p.processors, seed)
                     .map_err(|e| fail(e.to_string()))?;
                 &drawn
             }
         };
-        let result = batch_trial(&p.net, messages, p.delay, &p.config, derive_seed(seed, 1))
-            .map_err(|e| fail(e.to_string()))?;
+        let result = p.job.run(messages, derive_seed(seed, 1)).map_err(fail)?;
         Ok(TrialRecord {
             task,
             point,
@@ -726,6 +978,55 @@ impl SweepSpec {
             params: p.params.clone(),
             result,
         })
+    }
+}
+
+impl Job {
+    /// Runs one trial on `messages`; `seed` drives the simulator's own randomness (the
+    /// scheduler has none).
+    fn run(&self, messages: &MessageSet, seed: u64) -> Result<TrialResult, String> {
+        match self {
+            Job::Packet { net, config, delay } => batch_trial(net, messages, *delay, config, seed)
+                .map(TrialResult::Packet)
+                .map_err(|e| e.to_string()),
+            Job::Route {
+                tree,
+                router,
+                policy,
+                params,
+                config,
+            } => {
+                let mut router = router.make(*params, tree);
+                let report =
+                    fatnet::online::run(tree, messages, *policy, router.as_mut(), seed, *config)
+                        .map_err(|e| e.to_string())?;
+                Ok(TrialResult::Route(RouteResult {
+                    messages: report.messages,
+                    load_factor: report.load_factor.value(),
+                    lower_bound: report.lower_bound,
+                    cycles: report.cycles,
+                    finished: report.finished,
+                }))
+            }
+            Job::Schedule {
+                tree,
+                corollary2: c2,
+            } => {
+                let result = match c2 {
+                    None => theorem1(tree, messages),
+                    Some(fictitious) => corollary2(tree, messages, *fictitious),
+                }
+                .map_err(|e| e.to_string())?;
+                Ok(TrialResult::Schedule(ScheduleResult {
+                    messages: messages.len() as u64,
+                    load_factor: result.load_factor.value(),
+                    lower_bound: result.lower_bound,
+                    bound: result.bound,
+                    cycles: result.cycles() as u64,
+                    verified: result.schedule.verify(tree.as_ref(), messages).is_ok(),
+                }))
+            }
+        }
     }
 }
 
@@ -763,15 +1064,40 @@ fn expand(
         .collect()
 }
 
-/// Builds every point: its options (with `fatnet simulate`'s defaults), its network (once per
-/// distinct topology) and, to check the traffic suits it, its fixed pattern or the pattern of
-/// its trial 0.
+/// A network built for one kind of sweep, shared by the points with its topology.
+#[derive(Clone, Debug)]
+enum Built {
+    Packet(Arc<PacketNet>),
+    Tree(Arc<FatTree>),
+}
+
+/// Builds `topology` for `kind`: a packet network, or a binary fat-tree for the
+/// delivery-cycle routers and Leiserson's scheduler.
+fn build(kind: SweepKind, topology: &str) -> Result<Built, String> {
+    let spec = topology
+        .parse::<TopologySpec>()
+        .map_err(|e| e.to_string())?;
+    let topo = spec.build().map_err(|e| e.to_string())?;
+    match (kind, topo) {
+        (SweepKind::Packet, topo) => PacketNet::new(topo)
+            .map(|net| Built::Packet(Arc::new(net)))
+            .map_err(|e| e.to_string()),
+        (_, AnyTopology::FatTree(tree)) => Ok(Built::Tree(Arc::new(tree))),
+        (kind, _) => Err(format!("{kind} needs a binary fat-tree (`fattree:...`)")),
+    }
+}
+
+/// Builds every point: its options (with the defaults of `fatnet simulate`, `fatnet route`
+/// or `fatnet schedule`), its network (once per distinct topology) and, to check the traffic
+/// suits it, its fixed pattern or the pattern of its trial 0. A scheduler point also runs
+/// its trial 0, so that Corollary 2's capacity condition is checked before any work starts.
 fn prepare(
+    kind: SweepKind,
     points: Vec<BTreeMap<String, Value>>,
     seed: u64,
     problems: &mut Problems<'_>,
 ) -> Vec<Point> {
-    let mut nets: BTreeMap<String, Option<Arc<PacketNet>>> = BTreeMap::new();
+    let mut built: BTreeMap<String, Result<Built, String>> = BTreeMap::new();
     let mut prepared = Vec::with_capacity(points.len());
     for (index, values) in points.into_iter().enumerate() {
         let point = index as u64;
@@ -806,91 +1132,187 @@ fn prepare(
             });
         };
         let topology = str_of("topology").expect("required");
-        let net = nets
+        let net = built
             .entry(topology.to_string())
-            .or_insert_with(|| {
-                let spec: TopologySpec = topology.parse().ok()?;
-                let topo = spec.build().ok()?;
-                PacketNet::new(topo).ok().map(Arc::new)
-            })
+            .or_insert_with(|| build(kind, topology))
             .clone();
-        let Some(net) = net else {
-            let spec: Result<TopologySpec, _> = topology.parse();
-            let reason = match spec.map(|s| s.build()) {
-                Ok(Ok(topo)) => PacketNet::new(topo)
-                    .err()
-                    .map_or_else(String::new, |e| e.to_string()),
-                Ok(Err(e)) => e.to_string(),
-                Err(e) => e.to_string(),
-            };
-            point_problem(Some("topology"), format!("cannot build: {reason}"));
-            continue;
+        let net = match net {
+            Ok(net) => net,
+            Err(reason) => {
+                point_problem(Some("topology"), format!("cannot build: {reason}"));
+                continue;
+            }
         };
-        let output = str_of("queueing") == Some("output");
-        let flow = match str_of("flow") {
-            Some("store") => FlowControl::StoreAndForward,
-            Some("split") => FlowControl::Split,
-            Some(_) => FlowControl::Wormhole,
-            None if output => FlowControl::StoreAndForward,
-            None => FlowControl::Wormhole,
+        let (job, processors) = match net {
+            Built::Packet(net) => {
+                let processors = net.processors();
+                let output = str_of("queueing") == Some("output");
+                let flow = match str_of("flow") {
+                    Some("store") => FlowControl::StoreAndForward,
+                    Some("split") => FlowControl::Split,
+                    Some(_) => FlowControl::Wormhole,
+                    None if output => FlowControl::StoreAndForward,
+                    None => FlowControl::Wormhole,
+                };
+                let queue = match (values.get("queue").map(|v| &v.value), flow) {
+                    (Some(ParamValue::Int(q)), _) => QueueCapacity::Bounded(*q as u32),
+                    (Some(ParamValue::Str(_)), _) => QueueCapacity::Unbounded,
+                    (None, _) if output => QueueCapacity::Unbounded,
+                    (None, FlowControl::StoreAndForward) => QueueCapacity::Bounded(1),
+                    (None, _) => QueueCapacity::Bounded(2),
+                };
+                let scan = match str_of("scan") {
+                    Some("fo") => ScanPolicy::FixedOrder,
+                    Some("ff") => ScanPolicy::FarthestFirst,
+                    Some("oldest") => ScanPolicy::OldestFirst,
+                    Some("prio") => ScanPolicy::RandomPriority {
+                        range: int_of("priority_range").map_or_else(
+                            || processors.max(2).next_power_of_two().ilog2(),
+                            |r| r as u32,
+                        ),
+                    },
+                    _ => ScanPolicy::RoundRobin,
+                };
+                if int_of("priority_range").is_some() && str_of("scan") != Some("prio") {
+                    point_problem(
+                        Some("priority_range"),
+                        "priority_range needs scan = \"prio\"".into(),
+                    );
+                    continue;
+                }
+                let config = PacketConfig {
+                    queueing: if output {
+                        Queueing::Output
+                    } else {
+                        Queueing::Input
+                    },
+                    flow,
+                    path: match str_of("path") {
+                        Some("gp") => PathPolicy::Greedy,
+                        Some("fp") => PathPolicy::Fixed,
+                        Some("dor") => PathPolicy::DimensionOrder,
+                        _ => PathPolicy::Random,
+                    },
+                    scan,
+                    flits: int_of("flits").map_or(32, |f| f as u32),
+                    queue,
+                    sink: match str_of("sink") {
+                        Some("immediate") => SinkModel::Immediate,
+                        Some(_) => SinkModel::Queue,
+                        None if output => SinkModel::Immediate,
+                        None => SinkModel::Queue,
+                    },
+                    max_steps: int_of("max_steps").unwrap_or(100_000_000),
+                    check_conservation: false,
+                    record_latencies: false,
+                };
+                if let Err(e) = config.validate() {
+                    point_problem(None, e.to_string());
+                    continue;
+                }
+                (
+                    Job::Packet {
+                        net,
+                        config,
+                        delay: int_of("delay").map_or(1, |d| d as u32),
+                    },
+                    processors,
+                )
+            }
+            Built::Tree(tree) if kind == SweepKind::Route => {
+                let router = match str_of("router") {
+                    Some("greedy") => RouterChoice::Greedy,
+                    Some("random-prime") => RouterChoice::RandomPrime,
+                    Some("constant-switch") => RouterChoice::ConstantSwitch {
+                        k: int_of("k").unwrap_or(1),
+                    },
+                    _ => RouterChoice::Random,
+                };
+                if int_of("k").is_some() && str_of("router") != Some("constant-switch") {
+                    point_problem(Some("k"), "k needs router = \"constant-switch\"".into());
+                    continue;
+                }
+                if str_of("preset").is_some() && router != RouterChoice::Random {
+                    point_problem(
+                        Some("preset"),
+                        "preset sets RANDOM's constants: it needs router = \"random\"".into(),
+                    );
+                    continue;
+                }
+                let policy = match str_of("policy") {
+                    Some("pessimistic") => DropPolicy::Pessimistic,
+                    Some("fixed") => DropPolicy::FixedPriority,
+                    Some("round-robin") => DropPolicy::RoundRobin,
+                    Some("wires") => DropPolicy::Wires,
+                    Some(_) => DropPolicy::Random,
+                    None if matches!(router, RouterChoice::ConstantSwitch { .. }) => {
+                        DropPolicy::Wires
+                    }
+                    None => DropPolicy::Random,
+                };
+                if router == RouterChoice::Greedy && policy == DropPolicy::Pessimistic {
+                    point_problem(
+                        Some("policy"),
+                        "GREEDY under the pessimistic model never finishes once a channel stays congested".into(),
+                    );
+                    continue;
+                }
+                let params = if str_of("preset") == Some("proved") {
+                    let proved = fatnet::queueing::greenberg_leiserson::congestion_parameter(
+                        tree.capacities(),
+                    )
+                    .map_err(|e| e.to_string())
+                    .and_then(|r| RandomParams::proved(r, 1).map_err(|e| e.to_string()));
+                    match proved {
+                        Ok(p) => p,
+                        Err(reason) => {
+                            point_problem(Some("preset"), reason);
+                            continue;
+                        }
+                    }
+                } else {
+                    RandomParams::default()
+                };
+                let config = RunConfig {
+                    max_cycles: int_of("max_cycles").unwrap_or(1_000_000),
+                    trace_load_factor: false,
+                    sink: Sink::Processors,
+                };
+                let processors = tree.n();
+                (
+                    Job::Route {
+                        tree,
+                        router,
+                        policy,
+                        params,
+                        config,
+                    },
+                    processors,
+                )
+            }
+            Built::Tree(tree) => {
+                let corollary = str_of("algorithm") == Some("corollary2");
+                if str_of("fictitious").is_some() && !corollary {
+                    point_problem(
+                        Some("fictitious"),
+                        "fictitious needs algorithm = \"corollary2\"".into(),
+                    );
+                    continue;
+                }
+                let fictitious = match str_of("fictitious") {
+                    Some("depth") => FictitiousCapacity::Depth,
+                    _ => FictitiousCapacity::LgN,
+                };
+                let processors = tree.n();
+                (
+                    Job::Schedule {
+                        tree,
+                        corollary2: corollary.then_some(fictitious),
+                    },
+                    processors,
+                )
+            }
         };
-        let queue = match (values.get("queue").map(|v| &v.value), flow) {
-            (Some(ParamValue::Int(q)), _) => QueueCapacity::Bounded(*q as u32),
-            (Some(ParamValue::Str(_)), _) => QueueCapacity::Unbounded,
-            (None, _) if output => QueueCapacity::Unbounded,
-            (None, FlowControl::StoreAndForward) => QueueCapacity::Bounded(1),
-            (None, _) => QueueCapacity::Bounded(2),
-        };
-        let processors = net.processors();
-        let scan = match str_of("scan") {
-            Some("fo") => ScanPolicy::FixedOrder,
-            Some("ff") => ScanPolicy::FarthestFirst,
-            Some("oldest") => ScanPolicy::OldestFirst,
-            Some("prio") => ScanPolicy::RandomPriority {
-                range: int_of("priority_range").map_or_else(
-                    || processors.max(2).next_power_of_two().ilog2(),
-                    |r| r as u32,
-                ),
-            },
-            _ => ScanPolicy::RoundRobin,
-        };
-        if int_of("priority_range").is_some() && str_of("scan") != Some("prio") {
-            point_problem(
-                Some("priority_range"),
-                "priority_range needs scan = \"prio\"".into(),
-            );
-            continue;
-        }
-        let config = PacketConfig {
-            queueing: if output {
-                Queueing::Output
-            } else {
-                Queueing::Input
-            },
-            flow,
-            path: match str_of("path") {
-                Some("gp") => PathPolicy::Greedy,
-                Some("fp") => PathPolicy::Fixed,
-                Some("dor") => PathPolicy::DimensionOrder,
-                _ => PathPolicy::Random,
-            },
-            scan,
-            flits: int_of("flits").map_or(32, |f| f as u32),
-            queue,
-            sink: match str_of("sink") {
-                Some("immediate") => SinkModel::Immediate,
-                Some(_) => SinkModel::Queue,
-                None if output => SinkModel::Immediate,
-                None => SinkModel::Queue,
-            },
-            max_steps: int_of("max_steps").unwrap_or(100_000_000),
-            check_conservation: false,
-            record_latencies: false,
-        };
-        if let Err(e) = config.validate() {
-            point_problem(None, e.to_string());
-            continue;
-        }
         let traffic: TrafficSpec = str_of("traffic")
             .expect("required")
             .parse()
@@ -911,14 +1333,19 @@ fn prepare(
                 continue;
             }
         };
+        if let Job::Schedule { .. } = job
+            && let Err(reason) = job.run(&messages, 0)
+        {
+            point_problem(Some("algorithm"), reason);
+            continue;
+        }
         let fixed = (!traffic.is_randomized()).then_some(messages);
         prepared.push(Point {
             params,
-            net,
             traffic,
             fixed,
-            config,
-            delay: int_of("delay").map_or(1, |d| d as u32),
+            processors,
+            job,
         });
     }
     prepared
@@ -954,7 +1381,8 @@ fn parse_records(
             && record.point == record.task / spec.trials
             && record.trial == record.task % spec.trials
             && record.seed == spec.task_seed(record.task)
-            && spec.params(record.point) == Some(&record.params);
+            && spec.params(record.point) == Some(&record.params)
+            && record.result.kind() == spec.kind;
         if !consistent {
             return Err(corrupt());
         }

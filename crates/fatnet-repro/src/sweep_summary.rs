@@ -1,6 +1,9 @@
 //! Summaries of a sweep's results (issue 8): per grid point the mean of every metric with its
 //! 95% Student-t confidence interval, and one plot per swept parameter.
 //!
+//! Each kind of sweep has its own [`metrics`]: latencies and queues for the packet simulator,
+//! delivery cycles for the routers and the scheduler.
+//!
 //! **Key design decision: a summary is a function of the results file's set of records.** It
 //! reads [`read_results`] (sorted by task, a partial last line ignored and reported) and never
 //! modifies the directory's results, so it can run while a sweep is still writing, and any
@@ -26,87 +29,202 @@ use fatnet::online::packet::PacketReport;
 use crate::ReproError;
 use crate::figure::{ErrorBar, Figure, Series};
 use crate::runner::Summary;
-use crate::sweep::{ParamValue, SweepResults, read_results};
+use crate::sweep::{
+    ParamValue, RouteResult, ScheduleResult, SweepKind, SweepResults, TrialResult, read_results,
+};
 
-/// A number read from each trial's report.
+/// A number read from each trial's result.
 #[derive(Debug)]
 pub struct Metric {
     /// Name, as in `fatnet sweep summarize --metric` and the CSV's `metric` column.
     pub name: &'static str,
     /// What it measures, with its unit.
     pub description: &'static str,
-    /// Its value for one trial.
-    pub of: fn(&PacketReport) -> f64,
+    /// Whether the Markdown summary shows it (the CSV has every metric).
+    pub in_table: bool,
+    /// Its value for one trial (`None` for a result of another kind of sweep).
+    pub of: fn(&TrialResult) -> Option<f64>,
 }
 
-/// Every metric of a packet-simulation trial, in the order of the summary's columns.
-pub const METRICS: [Metric; 9] = [
+fn packet(r: &TrialResult) -> Option<&PacketReport> {
+    match r {
+        TrialResult::Packet(p) => Some(p),
+        _ => None,
+    }
+}
+
+fn route(r: &TrialResult) -> Option<&RouteResult> {
+    match r {
+        TrialResult::Route(p) => Some(p),
+        _ => None,
+    }
+}
+
+fn schedule(r: &TrialResult) -> Option<&ScheduleResult> {
+    match r {
+        TrialResult::Schedule(p) => Some(p),
+        _ => None,
+    }
+}
+
+/// `a / b`, or NaN when `b` is 0 (an empty message set has λ = 0).
+fn ratio(a: u64, b: f64) -> f64 {
+    if b > 0.0 { a as f64 / b } else { f64::NAN }
+}
+
+/// The metrics of a packet-simulation trial, in the order of the summary's columns.
+pub const PACKET_METRICS: [Metric; 9] = [
     Metric {
         name: "latency",
         description: "maximum latency: the step in which the last message was delivered (flit-steps)",
-        of: |r| r.latency as f64,
+        in_table: true,
+        of: |r| packet(r).map(|r| r.latency as f64),
     },
     Metric {
         name: "mean_latency",
         description: "mean over delivered messages of delivery minus release step (flit-steps)",
-        of: |r| r.mean_latency,
+        in_table: true,
+        of: |r| packet(r).map(|r| r.mean_latency),
     },
     Metric {
         name: "congestion",
         description: "realized congestion: most worms whose head crossed one link",
-        of: |r| f64::from(r.congestion),
+        in_table: true,
+        of: |r| packet(r).map(|r| f64::from(r.congestion)),
     },
     Metric {
         name: "dilation",
         description: "longest path a delivered unit took (links)",
-        of: |r| f64::from(r.dilation),
+        in_table: false,
+        of: |r| packet(r).map(|r| f64::from(r.dilation)),
     },
     Metric {
         name: "delivered",
         description: "fraction of the messages delivered",
+        in_table: true,
         of: |r| {
-            if r.messages == 0 {
-                1.0
-            } else {
-                r.delivered as f64 / r.messages as f64
-            }
+            packet(r).map(|r| {
+                if r.messages == 0 {
+                    1.0
+                } else {
+                    r.delivered as f64 / r.messages as f64
+                }
+            })
         },
     },
     Metric {
         name: "steps",
         description: "engine steps simulated",
-        of: |r| r.steps as f64,
+        in_table: false,
+        of: |r| packet(r).map(|r| r.steps as f64),
     },
     Metric {
         name: "mean_queued",
         description: "time-average number of units in link queues",
-        of: |r| r.mean_queued,
+        in_table: true,
+        of: |r| packet(r).map(|r| r.mean_queued),
     },
     Metric {
         name: "max_queue",
         description: "largest number of units in one link queue at the end of a step",
-        of: |r| f64::from(r.max_queue),
+        in_table: false,
+        of: |r| packet(r).map(|r| f64::from(r.max_queue)),
     },
     Metric {
         name: "unit_hops",
         description: "unit-link crossings (flit-hops; packet-hops for store-and-forward)",
-        of: |r| r.unit_hops as f64,
+        in_table: false,
+        of: |r| packet(r).map(|r| r.unit_hops as f64),
     },
 ];
 
-/// The metrics shown in the Markdown summary (the CSV has all of [`METRICS`]).
-const MARKDOWN_METRICS: [&str; 5] = [
-    "latency",
-    "mean_latency",
-    "congestion",
-    "mean_queued",
-    "delivered",
+/// The metrics of a delivery-cycle routing trial.
+pub const ROUTE_METRICS: [Metric; 5] = [
+    Metric {
+        name: "cycles",
+        description: "delivery cycles used",
+        in_table: true,
+        of: |r| route(r).map(|r| r.cycles as f64),
+    },
+    Metric {
+        name: "cycles_over_lambda",
+        description: "delivery cycles divided by the load factor λ(M)",
+        in_table: true,
+        of: |r| route(r).map(|r| ratio(r.cycles, r.load_factor)),
+    },
+    Metric {
+        name: "load_factor",
+        description: "load factor λ(M) of the trial's message set",
+        in_table: true,
+        of: |r| route(r).map(|r| r.load_factor),
+    },
+    Metric {
+        name: "finished",
+        description: "fraction of the trials that delivered every message within max_cycles",
+        in_table: true,
+        of: |r| route(r).map(|r| f64::from(u8::from(r.finished))),
+    },
+    Metric {
+        name: "messages",
+        description: "messages in the trial's set",
+        in_table: false,
+        of: |r| route(r).map(|r| r.messages as f64),
+    },
 ];
 
+/// The metrics of an off-line scheduling trial.
+pub const SCHEDULE_METRICS: [Metric; 6] = [
+    Metric {
+        name: "cycles",
+        description: "delivery cycles of the schedule",
+        in_table: true,
+        of: |r| schedule(r).map(|r| r.cycles as f64),
+    },
+    Metric {
+        name: "cycles_over_lambda",
+        description: "delivery cycles divided by the load factor λ(M)",
+        in_table: true,
+        of: |r| schedule(r).map(|r| ratio(r.cycles, r.load_factor)),
+    },
+    Metric {
+        name: "cycles_over_bound",
+        description: "delivery cycles divided by the theorem's guaranteed bound",
+        in_table: true,
+        of: |r| schedule(r).map(|r| ratio(r.cycles, r.bound as f64)),
+    },
+    Metric {
+        name: "load_factor",
+        description: "load factor λ(M) of the trial's message set",
+        in_table: true,
+        of: |r| schedule(r).map(|r| r.load_factor),
+    },
+    Metric {
+        name: "verified",
+        description: "fraction of the schedules that passed the cycle-by-cycle verification",
+        in_table: true,
+        of: |r| schedule(r).map(|r| f64::from(u8::from(r.verified))),
+    },
+    Metric {
+        name: "messages",
+        description: "messages in the trial's set",
+        in_table: false,
+        of: |r| schedule(r).map(|r| r.messages as f64),
+    },
+];
+
+/// The metrics of a kind of sweep; the first is the default of the plots.
+pub fn metrics(kind: SweepKind) -> &'static [Metric] {
+    match kind {
+        SweepKind::Packet => &PACKET_METRICS,
+        SweepKind::Route => &ROUTE_METRICS,
+        SweepKind::Schedule => &SCHEDULE_METRICS,
+    }
+}
+
 impl Metric {
-    /// The metric called `name`.
-    pub fn by_name(name: &str) -> Option<&'static Metric> {
-        METRICS.iter().find(|m| m.name == name)
+    /// The metric called `name` of a kind of sweep.
+    pub fn by_name(kind: SweepKind, name: &str) -> Option<&'static Metric> {
+        metrics(kind).iter().find(|m| m.name == name)
     }
 }
 
@@ -117,7 +235,7 @@ pub struct PointSummary {
     pub point: u64,
     /// Its parameters as written in the sweep file.
     pub params: BTreeMap<String, ParamValue>,
-    /// Per metric of [`METRICS`], in order: mean, 95% CI, spread over the point's finished
+    /// Per metric of [`metrics`] of the sweep's kind, in order: mean, 95% CI, spread over the point's finished
     /// trials (`n = 0` when none finished).
     pub stats: Vec<Summary>,
 }
@@ -125,6 +243,8 @@ pub struct PointSummary {
 /// A sweep's results, summarized per grid point.
 #[derive(Clone, Debug)]
 pub struct SweepSummary {
+    /// What the sweep ran.
+    pub kind: SweepKind,
     /// Tasks in the sweep.
     pub tasks: u64,
     /// Trials per point.
@@ -189,11 +309,15 @@ impl SweepSummary {
     /// Summarizes `results`.
     pub fn of(results: &SweepResults) -> SweepSummary {
         let spec = &results.spec;
+        let kind = spec.kind();
+        let list = metrics(kind);
         let mut samples: Vec<Vec<Vec<f64>>> =
-            vec![vec![Vec::new(); METRICS.len()]; spec.points() as usize];
+            vec![vec![Vec::new(); list.len()]; spec.points() as usize];
         for record in &results.records {
-            for (m, metric) in METRICS.iter().enumerate() {
-                samples[record.point as usize][m].push((metric.of)(&record.result));
+            for (m, metric) in list.iter().enumerate() {
+                if let Some(v) = (metric.of)(&record.result) {
+                    samples[record.point as usize][m].push(v);
+                }
             }
         }
         let points = samples
@@ -206,6 +330,7 @@ impl SweepSummary {
             })
             .collect();
         SweepSummary {
+            kind,
             tasks: spec.tasks(),
             trials: spec.trials(),
             seed: spec.seed(),
@@ -217,11 +342,14 @@ impl SweepSummary {
         }
     }
 
-    fn metric_index(metric: &Metric) -> usize {
-        METRICS
-            .iter()
-            .position(|m| m.name == metric.name)
-            .expect("a metric of METRICS")
+    /// The metrics of this sweep's kind.
+    pub fn metrics(&self) -> &'static [Metric] {
+        metrics(self.kind)
+    }
+
+    /// Index of `metric` among [`SweepSummary::metrics`], if it is one of them.
+    fn metric_index(&self, metric: &Metric) -> Option<usize> {
+        self.metrics().iter().position(|m| m.name == metric.name)
     }
 
     /// The summary as Markdown: what was found, the fixed parameters, and a table of the grid
@@ -268,7 +396,13 @@ impl SweepSummary {
         let mut header = vec!["point".to_string()];
         header.extend(self.swept.iter().cloned());
         header.push("trials".into());
-        header.extend(MARKDOWN_METRICS.iter().map(|m| m.to_string()));
+        let shown: Vec<(usize, &Metric)> = self
+            .metrics()
+            .iter()
+            .enumerate()
+            .filter(|(_, m)| m.in_table)
+            .collect();
+        header.extend(shown.iter().map(|(_, m)| m.name.to_string()));
         let _ = writeln!(s, "| {} |", header.join(" | "));
         let _ = writeln!(s, "|{}", "---|".repeat(header.len()));
         for p in &self.points {
@@ -279,8 +413,8 @@ impl SweepSummary {
                     .map(|k| p.params.get(k).map_or_else(String::new, |v| v.to_string())),
             );
             row.push(p.stats[0].n.to_string());
-            for name in MARKDOWN_METRICS {
-                let st = &p.stats[Self::metric_index(Metric::by_name(name).expect("known"))];
+            for &(m, _) in &shown {
+                let st = &p.stats[m];
                 row.push(match (st.mean, st.ci95_low, st.ci95_high) {
                     (Some(m), Some(lo), Some(hi)) => {
                         format!("{} [{}, {}]", fmt_num(m), fmt_num(lo), fmt_num(hi))
@@ -292,8 +426,7 @@ impl SweepSummary {
             let _ = writeln!(s, "| {} |", row.join(" | "));
         }
         let _ = writeln!(s, "\nMetrics:\n");
-        for name in MARKDOWN_METRICS {
-            let m = Metric::by_name(name).expect("known");
+        for (_, m) in &shown {
             let _ = writeln!(s, "- `{}`: {}.", m.name, m.description);
         }
         s
@@ -330,7 +463,7 @@ impl SweepSummary {
         w.write_record(&header)?;
         let opt = |v: Option<f64>| v.map_or_else(String::new, |x| x.to_string());
         for p in &self.points {
-            for (metric, st) in METRICS.iter().zip(&p.stats) {
+            for (metric, st) in self.metrics().iter().zip(&p.stats) {
                 let mut row = vec![p.point.to_string()];
                 row.extend(
                     keys.iter()
@@ -358,9 +491,12 @@ impl SweepSummary {
         Ok(String::from_utf8(bytes).expect("csv of strings is UTF-8"))
     }
 
-    /// One figure per swept parameter, of `metric`: `(parameter, figure)`.
+    /// One figure per swept parameter, of `metric`: `(parameter, figure)`; none if `metric`
+    /// is not one of this sweep's [`SweepSummary::metrics`].
     pub fn figures(&self, metric: &Metric) -> Vec<(String, Figure)> {
-        let m = Self::metric_index(metric);
+        let Some(m) = self.metric_index(metric) else {
+            return Vec::new();
+        };
         self.swept
             .iter()
             .map(|key| (key.clone(), self.figure(key, m, metric)))

@@ -372,7 +372,7 @@ fn summarize_reports_the_means_of_the_results_and_plots_each_swept_parameter() {
     // Categorical axes name their values.
     let flow = fs::read_to_string(out.join("mean_latency-vs-flow.svg")).unwrap();
     assert!(flow.contains(">worm</text>") && flow.contains(">store</text>"));
-    // An unknown metric is refused by the parser, naming the choices.
+    // An unknown metric is refused, naming the choices.
     let a = fatnet()
         .args([
             "sweep",
@@ -404,4 +404,64 @@ fn the_documented_example_sweep_is_valid_and_has_over_a_thousand_trials() {
         "{out}"
     );
     assert!(out.contains("swept: flits, flow, traffic"), "{out}");
+    // Every example under docs/sweeps validates.
+    let dir = example.parent().unwrap();
+    let mut checked = 0;
+    for entry in fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "toml") {
+            fatnet()
+                .args(["sweep", "check", path.to_str().unwrap()])
+                .assert()
+                .success();
+            checked += 1;
+        }
+    }
+    assert!(checked >= 2, "{checked} examples");
+}
+
+#[test]
+fn scheduler_sweeps_summarize_their_own_metrics() {
+    let tmp = tempfile::tempdir().unwrap();
+    let sweep = write_sweep(
+        tmp.path(),
+        r#"scheduler = "leiserson"
+trials = 3
+seed = 1
+
+[params]
+topology = ["fattree:n=64,profile=area", "fattree:n=256,profile=area"]
+traffic = "permutation"
+"#,
+    );
+    let out = tmp.path().join("out");
+    fatnet().args(run_args(&sweep, &out)).assert().success();
+    fatnet()
+        .args(["sweep", "summarize", out.to_str().unwrap()])
+        .assert()
+        .success();
+    // The default metric of a scheduler sweep is its cycles.
+    assert!(out.join("cycles-vs-topology.svg").exists());
+    let md = fs::read_to_string(out.join("summary.md")).unwrap();
+    assert!(
+        md.contains("| cycles | cycles_over_lambda | cycles_over_bound |"),
+        "{md}"
+    );
+    // A packet metric is not one of a scheduler sweep's: refused, naming the right ones.
+    let a = fatnet()
+        .args([
+            "sweep",
+            "summarize",
+            out.to_str().unwrap(),
+            "--metric",
+            "latency",
+        ])
+        .assert()
+        .code(2);
+    let err = String::from_utf8(a.get_output().stderr.clone()).unwrap();
+    assert!(
+        err.contains("not a metric of scheduler = \"leiserson\"")
+            && err.contains("cycles_over_bound"),
+        "{err}"
+    );
 }

@@ -16,12 +16,14 @@ use std::io::Write;
 use std::num::NonZeroUsize;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 use clap::{Parser, Subcommand};
 use fatnet_repro::{Effort, Experiment, Paper, command_for, output_stem, select};
 use indicatif::{ProgressBar, ProgressStyle};
+use rayon::prelude::*;
 
 #[derive(Debug, Parser)]
 #[command(name = "cargo xtask", about = "fatnet project automation")]
@@ -164,8 +166,12 @@ struct Ran {
     index: Vec<String>,
 }
 
-/// Runs `experiments` in order and writes (or, with `check`, compares) their outputs under
-/// `dir`, advancing `bar` after each and printing one line per experiment with its wall time.
+/// Runs `experiments` concurrently (rayon: every experiment also runs its trials in the same
+/// pool, so both cores stay busy through the small and serial experiments too) and writes (or,
+/// with `check`, compares) their outputs under `dir`, advancing `bar` after each and printing
+/// one line per experiment with its wall time, in the order they finish. Outputs never depend
+/// on the schedule: every trial is seeded from (experiment seed, trial index), and the index
+/// rows come back in `experiments` order.
 fn run_experiments(
     experiments: &[Box<dyn Experiment>],
     effort: Effort,
@@ -173,51 +179,84 @@ fn run_experiments(
     dir: &Path,
     bar: &ProgressBar,
 ) -> Result<Ran> {
+    let running: Mutex<Vec<String>> = Mutex::new(Vec::new());
+    let show = |running: &[String]| bar.set_message(running.join(", "));
+    let results: Vec<Result<(Vec<PathBuf>, String)>> = experiments
+        .par_iter()
+        .map(|e| {
+            let e: &dyn Experiment = e.as_ref();
+            let name = format!("{}/{}", e.paper(), e.id());
+            {
+                let mut r = running.lock().expect("not poisoned");
+                r.push(name.clone());
+                show(&r);
+            }
+            let start = Instant::now();
+            let outcome = run_one(e, effort, check, dir);
+            {
+                let mut r = running.lock().expect("not poisoned");
+                r.retain(|n| *n != name);
+                show(&r);
+            }
+            let (stale, stem, table) = outcome.with_context(|| name.clone())?;
+            let seconds = start.elapsed().as_secs_f64();
+            // With the bar lifted, so that the line does not land inside it on a terminal.
+            bar.suspend(|| println!("{stem}: {} ({seconds:.1} s)", table.summary()));
+            bar.inc(1);
+            let row = format!(
+                "| {} | [{}]({stem}.md) | {} | {} |",
+                e.paper(),
+                e.id(),
+                table.title,
+                table.summary()
+            );
+            Ok((stale, row))
+        })
+        .collect();
     let mut stale = Vec::new();
     let mut index = Vec::new();
-    for e in experiments {
-        let e: &dyn Experiment = e.as_ref();
-        bar.set_message(format!("{}/{}", e.paper(), e.id()));
-        let start = Instant::now();
-        let table = e
-            .run(effort)
-            .with_context(|| format!("{}/{}", e.paper(), e.id()))?;
-        let command = command_for(e, effort);
-        let stem = output_stem(e, effort);
-        let md = table.to_markdown(&command, e.seed());
-        let csv = table.to_csv(&command, e.seed())?;
-        let mut outputs = vec![(format!("{stem}.md"), md), (format!("{stem}.csv"), csv)];
-        for f in e.figures(&table) {
-            outputs.push((format!("{stem}/{}.svg", f.id), f.to_svg(&command, e.seed())));
-            outputs.push((
-                format!("{stem}/{}.csv", f.id),
-                f.to_csv(&command, e.seed())?,
-            ));
-        }
-        for (file, content) in outputs {
-            let path = dir.join(file);
-            if check {
-                let committed = fs::read_to_string(&path).unwrap_or_default();
-                if committed != content {
-                    stale.push(path);
-                }
-            } else {
-                write_atomically(&path, content.as_bytes())?;
-            }
-        }
-        let seconds = start.elapsed().as_secs_f64();
-        // With the bar lifted, so that the line does not land inside it on a terminal.
-        bar.suspend(|| println!("{stem}: {} ({seconds:.1} s)", table.summary()));
-        bar.inc(1);
-        index.push(format!(
-            "| {} | [{}]({stem}.md) | {} | {} |",
-            e.paper(),
-            e.id(),
-            table.title,
-            table.summary()
-        ));
+    for r in results {
+        let (s, row) = r?;
+        stale.extend(s);
+        index.push(row);
     }
     Ok(Ran { stale, index })
+}
+
+/// Runs one experiment and writes (or compares) its table, CSV and figures; returns the stale
+/// files, the output stem and the table.
+fn run_one(
+    e: &dyn Experiment,
+    effort: Effort,
+    check: bool,
+    dir: &Path,
+) -> Result<(Vec<PathBuf>, String, fatnet_repro::Table)> {
+    let table = e.run(effort)?;
+    let command = command_for(e, effort);
+    let stem = output_stem(e, effort);
+    let md = table.to_markdown(&command, e.seed());
+    let csv = table.to_csv(&command, e.seed())?;
+    let mut outputs = vec![(format!("{stem}.md"), md), (format!("{stem}.csv"), csv)];
+    for f in e.figures(&table) {
+        outputs.push((format!("{stem}/{}.svg", f.id), f.to_svg(&command, e.seed())));
+        outputs.push((
+            format!("{stem}/{}.csv", f.id),
+            f.to_csv(&command, e.seed())?,
+        ));
+    }
+    let mut stale = Vec::new();
+    for (file, content) in outputs {
+        let path = dir.join(file);
+        if check {
+            let committed = fs::read_to_string(&path).unwrap_or_default();
+            if committed != content {
+                stale.push(path);
+            }
+        } else {
+            write_atomically(&path, content.as_bytes())?;
+        }
+    }
+    Ok((stale, stem, table))
 }
 
 fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {

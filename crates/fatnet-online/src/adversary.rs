@@ -43,10 +43,10 @@ pub fn greedy_adversary(
     policy: DropPolicy,
 ) -> Result<MessageSet, OnlineError> {
     let bad = |why: &'static str| OnlineError::BadAdversary { why };
-    if n < 4 || !n.is_power_of_two() || n.trailing_zeros() % 2 != 0 {
+    if n < 4 || !n.is_power_of_two() || !n.trailing_zeros().is_multiple_of(2) {
         return Err(bad("n must be a power of four, at least 4"));
     }
-    if lambda == 0 || lambda % 12 != 0 {
+    if lambda == 0 || !lambda.is_multiple_of(12) {
         return Err(bad("λ must be a positive multiple of 12"));
     }
     if !matches!(policy, DropPolicy::FixedPriority | DropPolicy::RoundRobin) {

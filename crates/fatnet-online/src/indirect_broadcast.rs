@@ -446,7 +446,7 @@ fn stored_areas(
         let mut prev = s;
         for &count in tree.relays.iter().skip(1) {
             let mut next = prev + 1;
-            if next % 3 == 0 {
+            if next.is_multiple_of(3) {
                 next += 1;
             }
             if count > 0 {
@@ -740,7 +740,7 @@ fn broadcast_end(s: u64, d: u32) -> u64 {
     let mut slot = s;
     let mut counted = 0;
     loop {
-        if slot % 3 != 0 {
+        if !slot.is_multiple_of(3) {
             counted += 1;
             if counted == d {
                 return slot + 1;

@@ -122,7 +122,7 @@ fn two_sided(t: f64, df: u64) -> f64 {
     let theta = (t / (df as f64).sqrt()).atan();
     let (sin, cos) = theta.sin_cos();
     let c2 = cos * cos;
-    if df % 2 == 0 {
+    if df.is_multiple_of(2) {
         // sinθ (1 + ½cos²θ + (1·3)/(2·4) cos⁴θ + … up to cos^(df−2)θ)
         let (mut term, mut sum) = (1.0, 1.0);
         for k in 1..=(df - 2) / 2 {

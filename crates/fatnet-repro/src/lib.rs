@@ -69,6 +69,12 @@ pub enum ReproError {
         /// The results file.
         path: std::path::PathBuf,
     },
+    /// Another process is writing into a sweep's output directory.
+    #[error("{} is in use by another sweep process (it holds sweep.lock); wait for it, or choose another directory", path.display())]
+    SweepBusy {
+        /// The output directory.
+        path: std::path::PathBuf,
+    },
     /// Resuming with a sweep file other than the one the results came from.
     #[error("{} is another sweep: resume with the same sweep file", path.display())]
     SweepChanged {

@@ -64,7 +64,10 @@
 //! [`TrialRecord`] per finished task to `out_dir/results.jsonl`, as one JSON line, in batches
 //! of [`SweepOptions::batch`] tasks, each batch flushed and fsync'd before the next starts.
 //! With [`SweepOptions::resume`] it keeps the lines already there, truncates a partial last
-//! line (a crash during a write) and runs only the missing tasks.
+//! line (a crash during a write) and runs only the missing tasks. While it runs it holds an
+//! advisory lock on `out_dir/sweep.lock`, so a second process on the same directory is refused
+//! ([`ReproError::SweepBusy`]) instead of duplicating tasks; the copy of the sweep file is
+//! replaced atomically, so a crash never leaves a torn one.
 
 use std::collections::BTreeMap;
 use std::fs::{self, File, OpenOptions};
@@ -93,6 +96,8 @@ use crate::{ReproError, derive_seed};
 pub const RESULTS_FILE: &str = "results.jsonl";
 /// Name of the copy of the sweep file in the output directory.
 pub const SWEEP_FILE: &str = "sweep.toml";
+/// Name of the lock file in the output directory: held by the process writing results.
+pub const LOCK_FILE: &str = "sweep.lock";
 
 /// One problem of a sweep file.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -1546,11 +1551,13 @@ pub fn run_sweep(
 ///
 /// # Errors
 ///
+/// - [`ReproError::SweepBusy`] if another process is writing into `out_dir` (it holds
+///   `out_dir/sweep.lock`).
 /// - [`ReproError::ResultsExist`] if `out_dir` already holds results and `options.resume` is
-///   false: nothing is written.
+///   false: nothing is written (but the lock file).
 /// - [`ReproError::SweepChanged`] on resume when `out_dir/sweep.toml` is another sweep.
-/// - [`ReproError::CorruptResults`] on resume when a complete line is not a record of this
-///   sweep.
+/// - [`ReproError::CorruptResults`] or [`ReproError::DuplicateTask`] on resume when a
+///   complete line is not a record of this sweep or repeats a task.
 /// - [`ReproError::SweepTask`] when a trial fails (the lowest such task of its batch; the
 ///   batch's finished tasks are written first).
 /// - [`ReproError::Io`] when a file cannot be read or written.
@@ -1564,24 +1571,51 @@ pub fn run_sweep_with(
 ) -> Result<SweepRun, ReproError> {
     let results = out_dir.join(RESULTS_FILE);
     let copy = out_dir.join(SWEEP_FILE);
+    fs::create_dir_all(out_dir).map_err(io_error(out_dir))?;
+    // One writer per directory: a second `run` or `resume` on it is refused, never interleaved.
+    // The operating system drops the lock when the process dies, even by SIGKILL.
+    let lock_path = out_dir.join(LOCK_FILE);
+    let lock = OpenOptions::new()
+        .create(true)
+        .write(true)
+        .truncate(false)
+        .open(&lock_path)
+        .map_err(io_error(&lock_path))?;
+    match lock.try_lock() {
+        Ok(()) => {}
+        Err(std::fs::TryLockError::WouldBlock) => {
+            return Err(ReproError::SweepBusy {
+                path: out_dir.to_path_buf(),
+            });
+        }
+        Err(std::fs::TryLockError::Error(e)) => return Err(io_error(&lock_path)(e)),
+    }
     let has_results = fs::metadata(&results).is_ok_and(|m| m.len() > 0);
     if has_results && !options.resume {
         return Err(ReproError::ResultsExist { path: results });
     }
-    if options.resume {
-        match fs::read_to_string(&copy) {
-            Ok(text) if text != spec.source => return Err(ReproError::SweepChanged { path: copy }),
-            Ok(_) => {}
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-            Err(e) => return Err(io_error(&copy)(e)),
-        }
+    let existing = match fs::read_to_string(&copy) {
+        Ok(text) => Some(text),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => return Err(io_error(&copy)(e)),
+    };
+    if options.resume
+        && let Some(text) = &existing
+        && *text != spec.source
+    {
+        return Err(ReproError::SweepChanged { path: copy });
     }
-    fs::create_dir_all(out_dir).map_err(io_error(out_dir))?;
-    let mut sweep_copy = File::create(&copy).map_err(io_error(&copy))?;
-    sweep_copy
-        .write_all(spec.source.as_bytes())
-        .and_then(|()| sweep_copy.sync_all())
-        .map_err(io_error(&copy))?;
+    if existing.as_deref() != Some(spec.source.as_str()) {
+        // Through a temporary file and a rename: a crash never leaves a torn copy, which
+        // `resume` would take for another sweep.
+        let tmp = out_dir.join(format!(".{SWEEP_FILE}.tmp"));
+        let mut sweep_copy = File::create(&tmp).map_err(io_error(&tmp))?;
+        sweep_copy
+            .write_all(spec.source.as_bytes())
+            .and_then(|()| sweep_copy.sync_all())
+            .map_err(io_error(&tmp))?;
+        fs::rename(&tmp, &copy).map_err(io_error(&copy))?;
+    }
     let (done, discarded_bytes) = read_done(spec, &results)?;
     let mut file = OpenOptions::new()
         .create(true)

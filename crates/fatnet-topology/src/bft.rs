@@ -89,7 +89,7 @@ impl ButterflyFatTree {
     /// [`TopologyError::NotPowerOfFour`] unless `n` is a power of four, and
     /// [`TopologyError::OutOfRange`] unless `4 <= n <= 4^15`.
     pub fn new(n: u64) -> Result<Self, TopologyError> {
-        if !n.is_power_of_two() || n.trailing_zeros() % 2 != 0 {
+        if !n.is_power_of_two() || !n.trailing_zeros().is_multiple_of(2) {
             return Err(TopologyError::NotPowerOfFour {
                 param: "n",
                 value: n,

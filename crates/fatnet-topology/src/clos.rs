@@ -125,7 +125,7 @@ impl FoldedClos {
                 max: u64::from(u32::MAX),
             });
         }
-        if radix % 2 != 0 {
+        if !radix.is_multiple_of(2) {
             return Err(TopologyError::NotEven {
                 param: "radix",
                 value: radix,

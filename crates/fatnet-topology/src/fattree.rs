@@ -304,7 +304,7 @@ impl Topology for FatTree {
         let v = Self::channel_node(c);
         let parent = NodeId(v / 2); // the external node 0 for the root
         let level = self.height(c);
-        let (from, to, direction) = if c.0 % 2 == 0 {
+        let (from, to, direction) = if c.0.is_multiple_of(2) {
             (NodeId(v), parent, Direction::Up)
         } else {
             (parent, NodeId(v), Direction::Down)
@@ -419,7 +419,7 @@ fn capacities(levels: u32, profile: &CapacityProfile) -> Result<Vec<u64>, Topolo
                 .collect())
         }
         CapacityProfile::Standard => {
-            if levels % 2 != 0 {
+            if !levels.is_multiple_of(2) {
                 return Err(TopologyError::StandardNeedsEvenLevels { n: 1 << levels });
             }
             Ok(heights.map(|h| 1u64 << h.div_ceil(2)).collect())

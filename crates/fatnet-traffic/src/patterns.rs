@@ -51,7 +51,7 @@ fn log2_exact(pattern: &'static str, n: u32) -> Result<u32, TrafficError> {
 /// `k` with `n = 4^k`.
 fn log4_exact(pattern: &'static str, n: u32) -> Result<u32, TrafficError> {
     at_least(pattern, n, 1)?;
-    if n.is_power_of_two() && n.trailing_zeros() % 2 == 0 {
+    if n.is_power_of_two() && n.trailing_zeros().is_multiple_of(2) {
         Ok(n.trailing_zeros() / 2)
     } else {
         Err(TrafficError::NotPowerOfFour {

@@ -294,7 +294,7 @@ fn adaptive_on_every_permutation_of_ftree_2_m_4() {
         }
         for i in 0..k - 1 {
             heap(k - 1, a, f);
-            if k % 2 == 0 {
+            if k.is_multiple_of(2) {
                 a.swap(i, k - 1)
             } else {
                 a.swap(0, k - 1)

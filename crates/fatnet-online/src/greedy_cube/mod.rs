@@ -494,10 +494,10 @@ pub fn steady_state(config: &GreedyConfig) -> Result<GreedyReport, GreedyError> 
             confidence: c.confidence,
         });
     }
-    if let Some(length) = c.window {
-        if !(length.is_finite() && length > 0.0) {
-            return Err(GreedyError::BadWindowLength { length });
-        }
+    if let Some(length) = c.window
+        && !(length.is_finite() && length > 0.0)
+    {
+        return Err(GreedyError::BadWindowLength { length });
     }
     let d = c.d;
     let n = 1usize << d;

@@ -514,11 +514,11 @@ impl<'a> OutSim<'a> {
             }
             if self.queued == 0 && self.joining.is_empty() {
                 // Idle until the next release.
-                if let Some(next) = self.ledger.next_release() {
-                    if next > t {
-                        t = next.min(self.config.max_steps);
-                        continue;
-                    }
+                if let Some(next) = self.ledger.next_release()
+                    && next > t
+                {
+                    t = next.min(self.config.max_steps);
+                    continue;
                 }
             }
             self.join();

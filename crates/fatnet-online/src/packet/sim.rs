@@ -1340,14 +1340,14 @@ impl<'a, S: Store> Sim<'a, S> {
                 break Outcome::StepLimit;
             }
             // Skip idle stretches before the next release.
-            if self.queued == 0 && self.pending_inj == 0 && self.eject_busy.iter().all(|&b| b == 0)
+            if self.queued == 0
+                && self.pending_inj == 0
+                && self.eject_busy.iter().all(|&b| b == 0)
+                && let Some(next) = self.ledger.next_release()
+                && next > t
             {
-                if let Some(next) = self.ledger.next_release() {
-                    if next > t {
-                        t = next.min(self.config.max_steps);
-                        continue;
-                    }
-                }
+                t = next.min(self.config.max_steps);
+                continue;
             }
             self.decide(net);
             let drained = self.drain();

@@ -486,3 +486,22 @@ algorithm = "corollary2"
         SweepProblemKind::Point { point: 1, .. }
     ));
 }
+
+#[test]
+fn a_second_writer_on_the_same_directory_is_refused() {
+    let spec = SweepSpec::parse(SWEEP).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    fs::create_dir_all(dir.path()).unwrap();
+    // Another process's lock, as `fatnet sweep run` holds it while it writes.
+    let held = fs::File::create(dir.path().join(fatnet_repro::sweep::LOCK_FILE)).unwrap();
+    held.lock().unwrap();
+    let options = SweepOptions::default();
+    assert!(matches!(
+        run_sweep(&spec, dir.path(), &options),
+        Err(ReproError::SweepBusy { .. })
+    ));
+    assert!(!dir.path().join(RESULTS_FILE).exists());
+    held.unlock().unwrap();
+    run_sweep(&spec, dir.path(), &options).unwrap();
+    assert_eq!(lines_of(dir.path()).len(), 24);
+}

@@ -90,7 +90,7 @@ fn profile(levels: u32, max_leaf: u64) -> BoxedStrategy<CapacityProfile> {
             .prop_map(CapacityProfile::Custom)
             .boxed(),
     ];
-    if levels % 2 == 0 {
+    if levels.is_multiple_of(2) {
         options.push(Just(CapacityProfile::Standard).boxed());
     }
     Union::new(options).boxed()

@@ -1069,6 +1069,24 @@ fn expand(
         .collect()
 }
 
+/// Parameters that only mean something with another parameter's value: `(key, other, value)`.
+const REQUIRES: [(&str, &str, &str); 4] = [
+    ("priority_range", "scan", "prio"),
+    ("k", "router", "constant-switch"),
+    ("preset", "router", "random"),
+    ("fictitious", "algorithm", "corollary2"),
+];
+
+/// The default of a string parameter named in [`REQUIRES`].
+fn default_of(key: &str) -> &'static str {
+    match key {
+        "scan" => "rr",
+        "router" => "random",
+        "algorithm" => "theorem1",
+        _ => "",
+    }
+}
+
 /// A network built for one kind of sweep, shared by the points with its topology.
 #[derive(Clone, Debug)]
 enum Built {
@@ -1148,6 +1166,12 @@ fn prepare(
                 continue;
             }
         };
+        if let Some((key, other, needed)) = REQUIRES.iter().find(|(key, other, needed)| {
+            values.contains_key(*key) && str_of(other).unwrap_or(default_of(other)) != *needed
+        }) {
+            point_problem(Some(key), format!("{key} needs {other} = \"{needed}\""));
+            continue;
+        }
         let (job, processors) = match net {
             Built::Packet(net) => {
                 let processors = net.processors();
@@ -1178,13 +1202,6 @@ fn prepare(
                     },
                     _ => ScanPolicy::RoundRobin,
                 };
-                if int_of("priority_range").is_some() && str_of("scan") != Some("prio") {
-                    point_problem(
-                        Some("priority_range"),
-                        "priority_range needs scan = \"prio\"".into(),
-                    );
-                    continue;
-                }
                 let config = PacketConfig {
                     queueing: if output {
                         Queueing::Output
@@ -1233,17 +1250,6 @@ fn prepare(
                     },
                     _ => RouterChoice::Random,
                 };
-                if int_of("k").is_some() && str_of("router") != Some("constant-switch") {
-                    point_problem(Some("k"), "k needs router = \"constant-switch\"".into());
-                    continue;
-                }
-                if str_of("preset").is_some() && router != RouterChoice::Random {
-                    point_problem(
-                        Some("preset"),
-                        "preset sets RANDOM's constants: it needs router = \"random\"".into(),
-                    );
-                    continue;
-                }
                 let policy = match str_of("policy") {
                     Some("pessimistic") => DropPolicy::Pessimistic,
                     Some("fixed") => DropPolicy::FixedPriority,
@@ -1297,13 +1303,6 @@ fn prepare(
             }
             Built::Tree(tree) => {
                 let corollary = str_of("algorithm") == Some("corollary2");
-                if str_of("fictitious").is_some() && !corollary {
-                    point_problem(
-                        Some("fictitious"),
-                        "fictitious needs algorithm = \"corollary2\"".into(),
-                    );
-                    continue;
-                }
                 let fictitious = match str_of("fictitious") {
                     Some("depth") => FictitiousCapacity::Depth,
                     _ => FictitiousCapacity::LgN,

@@ -10,6 +10,14 @@ pub fn fatnet() -> Command {
 
 /// Runs `fatnet` with `args`, asserts success, and parses standard output as JSON.
 pub fn json(args: &[&str]) -> Value {
+    serde_json::from_str(&stdout_of(args)).unwrap()
+}
+/// Runs `fatnet` with `args`, asserts success, returns standard output.
+pub fn stdout_of<I, S>(args: I) -> String
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<std::ffi::OsStr>,
+{
     let out = fatnet()
         .args(args)
         .assert()
@@ -17,7 +25,19 @@ pub fn json(args: &[&str]) -> Value {
         .get_output()
         .stdout
         .clone();
-    serde_json::from_slice(&out).unwrap()
+    String::from_utf8(out).unwrap()
+}
+
+/// Runs `fatnet` with `args`, asserts exit status 2 and no panic, returns standard error.
+pub fn stderr_of_failure<I, S>(args: I) -> String
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<std::ffi::OsStr>,
+{
+    let a = fatnet().args(args).assert().code(2);
+    let err = String::from_utf8(a.get_output().stderr.clone()).unwrap();
+    assert!(!err.contains("panicked"), "{err}");
+    err
 }
 
 /// Runs `fatnet` with `args` and asserts the failure users are promised for bad input: exit

@@ -11,7 +11,7 @@ use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
 use serde_json::Value;
 
-use crate::common::fatnet;
+use crate::common::{fatnet, stderr_of_failure, stdout_of};
 
 /// 2 × 2 points × 100 trials = 400 tasks of about 3 ms each on bft:n=1024 (about a second on
 /// two threads in a test build): long enough to be killed in the middle.
@@ -151,18 +151,8 @@ fn kill_9_at_random_moments_then_resume_gives_exactly_the_uninterrupted_results(
     assert_eq!(sorted_lines(&results(&cut)), sorted_lines(&reference));
     // Resuming a finished sweep runs nothing and changes nothing.
     let before = results(&cut);
-    let out = fatnet()
-        .args(&args)
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    assert!(
-        String::from_utf8(out)
-            .unwrap()
-            .contains("400 already done, 0 run now")
-    );
+    let out = stdout_of(&args);
+    assert!(out.contains("400 already done, 0 run now"), "{out}");
     assert_eq!(results(&cut), before);
 }
 
@@ -181,31 +171,14 @@ fn a_partial_last_line_is_reported_and_discarded_on_resume() {
     );
     fs::write(out.join("results.jsonl"), &torn).unwrap();
     // `summarize` reads without repairing: it reports the partial line and leaves it.
-    let text = fatnet()
-        .args(["sweep", "summarize", out.to_str().unwrap()])
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    assert!(
-        String::from_utf8(text)
-            .unwrap()
-            .starts_with("10 of 24 tasks finished")
-    );
+    let text = stdout_of(["sweep", "summarize", out.to_str().unwrap()]);
+    assert!(text.starts_with("10 of 24 tasks finished"), "{text}");
     assert_eq!(results(&out), torn);
     let md = fs::read_to_string(out.join("summary.md")).unwrap();
     assert!(md.contains("A partial last line (25 bytes"), "{md}");
     let mut args = run_args(&sweep, &out);
     args.push("--resume");
-    let stdout = fatnet()
-        .args(&args)
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let stdout = String::from_utf8(stdout).unwrap();
+    let stdout = stdout_of(&args);
     assert!(
         stdout.contains("24 tasks, 10 already done, 14 run now")
             && stdout.contains("discarded a partial last line of 25 bytes"),
@@ -249,9 +222,7 @@ flits = -3
 "#,
     );
     let out = tmp.path().join("never");
-    let a = fatnet().args(run_args(&sweep, &out)).assert().code(2);
-    let err = String::from_utf8(a.get_output().stderr.clone()).unwrap();
-    assert!(!err.contains("panicked"), "{err}");
+    let err = stderr_of_failure(run_args(&sweep, &out));
     assert!(err.starts_with("error: "), "{err}");
     for expected in [
         "line 2", "trials", "line 4", "colour", "line 9", "warp", "line 10", "flits",
@@ -263,11 +234,7 @@ flits = -3
         "an output directory was created for a bad file"
     );
     // `check` reports the same problems.
-    let a = fatnet()
-        .args(["sweep", "check", sweep.to_str().unwrap()])
-        .assert()
-        .code(2);
-    let check = String::from_utf8(a.get_output().stderr.clone()).unwrap();
+    let check = stderr_of_failure(["sweep", "check", sweep.to_str().unwrap()]);
     assert_eq!(check, err);
     // A missing file is one clear line.
     crate::common::assert_one_line_error(&[
@@ -305,14 +272,7 @@ fn existing_results_need_resume_and_the_same_sweep_file() {
 fn check_prints_the_grid() {
     let tmp = tempfile::tempdir().unwrap();
     let sweep = write_sweep(tmp.path(), SMALL);
-    let out = fatnet()
-        .args(["sweep", "check", sweep.to_str().unwrap()])
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let out = String::from_utf8(out).unwrap();
+    let out = stdout_of(["sweep", "check", sweep.to_str().unwrap()]);
     assert!(
         out.contains("8 points x 3 trials = 24 tasks, seed 5"),
         "{out}"
@@ -373,17 +333,13 @@ fn summarize_reports_the_means_of_the_results_and_plots_each_swept_parameter() {
     let flow = fs::read_to_string(out.join("mean_latency-vs-flow.svg")).unwrap();
     assert!(flow.contains(">worm</text>") && flow.contains(">store</text>"));
     // An unknown metric is refused, naming the choices.
-    let a = fatnet()
-        .args([
-            "sweep",
-            "summarize",
-            out.to_str().unwrap(),
-            "--metric",
-            "speed",
-        ])
-        .assert()
-        .code(2);
-    let err = String::from_utf8(a.get_output().stderr.clone()).unwrap();
+    let err = stderr_of_failure([
+        "sweep",
+        "summarize",
+        out.to_str().unwrap(),
+        "--metric",
+        "speed",
+    ]);
     assert!(err.contains("latency"), "{err}");
 }
 
@@ -391,14 +347,7 @@ fn summarize_reports_the_means_of_the_results_and_plots_each_swept_parameter() {
 fn the_documented_example_sweep_is_valid_and_has_over_a_thousand_trials() {
     let example =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/sweeps/bft-flow-control.toml");
-    let out = fatnet()
-        .args(["sweep", "check", example.to_str().unwrap()])
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let out = String::from_utf8(out).unwrap();
+    let out = stdout_of(["sweep", "check", example.to_str().unwrap()]);
     assert!(
         out.contains("18 points x 60 trials = 1080 tasks, seed 2026"),
         "{out}"
@@ -448,17 +397,13 @@ traffic = "permutation"
         "{md}"
     );
     // A packet metric is not one of a scheduler sweep's: refused, naming the right ones.
-    let a = fatnet()
-        .args([
-            "sweep",
-            "summarize",
-            out.to_str().unwrap(),
-            "--metric",
-            "latency",
-        ])
-        .assert()
-        .code(2);
-    let err = String::from_utf8(a.get_output().stderr.clone()).unwrap();
+    let err = stderr_of_failure([
+        "sweep",
+        "summarize",
+        out.to_str().unwrap(),
+        "--metric",
+        "latency",
+    ]);
     assert!(
         err.contains("not a metric of scheduler = \"leiserson\"")
             && err.contains("cycles_over_bound"),

@@ -47,12 +47,15 @@ THE SWEEP FILE (TOML):
 
 RESULTS (DIR):
   sweep.toml       a copy of the sweep file (resume refuses another one)
+  sweep.lock       held while a process writes: a second run on DIR is refused, not interleaved
   results.jsonl    one JSON object per finished trial: task, point, trial, seed, params, result;
                    appended in batches, each flushed and fsync'd; a partial last line (a crash
                    mid-write) is discarded by --resume. Task k = point * trials + trial runs
                    with seed derive(derive(seed, point), trial): the same lines for any thread
                    count, any number of MPI ranks, and any interruption + --resume (in task
                    order when run in one go; `sort` them to compare otherwise).
+  summary.md/.csv  written by `summarize`, with <metric>-vs-<parameter>.svg/.csv per swept
+                   parameter
 
 THREE WAYS TO RUN:
   fatnet sweep run sweep.toml --out results/                 all cores of this machine
@@ -233,7 +236,7 @@ fn drive(
     let options = SweepOptions {
         resume: args.resume,
         threads: args.threads,
-        batch: args.batch.unwrap_or(4 * workers).max(1),
+        batch: args.batch.unwrap_or(4 * workers),
     };
     let bar = progress_bar(args.quiet);
     let start = Instant::now();
@@ -272,6 +275,17 @@ fn run_cmd(args: &RunArgs, out: &mut impl Write) -> Result<()> {
     if let Some(0) = args.threads {
         anyhow::bail!("--threads must be at least 1");
     }
+    if let Some(0) = args.batch {
+        anyhow::bail!("--batch must be at least 1");
+    }
+    // Launched by mpirun without MPI support, every rank would run the whole sweep.
+    if let Some(size) = launcher_size().filter(|&n| n > 1) {
+        anyhow::bail!(
+            "launched as one of {size} MPI ranks, but this fatnet was built without MPI: \
+             rebuild with `cargo build --release -p fatnet-cli --features mpi` \
+             (needs libopenmpi-dev openmpi-bin libclang-dev), or run without mpirun"
+        );
+    }
     let spec = SweepSpec::from_file(&args.file)?;
     let mut runner = fatnet_repro::sweep::LocalTasks::new(args.threads);
     let workers = args.threads.unwrap_or_else(default_threads);
@@ -283,7 +297,18 @@ fn run_cmd(args: &RunArgs, out: &mut impl Write) -> Result<()> {
     if let Some(0) = args.threads {
         anyhow::bail!("--threads must be at least 1");
     }
+    if let Some(0) = args.batch {
+        anyhow::bail!("--batch must be at least 1");
+    }
     mpi_ranks::run(args, out)
+}
+
+/// The number of ranks the MPI launcher says it started (Open MPI's `OMPI_COMM_WORLD_SIZE`,
+/// MPICH's and Slurm's `PMI_SIZE`), if it did.
+fn launcher_size() -> Option<u32> {
+    ["OMPI_COMM_WORLD_SIZE", "PMI_SIZE"]
+        .iter()
+        .find_map(|v| std::env::var(v).ok()?.parse::<u32>().ok())
 }
 
 /// Threads of rayon's default pool: one per core.

@@ -38,6 +38,14 @@ pub(super) fn run(args: &RunArgs, out: &mut impl Write) -> Result<()> {
     let (universe, _) = mpi::initialize_with_threading(mpi::Threading::Funneled)
         .ok_or_else(|| anyhow!("MPI is already initialized"))?;
     let world = universe.world();
+    if let Some(size) = super::launcher_size()
+        && size as i32 != world.size()
+    {
+        anyhow::bail!(
+            "the launcher started {size} ranks but MPI sees a world of {}: this fatnet was built against another MPI library than the mpirun that started it",
+            world.size()
+        );
+    }
     let threads = args.threads.unwrap_or_else(default_threads);
     if world.rank() != 0 {
         return worker(&world, args.threads);

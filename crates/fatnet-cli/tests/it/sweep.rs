@@ -253,6 +253,25 @@ flits = -3
 }
 
 #[test]
+#[cfg(not(feature = "mpi"))]
+fn a_build_without_mpi_refuses_to_run_as_one_of_several_ranks() {
+    let tmp = tempfile::tempdir().unwrap();
+    let sweep = write_sweep(tmp.path(), SMALL);
+    let out = tmp.path().join("out");
+    let a = fatnet()
+        .env("OMPI_COMM_WORLD_SIZE", "2")
+        .args(run_args(&sweep, &out))
+        .assert()
+        .code(2);
+    let err = String::from_utf8(a.get_output().stderr.clone()).unwrap();
+    assert!(
+        err.contains("built without MPI") && err.contains("--features mpi"),
+        "{err}"
+    );
+    assert!(!out.exists());
+}
+
+#[test]
 fn existing_results_need_resume_and_the_same_sweep_file() {
     let tmp = tempfile::tempdir().unwrap();
     let sweep = write_sweep(tmp.path(), SMALL);

@@ -38,6 +38,8 @@ use crate::sweep::{
 pub struct Metric {
     /// Name, as in `fatnet sweep summarize --metric` and the CSV's `metric` column.
     pub name: &'static str,
+    /// Short axis label, with its unit.
+    pub label: &'static str,
     /// What it measures, with its unit.
     pub description: &'static str,
     /// Whether the Markdown summary shows it (the CSV has every metric).
@@ -76,30 +78,35 @@ fn ratio(a: u64, b: f64) -> f64 {
 pub const PACKET_METRICS: [Metric; 9] = [
     Metric {
         name: "latency",
+        label: "max latency (flit-steps)",
         description: "maximum latency: the step in which the last message was delivered (flit-steps)",
         in_table: true,
         of: |r| packet(r).map(|r| r.latency as f64),
     },
     Metric {
         name: "mean_latency",
+        label: "mean latency (flit-steps)",
         description: "mean over delivered messages of delivery minus release step (flit-steps)",
         in_table: true,
         of: |r| packet(r).map(|r| r.mean_latency),
     },
     Metric {
         name: "congestion",
+        label: "congestion (worms per link)",
         description: "realized congestion: most worms whose head crossed one link",
         in_table: true,
         of: |r| packet(r).map(|r| f64::from(r.congestion)),
     },
     Metric {
         name: "dilation",
+        label: "dilation (links)",
         description: "longest path a delivered unit took (links)",
         in_table: false,
         of: |r| packet(r).map(|r| f64::from(r.dilation)),
     },
     Metric {
         name: "delivered",
+        label: "fraction delivered",
         description: "fraction of the messages delivered",
         in_table: true,
         of: |r| {
@@ -114,24 +121,28 @@ pub const PACKET_METRICS: [Metric; 9] = [
     },
     Metric {
         name: "steps",
+        label: "engine steps",
         description: "engine steps simulated",
         in_table: false,
         of: |r| packet(r).map(|r| r.steps as f64),
     },
     Metric {
         name: "mean_queued",
+        label: "mean units queued",
         description: "time-average number of units in link queues",
         in_table: true,
         of: |r| packet(r).map(|r| r.mean_queued),
     },
     Metric {
         name: "max_queue",
+        label: "largest queue (units)",
         description: "largest number of units in one link queue at the end of a step",
         in_table: false,
         of: |r| packet(r).map(|r| f64::from(r.max_queue)),
     },
     Metric {
         name: "unit_hops",
+        label: "unit-link crossings",
         description: "unit-link crossings (flit-hops; packet-hops for store-and-forward)",
         in_table: false,
         of: |r| packet(r).map(|r| r.unit_hops as f64),
@@ -142,30 +153,35 @@ pub const PACKET_METRICS: [Metric; 9] = [
 pub const ROUTE_METRICS: [Metric; 5] = [
     Metric {
         name: "cycles",
+        label: "delivery cycles",
         description: "delivery cycles used",
         in_table: true,
         of: |r| route(r).map(|r| r.cycles as f64),
     },
     Metric {
         name: "cycles_over_lambda",
+        label: "cycles / λ(M)",
         description: "delivery cycles divided by the load factor λ(M)",
         in_table: true,
         of: |r| route(r).map(|r| ratio(r.cycles, r.load_factor)),
     },
     Metric {
         name: "load_factor",
+        label: "load factor λ(M)",
         description: "load factor λ(M) of the trial's message set",
         in_table: true,
         of: |r| route(r).map(|r| r.load_factor),
     },
     Metric {
         name: "finished",
+        label: "fraction finished",
         description: "fraction of the trials that delivered every message within max_cycles",
         in_table: true,
         of: |r| route(r).map(|r| f64::from(u8::from(r.finished))),
     },
     Metric {
         name: "messages",
+        label: "messages",
         description: "messages in the trial's set",
         in_table: false,
         of: |r| route(r).map(|r| r.messages as f64),
@@ -176,36 +192,42 @@ pub const ROUTE_METRICS: [Metric; 5] = [
 pub const SCHEDULE_METRICS: [Metric; 6] = [
     Metric {
         name: "cycles",
+        label: "delivery cycles",
         description: "delivery cycles of the schedule",
         in_table: true,
         of: |r| schedule(r).map(|r| r.cycles as f64),
     },
     Metric {
         name: "cycles_over_lambda",
+        label: "cycles / λ(M)",
         description: "delivery cycles divided by the load factor λ(M)",
         in_table: true,
         of: |r| schedule(r).map(|r| ratio(r.cycles, r.load_factor)),
     },
     Metric {
         name: "cycles_over_bound",
+        label: "cycles / guaranteed bound",
         description: "delivery cycles divided by the theorem's guaranteed bound",
         in_table: true,
         of: |r| schedule(r).map(|r| ratio(r.cycles, r.bound as f64)),
     },
     Metric {
         name: "load_factor",
+        label: "load factor λ(M)",
         description: "load factor λ(M) of the trial's message set",
         in_table: true,
         of: |r| schedule(r).map(|r| r.load_factor),
     },
     Metric {
         name: "verified",
+        label: "fraction verified",
         description: "fraction of the schedules that passed the cycle-by-cycle verification",
         in_table: true,
         of: |r| schedule(r).map(|r| f64::from(u8::from(r.verified))),
     },
     Metric {
         name: "messages",
+        label: "messages",
         description: "messages in the trial's set",
         in_table: false,
         of: |r| schedule(r).map(|r| r.messages as f64),
@@ -559,7 +581,7 @@ impl SweepSummary {
             id: "sweep",
             title: format!("{} vs {key} (mean, 95% CI)", metric.name),
             x_label: key.clone(),
-            y_label: metric.description.to_string(),
+            y_label: metric.label.to_string(),
             series,
             log_x: false,
             error_bars,

@@ -21,6 +21,7 @@ const SWEEP_HELP: &str = "\
 THE SWEEP FILE (TOML):
   simulator = \"packet\"      Greenberg-Oh packet simulation (the options of `fatnet simulate`),
                             or simulator = \"route\" (`fatnet route`), or
+                            simulator = \"dynamic\" (`fatnet simulate --arrivals`), or
                             scheduler = \"leiserson\" (`fatnet schedule`)
   trials = 10               trials per grid point
   seed = 7                  master seed
@@ -41,6 +42,10 @@ THE SWEEP FILE (TOML):
     route:     router (random|greedy|random-prime|constant-switch), policy (pessimistic|
                random|fixed|round-robin|wires), preset (practical|proved), k, max_cycles
     leiserson: algorithm (theorem1|corollary2), fictitious (lgn|depth)
+    dynamic:   topology (hypercube:d=D|butterfly:d=D) and rate (required, a number; no
+               traffic: Poisson arrivals with bit-flip probability p), p (default 0.5),
+               arrivals (poisson|slotted), router (greedy|adaptive), slots (10000),
+               warmup (slots/10), batches (20); rho >= 1 is refused
   route and leiserson need a binary fat-tree (fattree:...). A random traffic pattern draws a
   fresh instance per trial. Every bad key or value is reported with its line before any work
   starts.
@@ -116,7 +121,8 @@ struct SummarizeArgs {
     /// The output directory of `fatnet sweep run`.
     dir: PathBuf,
     /// The metric plotted per swept parameter (the CSV has them all). Default: `latency`
-    /// for the packet simulator, `cycles` for the routers and the scheduler.
+    /// for the packet simulator, `cycles` for the routers and the scheduler, `delay` for the
+    /// dynamic simulator.
     #[arg(long, long_help = metric_help())]
     metric: Option<String>,
 }
@@ -126,7 +132,7 @@ fn metric_help() -> String {
     let mut text = String::from(
         "The metric plotted per swept parameter (the CSV has them all); the first of each list is the default.",
     );
-    for kind in [SweepKind::Packet, SweepKind::Route, SweepKind::Schedule] {
+    for kind in SweepKind::ALL {
         text.push_str(&format!("\n\n{kind}:"));
         for m in metrics(kind) {
             text.push_str(&format!("\n  {:<20} {}", m.name, m.description));

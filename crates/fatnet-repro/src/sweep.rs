@@ -76,13 +76,16 @@ use std::path::Path;
 use std::sync::Arc;
 
 use fatnet::offline::leiserson::{FictitiousCapacity, corollary2, theorem1};
+use fatnet::online::greedy_cube::{GreedyConfig, GreedyNetwork, MAX_DIMENSION, steady_state};
 use fatnet::online::packet::{
     FlowControl, PacketConfig, PacketNet, PacketReport, PathPolicy, QueueCapacity, Queueing,
     ScanPolicy, SinkModel, batch_trial,
 };
+use fatnet::online::slotted_cube::{self, SlottedConfig, SlottedScheme};
 use fatnet::online::{
     DropPolicy, Greedy, RandomParams, RandomPrime, RandomRouter, Router, RunConfig, Sink,
 };
+use fatnet::queueing::stamoulis::greedy as bounds;
 use fatnet::topology::{AnyTopology, FatTree, TopologySpec};
 use fatnet::traffic::{MessageSet, TrafficSpec};
 use rayon::prelude::*;
@@ -204,11 +207,13 @@ pub enum SweepProblemKind {
 }
 
 /// A parameter value as written in the sweep file.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum ParamValue {
     /// An integer.
     Int(u64),
+    /// A real number (`rate`, `p`), finite; an integer written for one is stored as a float.
+    Float(f64),
     /// A string.
     Str(String),
 }
@@ -217,6 +222,7 @@ impl std::fmt::Display for ParamValue {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             ParamValue::Int(i) => write!(f, "{i}"),
+            ParamValue::Float(x) => write!(f, "{x}"),
             ParamValue::Str(s) => write!(f, "{s}"),
         }
     }
@@ -250,13 +256,16 @@ pub enum SweepKind {
     Route,
     /// Leiserson's off-line scheduler, Theorem 1 or Corollary 2 (`fatnet schedule`).
     Schedule,
+    /// Stamoulis' dynamic routing under Poisson traffic on the hypercube and the butterfly
+    /// (`fatnet simulate hypercube:d=D --arrivals ...`).
+    Dynamic,
 }
 
 impl SweepKind {
     /// The sweep file's key naming it: `simulator` or `scheduler`.
     pub fn key(self) -> &'static str {
         match self {
-            SweepKind::Packet | SweepKind::Route => "simulator",
+            SweepKind::Packet | SweepKind::Route | SweepKind::Dynamic => "simulator",
             SweepKind::Schedule => "scheduler",
         }
     }
@@ -267,6 +276,7 @@ impl SweepKind {
             SweepKind::Packet => "packet",
             SweepKind::Route => "route",
             SweepKind::Schedule => "leiserson",
+            SweepKind::Dynamic => "dynamic",
         }
     }
 
@@ -276,6 +286,23 @@ impl SweepKind {
             SweepKind::Packet => &PACKET_PARAMS,
             SweepKind::Route => &ROUTE_PARAMS,
             SweepKind::Schedule => &SCHEDULE_PARAMS,
+            SweepKind::Dynamic => &DYNAMIC_PARAMS,
+        }
+    }
+
+    /// Every kind.
+    pub const ALL: [SweepKind; 4] = [
+        SweepKind::Packet,
+        SweepKind::Route,
+        SweepKind::Schedule,
+        SweepKind::Dynamic,
+    ];
+
+    /// The `[params]` keys a point must have.
+    fn required(self) -> &'static [&'static str] {
+        match self {
+            SweepKind::Dynamic => &["topology", "rate"],
+            _ => &["topology", "traffic"],
         }
     }
 }
@@ -320,6 +347,32 @@ pub struct ScheduleResult {
     pub verified: bool,
 }
 
+/// One trial of `simulator = "dynamic"`: one steady-state run, with the bounds the thesis
+/// proves for its case.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DynamicResult {
+    /// The load factor ρ (λp on the cube, λ·max(p, 1 − p) on the butterfly).
+    pub rho: f64,
+    /// Packets generated before the horizon.
+    pub packets: u64,
+    /// Packets measured (generated after the warm-up).
+    pub measured: u64,
+    /// Mean delay T of the measured packets (`None` if none was measured).
+    pub delay_mean: Option<f64>,
+    /// Half-width of the run's 95% batch-means interval for T (`None` below two batches with
+    /// packets).
+    pub delay_half_width: Option<f64>,
+    /// Mean number of arcs crossed per measured packet.
+    pub hops_mean: f64,
+    /// Time-average number of packets in the network (Little: λ·2^d·T in steady state).
+    pub number_mean: f64,
+    /// The best lower bound the thesis proves for the case.
+    pub lower_bound: f64,
+    /// The best upper bound it proves (`None`: none, as for the adaptive scheme).
+    pub upper_bound: Option<f64>,
+}
+
 /// A trial's outcome, by [`SweepKind`] (untagged in JSON: the report's own fields).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
@@ -330,6 +383,8 @@ pub enum TrialResult {
     Route(RouteResult),
     /// `scheduler = "leiserson"`.
     Schedule(ScheduleResult),
+    /// `simulator = "dynamic"`.
+    Dynamic(DynamicResult),
 }
 
 impl TrialResult {
@@ -339,6 +394,7 @@ impl TrialResult {
             TrialResult::Packet(_) => SweepKind::Packet,
             TrialResult::Route(_) => SweepKind::Route,
             TrialResult::Schedule(_) => SweepKind::Schedule,
+            TrialResult::Dynamic(_) => SweepKind::Dynamic,
         }
     }
 }
@@ -382,7 +438,8 @@ pub struct SweepRun {
 #[derive(Debug)]
 struct Point {
     params: BTreeMap<String, ParamValue>,
-    traffic: TrafficSpec,
+    /// The traffic pattern (`None` for the dynamic simulator, whose traffic is Poisson).
+    traffic: Option<TrafficSpec>,
     /// The pattern, when it is not randomized (made once from the point's seed).
     fixed: Option<MessageSet>,
     /// Processors of the network.
@@ -410,6 +467,20 @@ enum Job {
         /// `None` for Theorem 1, else Corollary 2 with these fictitious capacities.
         corollary2: Option<FictitiousCapacity>,
     },
+    Dynamic {
+        /// The steady-state run (its seed is set per trial).
+        config: DynamicConfig,
+        /// The thesis' proved bounds for the case: lower, upper (if any).
+        lower: f64,
+        upper: Option<f64>,
+    },
+}
+
+/// The simulator of a `simulator = "dynamic"` point.
+#[derive(Clone, Copy, Debug)]
+enum DynamicConfig {
+    Poisson(GreedyConfig),
+    Slotted(SlottedConfig),
 }
 
 /// The router of a `simulator = "route"` point.
@@ -449,7 +520,10 @@ pub struct SweepSpec {
     zip_keys: Vec<String>,
 }
 
-const SIMULATORS: [&str; 2] = ["packet", "route"];
+const SIMULATORS: [&str; 3] = ["packet", "route", "dynamic"];
+const DYNAMIC_PARAMS: [&str; 8] = [
+    "arrivals", "batches", "p", "rate", "router", "slots", "topology", "warmup",
+];
 const SCHEDULERS: [&str; 1] = ["leiserson"];
 const ROUTE_PARAMS: [&str; 7] = [
     "k",
@@ -512,8 +586,24 @@ struct Value {
     line: usize,
 }
 
-/// Checks one value of parameter `key` on its own (type and range).
-fn check_value(key: &str, v: &Spanned<DeValue<'_>>, problems: &mut Problems<'_>) -> Option<Value> {
+/// A TOML integer or float as an `f64`.
+fn as_f64(value: &DeValue<'_>) -> Option<f64> {
+    if let Some(i) = value.as_integer() {
+        return i64::from_str_radix(i.as_str(), i.radix())
+            .ok()
+            .map(|i| i as f64);
+    }
+    value.as_float()?.as_str().parse().ok()
+}
+
+/// Checks one value of parameter `key` on its own (type and range); `kind` picks the choices
+/// of a key two kinds share (`router`), and is `None` when the sweep's kind is unknown.
+fn check_value(
+    key: &str,
+    v: &Spanned<DeValue<'_>>,
+    kind: Option<SweepKind>,
+    problems: &mut Problems<'_>,
+) -> Option<Value> {
     let span = v.span();
     let line = line_of(problems.source, span.start);
     let bad = |value: String, reason: &str| SweepProblemKind::BadValue {
@@ -527,7 +617,18 @@ fn check_value(key: &str, v: &Spanned<DeValue<'_>>, problems: &mut Problems<'_>)
         "path" => Some(&["rp", "gp", "fp", "dor"]),
         "scan" => Some(&["rr", "fo", "ff", "oldest", "prio"]),
         "sink" => Some(&["queue", "immediate"]),
-        "router" => Some(&["random", "greedy", "random-prime", "constant-switch"]),
+        "router" => Some(match kind {
+            Some(SweepKind::Dynamic) => &["greedy", "adaptive"],
+            Some(_) => &["random", "greedy", "random-prime", "constant-switch"],
+            None => &[
+                "random",
+                "greedy",
+                "random-prime",
+                "constant-switch",
+                "adaptive",
+            ],
+        }),
+        "arrivals" => Some(&["poisson", "slotted"]),
         "policy" => Some(&["pessimistic", "random", "fixed", "round-robin", "wires"]),
         "preset" => Some(&["practical", "proved"]),
         "algorithm" => Some(&["theorem1", "corollary2"]),
@@ -563,7 +664,29 @@ fn check_value(key: &str, v: &Spanned<DeValue<'_>>, problems: &mut Problems<'_>)
                 return None;
             }
         },
-        "flits" | "delay" | "priority_range" | "max_steps" | "max_cycles" | "k" => {
+        "rate" | "p" => {
+            let Some(x) = as_f64(v.get_ref()) else {
+                problems.at(span, wrong("a number"));
+                return None;
+            };
+            let ok = if key == "rate" {
+                x.is_finite() && x > 0.0
+            } else {
+                (0.0..=1.0).contains(&x)
+            };
+            if !ok {
+                let expected = if key == "rate" {
+                    "a positive finite rate"
+                } else {
+                    "a probability in [0, 1]"
+                };
+                problems.at(span, bad(x.to_string(), &format!("expected {expected}")));
+                return None;
+            }
+            ParamValue::Float(x)
+        }
+        "flits" | "delay" | "priority_range" | "max_steps" | "max_cycles" | "k" | "slots"
+        | "warmup" | "batches" => {
             let Some(n) = as_u64(v.get_ref()) else {
                 problems.at(span, wrong("a non-negative integer"));
                 return None;
@@ -572,9 +695,14 @@ fn check_value(key: &str, v: &Spanned<DeValue<'_>>, problems: &mut Problems<'_>)
                 "flits" => u64::from(u16::MAX),
                 "max_steps" | "max_cycles" => u64::MAX,
                 "k" => 1 << 20,
+                "slots" | "warmup" => 1 << 40,
                 _ => u64::from(u32::MAX),
             };
-            let min = u64::from(key != "k");
+            let min = match key {
+                "k" | "warmup" => 0,
+                "batches" => 2,
+                _ => 1,
+            };
             if !(min..=max).contains(&n) {
                 problems.at(
                     span,
@@ -611,9 +739,7 @@ fn check_entry(
     problems: &mut Problems<'_>,
 ) -> Option<Vec<Value>> {
     let name = key.get_ref().as_ref();
-    let known = [SweepKind::Packet, SweepKind::Route, SweepKind::Schedule]
-        .iter()
-        .any(|k| k.params().contains(&name));
+    let known = SweepKind::ALL.iter().any(|k| k.params().contains(&name));
     if !known {
         problems.at(
             key.span(),
@@ -648,7 +774,7 @@ fn check_entry(
             }
             let checked: Vec<Option<Value>> = items
                 .iter()
-                .map(|item| check_value(name, item, problems))
+                .map(|item| check_value(name, item, kind, problems))
                 .collect();
             checked.into_iter().collect()
         }
@@ -662,7 +788,7 @@ fn check_entry(
             );
             None
         }
-        _ => check_value(name, value, problems).map(|v| vec![v]),
+        _ => check_value(name, value, kind, problems).map(|v| vec![v]),
     }
 }
 
@@ -706,6 +832,7 @@ impl SweepSpec {
                 .map(|s| match s {
                     "packet" => SweepKind::Packet,
                     "route" => SweepKind::Route,
+                    "dynamic" => SweepKind::Dynamic,
                     _ => SweepKind::Schedule,
                 })
         };
@@ -815,7 +942,8 @@ impl SweepSpec {
         if root.get("params").is_none() {
             missing("params");
         }
-        for key in ["topology", "traffic"] {
+        let required: &[&str] = kind.map_or(&["topology", "traffic"], SweepKind::required);
+        for &key in required {
             let in_params = params_spans.contains_key(key);
             let in_zip = root
                 .get("zip")
@@ -964,15 +1092,15 @@ impl SweepSpec {
         let seed = self.task_seed(task);
         let fail = |reason: String| ReproError::SweepTask { task, reason };
         let drawn;
-        let messages = match &p.fixed {
-            Some(m) => m,
-            None => {
-                drawn = p
-                    .traffic
+        let messages = match (&p.fixed, &p.traffic) {
+            (Some(m), _) => Some(m),
+            (None, Some(traffic)) => {
+                drawn = traffic
                     .generate(p.processors, seed)
                     .map_err(|e| fail(e.to_string()))?;
-                &drawn
+                Some(&drawn)
             }
+            (None, None) => None,
         };
         let result = p.job.run(messages, derive_seed(seed, 1)).map_err(fail)?;
         Ok(TrialRecord {
@@ -987,9 +1115,19 @@ impl SweepSpec {
 }
 
 impl Job {
-    /// Runs one trial on `messages`; `seed` drives the simulator's own randomness (the
-    /// scheduler has none).
-    fn run(&self, messages: &MessageSet, seed: u64) -> Result<TrialResult, String> {
+    /// Runs one trial on `messages` (`None` only for the dynamic simulator, which makes its
+    /// own Poisson traffic); `seed` drives the simulator's own randomness (the scheduler has
+    /// none).
+    fn run(&self, messages: Option<&MessageSet>, seed: u64) -> Result<TrialResult, String> {
+        if let Job::Dynamic {
+            config,
+            lower,
+            upper,
+        } = self
+        {
+            return config.run(seed, *lower, *upper);
+        }
+        let messages = messages.expect("every kind but dynamic has a traffic pattern");
         match self {
             Job::Packet { net, config, delay } => batch_trial(net, messages, *delay, config, seed)
                 .map(TrialResult::Packet)
@@ -1031,7 +1169,48 @@ impl Job {
                     verified: result.schedule.verify(tree.as_ref(), messages).is_ok(),
                 }))
             }
+            Job::Dynamic { .. } => unreachable!("handled above"),
         }
+    }
+}
+
+impl DynamicConfig {
+    /// One steady-state run with `seed`.
+    fn run(self, seed: u64, lower: f64, upper: Option<f64>) -> Result<TrialResult, String> {
+        let finite = |x: f64| x.is_finite().then_some(x);
+        let result = match self {
+            DynamicConfig::Poisson(config) => {
+                let r =
+                    steady_state(&GreedyConfig { seed, ..config }).map_err(|e| e.to_string())?;
+                DynamicResult {
+                    rho: r.rho,
+                    packets: r.packets,
+                    measured: r.measured,
+                    delay_mean: finite(r.delay_mean),
+                    delay_half_width: finite(r.delay_half_width),
+                    hops_mean: r.hops_mean,
+                    number_mean: r.number_mean,
+                    lower_bound: lower,
+                    upper_bound: upper,
+                }
+            }
+            DynamicConfig::Slotted(config) => {
+                let r = slotted_cube::run(&SlottedConfig { seed, ..config })
+                    .map_err(|e| e.to_string())?;
+                DynamicResult {
+                    rho: config.network.rho(config.lambda, config.p),
+                    packets: r.packets,
+                    measured: r.measured,
+                    delay_mean: finite(r.delay_mean),
+                    delay_half_width: finite(r.delay_half_width),
+                    hops_mean: r.hops_mean,
+                    number_mean: r.number_mean,
+                    lower_bound: lower,
+                    upper_bound: upper,
+                }
+            }
+        };
+        Ok(TrialResult::Dynamic(result))
     }
 }
 
@@ -1092,6 +1271,9 @@ fn default_of(key: &str) -> &'static str {
 enum Built {
     Packet(Arc<PacketNet>),
     Tree(Arc<FatTree>),
+    /// The hypercube or the butterfly of dimension `d`, for the dynamic simulator (which
+    /// builds its own network).
+    Cube(GreedyNetwork, u32),
 }
 
 /// Builds `topology` for `kind`: a packet network, or a binary fat-tree for the
@@ -1100,6 +1282,21 @@ fn build(kind: SweepKind, topology: &str) -> Result<Built, String> {
     let spec = topology
         .parse::<TopologySpec>()
         .map_err(|e| e.to_string())?;
+    if kind == SweepKind::Dynamic {
+        let (network, d) = match spec {
+            TopologySpec::Hypercube { d } => (GreedyNetwork::Hypercube, d),
+            TopologySpec::Butterfly { d } => (GreedyNetwork::Butterfly, d),
+            _ => {
+                return Err(format!(
+                    "{kind} needs `hypercube:d=D` or `butterfly:d=D` (Stamoulis' networks)"
+                ));
+            }
+        };
+        return match u32::try_from(d) {
+            Ok(d) if (1..=MAX_DIMENSION).contains(&d) => Ok(Built::Cube(network, d)),
+            _ => Err(format!("dimensions 1 to {MAX_DIMENSION} only, not d = {d}")),
+        };
+    }
     let topo = spec.build().map_err(|e| e.to_string())?;
     match (kind, topo) {
         (SweepKind::Packet, topo) => PacketNet::new(topo)
@@ -1185,7 +1382,7 @@ fn prepare(
                 };
                 let queue = match (values.get("queue").map(|v| &v.value), flow) {
                     (Some(ParamValue::Int(q)), _) => QueueCapacity::Bounded(*q as u32),
-                    (Some(ParamValue::Str(_)), _) => QueueCapacity::Unbounded,
+                    (Some(_), _) => QueueCapacity::Unbounded, // "unbounded"
                     (None, _) if output => QueueCapacity::Unbounded,
                     (None, FlowControl::StoreAndForward) => QueueCapacity::Bounded(1),
                     (None, _) => QueueCapacity::Bounded(2),
@@ -1301,6 +1498,13 @@ fn prepare(
                     processors,
                 )
             }
+            Built::Cube(network, d) => match dynamic_job(network, d, &values) {
+                Ok(job) => (job, 0),
+                Err((key, reason)) => {
+                    point_problem(key, reason);
+                    continue;
+                }
+            },
             Built::Tree(tree) => {
                 let corollary = str_of("algorithm") == Some("corollary2");
                 let fictitious = match str_of("fictitious") {
@@ -1317,10 +1521,18 @@ fn prepare(
                 )
             }
         };
-        let traffic: TrafficSpec = str_of("traffic")
-            .expect("required")
-            .parse()
-            .expect("checked in check_value");
+        let Some(traffic) = str_of("traffic") else {
+            // The dynamic simulator: Poisson traffic, made by the run itself.
+            prepared.push(Point {
+                params,
+                traffic: None,
+                fixed: None,
+                processors,
+                job,
+            });
+            continue;
+        };
+        let traffic: TrafficSpec = traffic.parse().expect("checked in check_value");
         let point_seed = derive_seed(seed, point);
         let trial0 = if traffic.is_randomized() {
             derive_seed(point_seed, 0)
@@ -1338,7 +1550,7 @@ fn prepare(
             }
         };
         if let Job::Schedule { .. } = job
-            && let Err(reason) = job.run(&messages, 0)
+            && let Err(reason) = job.run(Some(&messages), 0)
         {
             point_problem(Some("algorithm"), reason);
             continue;
@@ -1346,13 +1558,137 @@ fn prepare(
         let fixed = (!traffic.is_randomized()).then_some(messages);
         prepared.push(Point {
             params,
-            traffic,
+            traffic: Some(traffic),
             fixed,
             processors,
             job,
         });
     }
     prepared
+}
+
+/// The job of a `simulator = "dynamic"` point, with `fatnet simulate --arrivals`'s defaults
+/// (`p` 0.5, Poisson arrivals, greedy routing, 10,000 slots, 20 batches) except the warm-up:
+/// `slots / 10` rounded down, so that it is a whole number of slots for both arrival models.
+/// Refuses (with the key to blame) what the command refuses: ρ ≥ 1, the adaptive scheme
+/// outside slotted time or off the hypercube, a warm-up not below the horizon, more batches
+/// than measured slots.
+fn dynamic_job(
+    network: GreedyNetwork,
+    d: u32,
+    values: &BTreeMap<String, Value>,
+) -> Result<Job, (Option<&'static str>, String)> {
+    let value = |key: &str| values.get(key).map(|v| &v.value);
+    let str_of = |key: &str| match value(key) {
+        Some(ParamValue::Str(s)) => Some(s.as_str()),
+        _ => None,
+    };
+    let int_of = |key: &str| match value(key) {
+        Some(ParamValue::Int(n)) => Some(*n),
+        _ => None,
+    };
+    let float_of = |key: &str| match value(key) {
+        Some(ParamValue::Float(x)) => Some(*x),
+        _ => None,
+    };
+    let rate = float_of("rate").expect("required and checked");
+    let p = float_of("p").unwrap_or(0.5);
+    let slotted = str_of("arrivals") == Some("slotted");
+    let adaptive = str_of("router") == Some("adaptive");
+    let slots = int_of("slots").unwrap_or(10_000);
+    let warmup = int_of("warmup").unwrap_or(slots / 10);
+    let batches = int_of("batches").unwrap_or(20);
+    if adaptive && !slotted {
+        return Err((
+            Some("router"),
+            "the adaptive scheme is defined in slotted time (thesis §5.5): arrivals = \"slotted\""
+                .into(),
+        ));
+    }
+    if adaptive && network == GreedyNetwork::Butterfly {
+        return Err((
+            Some("router"),
+            "the adaptive scheme needs the hypercube: butterfly paths are unique".into(),
+        ));
+    }
+    if warmup >= slots {
+        return Err((
+            Some("warmup"),
+            format!("warmup {warmup} must be below slots {slots}"),
+        ));
+    }
+    if slotted && batches > slots - warmup {
+        return Err((
+            Some("batches"),
+            format!("{batches} batches for {} measured slots", slots - warmup),
+        ));
+    }
+    let rho = network.rho(rate, p);
+    if rho >= 1.0 {
+        return Err((
+            Some("rate"),
+            format!("the load factor rho = {rho} is at least 1: no scheme is stable there"),
+        ));
+    }
+    let case = match network {
+        GreedyNetwork::Hypercube => bounds::Network::Hypercube,
+        GreedyNetwork::Butterfly => bounds::Network::Butterfly,
+    };
+    let proved = if slotted {
+        bounds::slotted_delay_bounds(case, d, rate, p, 1.0)
+    } else {
+        bounds::delay_bounds(case, d, rate, p)
+    }
+    .map_err(|e| (None, format!("the thesis' bounds: {e}")))?;
+    let (lower, upper) = if adaptive {
+        // Greedy's bounds do not apply: Prop. 5.2 bounds every scheme from below, and no
+        // upper bound is proved.
+        let lower = bounds::universal_lower_bound(d, rate, p)
+            .map_err(|e| (None, format!("Prop. 5.2: {e}")))?;
+        (lower, None)
+    } else {
+        (
+            proved.lower,
+            proved.upper.is_finite().then_some(proved.upper),
+        )
+    };
+    let batches = batches as u32;
+    let config = if slotted {
+        DynamicConfig::Slotted(SlottedConfig {
+            network,
+            scheme: if adaptive {
+                SlottedScheme::Adaptive
+            } else {
+                SlottedScheme::Greedy
+            },
+            d,
+            lambda: rate,
+            p,
+            horizon: slots,
+            warmup,
+            batches,
+            confidence: 0.95,
+            seed: 0,
+        })
+    } else {
+        DynamicConfig::Poisson(GreedyConfig {
+            network,
+            d,
+            lambda: rate,
+            p,
+            horizon: slots as f64,
+            warmup: warmup as f64,
+            batches,
+            confidence: 0.95,
+            seed: 0,
+            window: None,
+        })
+    };
+    Ok(Job::Dynamic {
+        config,
+        lower,
+        upper,
+    })
 }
 
 fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> ReproError + '_ {
@@ -1690,7 +2026,7 @@ mod tests {
         let key = |p: &BTreeMap<String, Value>| {
             ["a", "b", "c", "d"].map(|k| match p[k].value {
                 ParamValue::Int(n) => n,
-                ParamValue::Str(_) => unreachable!(),
+                _ => unreachable!(),
             })
         };
         assert_eq!(key(&points[0]), [1, 3, 6, 8]);

@@ -30,7 +30,8 @@ use crate::ReproError;
 use crate::figure::{ErrorBar, Figure, Series};
 use crate::runner::Summary;
 use crate::sweep::{
-    ParamValue, RouteResult, ScheduleResult, SweepKind, SweepResults, TrialResult, read_results,
+    DynamicResult, ParamValue, RouteResult, ScheduleResult, SweepKind, SweepResults, TrialResult,
+    read_results,
 };
 
 /// A number read from each trial's result.
@@ -65,6 +66,13 @@ fn route(r: &TrialResult) -> Option<&RouteResult> {
 fn schedule(r: &TrialResult) -> Option<&ScheduleResult> {
     match r {
         TrialResult::Schedule(p) => Some(p),
+        _ => None,
+    }
+}
+
+fn dynamic(r: &TrialResult) -> Option<&DynamicResult> {
+    match r {
+        TrialResult::Dynamic(p) => Some(p),
         _ => None,
     }
 }
@@ -234,12 +242,67 @@ pub const SCHEDULE_METRICS: [Metric; 6] = [
     },
 ];
 
+/// The metrics of a dynamic-routing trial (one steady-state run each). A run without a
+/// measured packet has no delay: its trial is left out of the delay metrics.
+pub const DYNAMIC_METRICS: [Metric; 7] = [
+    Metric {
+        name: "delay",
+        label: "mean delay T (time units)",
+        description: "mean delay T of the measured packets, generation to last transmission (time units)",
+        in_table: true,
+        of: |r| dynamic(r).and_then(|r| r.delay_mean),
+    },
+    Metric {
+        name: "delay_over_lower",
+        label: "T / proved lower bound",
+        description: "mean delay divided by the best lower bound the thesis proves for the case",
+        in_table: true,
+        of: |r| dynamic(r).and_then(|r| Some(r.delay_mean? / r.lower_bound)),
+    },
+    Metric {
+        name: "delay_over_upper",
+        label: "T / proved upper bound",
+        description: "mean delay divided by the best upper bound the thesis proves (none for the adaptive scheme)",
+        in_table: true,
+        of: |r| dynamic(r).and_then(|r| Some(r.delay_mean? / r.upper_bound?)),
+    },
+    Metric {
+        name: "number",
+        label: "packets in the network",
+        description: "time-average number of packets in the network (Little: λ·2^d·T)",
+        in_table: true,
+        of: |r| dynamic(r).map(|r| r.number_mean),
+    },
+    Metric {
+        name: "hops",
+        label: "arcs per packet",
+        description: "mean number of arcs crossed per measured packet",
+        in_table: false,
+        of: |r| dynamic(r).map(|r| r.hops_mean),
+    },
+    Metric {
+        name: "rho",
+        label: "load factor ρ",
+        description: "load factor ρ of the case (λp on the cube, λ·max(p, 1 − p) on the butterfly)",
+        in_table: true,
+        of: |r| dynamic(r).map(|r| r.rho),
+    },
+    Metric {
+        name: "measured",
+        label: "packets measured",
+        description: "packets generated after the warm-up and measured",
+        in_table: false,
+        of: |r| dynamic(r).map(|r| r.measured as f64),
+    },
+];
+
 /// The metrics of a kind of sweep; the first is the default of the plots.
 pub fn metrics(kind: SweepKind) -> &'static [Metric] {
     match kind {
         SweepKind::Packet => &PACKET_METRICS,
         SweepKind::Route => &ROUTE_METRICS,
         SweepKind::Schedule => &SCHEDULE_METRICS,
+        SweepKind::Dynamic => &DYNAMIC_METRICS,
     }
 }
 
@@ -541,9 +604,12 @@ impl SweepSummary {
                 values.push(v);
             }
         }
-        let numeric = values.iter().all(|v| matches!(v, ParamValue::Int(_)));
+        let numeric = values
+            .iter()
+            .all(|v| matches!(v, ParamValue::Int(_) | ParamValue::Float(_)));
         let x_of = |v: &ParamValue| match v {
             ParamValue::Int(n) if numeric => *n as f64,
+            ParamValue::Float(x) if numeric => *x,
             _ => values.iter().position(|w| *w == v).unwrap_or(0) as f64,
         };
         let mut series: Vec<Series> = Vec::new();

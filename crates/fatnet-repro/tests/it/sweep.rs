@@ -505,3 +505,111 @@ fn a_second_writer_on_the_same_directory_is_refused() {
     run_sweep(&spec, dir.path(), &options).unwrap();
     assert_eq!(lines_of(dir.path()).len(), 24);
 }
+
+#[test]
+fn dynamic_trials_are_steady_state_runs_with_the_documented_seeds() {
+    use fatnet::online::greedy_cube::{GreedyConfig, GreedyNetwork, steady_state};
+    let spec = SweepSpec::parse(
+        r#"simulator = "dynamic"
+trials = 2
+seed = 8
+[params]
+topology = "hypercube:d=5"
+rate = [0.5, 1]
+slots = 2000
+"#,
+    )
+    .unwrap();
+    assert_eq!(spec.kind(), SweepKind::Dynamic);
+    let records = records_of(&spec);
+    assert_eq!(records.len(), 4);
+    for r in &records {
+        let TrialResult::Dynamic(got) = &r.result else {
+            panic!("a dynamic sweep gave {:?}", r.result);
+        };
+        // An integer written for a rate is read as a number.
+        let rate = match r.params["rate"] {
+            fatnet_repro::sweep::ParamValue::Float(x) => x,
+            ref other => panic!("rate stored as {other:?}"),
+        };
+        let want = steady_state(&GreedyConfig {
+            network: GreedyNetwork::Hypercube,
+            d: 5,
+            lambda: rate,
+            p: 0.5,
+            horizon: 2000.0,
+            warmup: 200.0,
+            batches: 20,
+            confidence: 0.95,
+            seed: derive_seed(r.seed, 1),
+            window: None,
+        })
+        .unwrap();
+        assert_eq!(got.delay_mean, Some(want.delay_mean), "task {}", r.task);
+        assert_eq!(got.measured, want.measured);
+        assert_eq!(got.rho, rate * 0.5);
+        let upper = got.upper_bound.unwrap();
+        assert!(got.lower_bound <= upper);
+    }
+}
+
+#[test]
+fn dynamic_sweeps_refuse_what_the_simulator_refuses() {
+    let found = problems(
+        r#"simulator = "dynamic"
+trials = 1
+seed = 1
+[params]
+topology = "hypercube:d=4"
+traffic = "permutation"
+rate = "fast"
+p = 1.5
+router = "random"
+"#,
+    );
+    let described: Vec<String> = found.iter().map(ToString::to_string).collect();
+    assert_eq!(found.len(), 4, "{described:#?}");
+    let lines: Vec<Option<usize>> = found.iter().map(|p| p.line).collect();
+    assert_eq!(
+        lines,
+        [Some(6), Some(7), Some(8), Some(9)],
+        "{described:#?}"
+    );
+    assert!(matches!(found[0].kind, SweepProblemKind::NotForKind { .. }));
+    assert!(matches!(found[1].kind, SweepProblemKind::WrongType { .. }));
+    assert!(described[2].contains("probability"), "{described:#?}");
+    assert!(described[3].contains("greedy, adaptive"), "{described:#?}");
+
+    // Unstable loads, the adaptive scheme in continuous time, a fat-tree: each at its point.
+    let points = problems(
+        r#"simulator = "dynamic"
+trials = 1
+seed = 1
+[params]
+topology = ["hypercube:d=4", "fattree:n=16,profile=area"]
+rate = [1.0, 2.5]
+router = "adaptive"
+"#,
+    );
+    let described: Vec<String> = points.iter().map(ToString::to_string).collect();
+    assert!(
+        points
+            .iter()
+            .all(|p| matches!(p.kind, SweepProblemKind::Point { .. })),
+        "{described:#?}"
+    );
+    assert!(
+        described.iter().any(|d| d.contains("slotted")),
+        "{described:#?}"
+    );
+    assert!(
+        described.iter().any(|d| d.contains("hypercube:d=D")),
+        "{described:#?}"
+    );
+    // A missing rate is a missing key.
+    let missing = problems(
+        "simulator = \"dynamic\"\ntrials = 1\nseed = 1\n[params]\ntopology = \"hypercube:d=4\"\n",
+    );
+    assert_eq!(missing.len(), 1);
+    assert_eq!(missing[0].kind.to_string(), "missing key `params.rate`");
+}

@@ -28,9 +28,10 @@
 //!
 //! A top-level key says what runs: `simulator = "packet"` (Greenberg and Oh's packet simulation,
 //! `fatnet simulate`), `simulator = "route"` (Greenberg and Leiserson's delivery-cycle routers,
-//! `fatnet route`) or `scheduler = "leiserson"` (Leiserson's off-line schedules, `fatnet
-//! schedule`). Parameters, with those commands' defaults: `topology` and `traffic` (specs,
-//! required), and
+//! `fatnet route`), `simulator = "dynamic"` (Stamoulis' routing under Poisson traffic,
+//! `fatnet simulate --arrivals`) or `scheduler = "leiserson"` (Leiserson's off-line schedules,
+//! `fatnet schedule`). Parameters, with those commands' defaults: `topology` and `traffic`
+//! (specs, required; the dynamic simulator takes `rate` instead of `traffic`), and
 //!
 //! - packet: `queueing` (`input`, `output`), `flow` (`worm`, `store`, `split`), `path` (`rp`,
 //!   `gp`, `fp`, `dor`), `scan` (`rr`, `fo`, `ff`, `oldest`, `prio`), `priority_range`,
@@ -41,8 +42,12 @@
 //!   `proved`: RANDOM's constants), `k` (constant-switch's `(k+1)·lg n` passes) and
 //!   `max_cycles`;
 //! - leiserson: `algorithm` (`theorem1`, `corollary2`) and `fictitious` (`lgn`, `depth`).
+//! - dynamic: `rate` (λ per node, a number), `p` (bit-flip probability, 0.5), `arrivals`
+//!   (`poisson`, `slotted`), `router` (`greedy`, `adaptive`), `slots` (10,000), `warmup`
+//!   (`slots / 10`, rounded down) and `batches` (20); one steady-state run per trial.
 //!
-//! Route and leiserson need a binary fat-tree (`fattree:...`). Points are the cross product of
+//! Route and leiserson need a binary fat-tree (`fattree:...`), dynamic `hypercube:d=D` or
+//! `butterfly:d=D`. Points are the cross product of
 //! the `[params]` keys in alphabetical order (the last key varying fastest), with the `[zip]`
 //! index as one more, last, dimension. Broadcast traffic is not supported.
 //!

@@ -21,7 +21,7 @@ use std::collections::BTreeMap;
 
 use crate::error::{FabricError, Loc};
 use crate::fabric::{Builder, Fabric, Lft, NodeId, NodeKind};
-use crate::text::{Cur, LineReport};
+use crate::text::{Cur, LineReport, apply_ca_order_lines, ca_of_lid};
 
 fn ident<'a>(c: &mut Cur<'a>) -> &'a str {
     c.take_while(|ch| ch.is_ascii_alphanumeric() || ch == '_')
@@ -361,15 +361,8 @@ pub fn apply_ca_order(
     text: &str,
     file: &str,
 ) -> Result<(Fabric, LineReport), FabricError> {
-    let report = LineReport::new(file, text);
-    let mut order = Vec::new();
-    let mut seen = vec![false; fabric.node_count()];
-    for (i, raw) in text.lines().enumerate() {
-        let loc = Loc { file, line: i + 1 };
+    apply_ca_order_lines(fabric, text, file, |fabric, loc, raw| {
         let line = raw.trim();
-        if line.is_empty() {
-            continue;
-        }
         let mut parts = line.split_whitespace();
         let (Some(port_name), Some(lid), None) = (parts.next(), parts.next(), parts.next()) else {
             return Err(loc.syntax("`NAME/PORT LID`", line));
@@ -380,11 +373,9 @@ pub fn apply_ca_order(
         let port: u8 = port
             .parse()
             .map_err(|_| loc.syntax("a port number after the last `/`", port))?;
+        let shown = lid;
         let lid: u16 = lid.parse().map_err(|_| loc.syntax("a decimal LID", lid))?;
-        let ep = fabric
-            .endpoint_of_lid(lid)
-            .filter(|e| fabric.node(e.node).kind() == NodeKind::Ca)
-            .ok_or_else(|| loc.unknown("CA LID", &lid.to_string()))?;
+        let ep = ca_of_lid(fabric, lid, loc, shown)?;
         if ep.port != port {
             return Err(loc.node_conflict(name, "port differs from the port owning the LID"));
         }
@@ -397,11 +388,6 @@ pub fn apply_ca_order(
         {
             return Err(loc.node_conflict(name, "name differs from the CA owning the LID"));
         }
-        if std::mem::replace(&mut seen[ep.node.index()], true) {
-            return Err(loc.node_conflict(name, "listed twice"));
-        }
-        order.push(ep.node);
-    }
-    let fabric = fabric.with_ca_order(order)?;
-    Ok((fabric, report))
+        Ok((ep.node, name.to_owned()))
+    })
 }

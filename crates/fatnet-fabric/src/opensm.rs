@@ -38,7 +38,7 @@ use std::path::Path;
 
 use crate::error::{FabricError, Loc};
 use crate::fabric::{Builder, Fabric, Lft, NodeId, NodeKind};
-use crate::text::{Cur, LineReport, read_text};
+use crate::text::{Cur, LineReport, apply_ca_order_lines, ca_of_lid, read_text};
 
 /// One switch's forwarding table as a dump gives it, before it is attached to a [`Fabric`].
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -499,34 +499,19 @@ pub fn apply_ca_order(
     text: &str,
     file: &str,
 ) -> Result<(Fabric, LineReport), FabricError> {
-    let report = LineReport::new(file, text);
-    let mut order = Vec::new();
-    let mut seen = vec![false; fabric.node_count()];
-    for (i, raw) in text.lines().enumerate() {
-        let loc = Loc { file, line: i + 1 };
-        if raw.trim().is_empty() {
-            continue;
-        }
+    apply_ca_order_lines(fabric, text, file, |fabric, loc, raw| {
         let mut c = Cur::new(raw, loc);
         let l = lid(&mut c, false)?;
         let Some(description) = c.s.strip_prefix('\t') else {
             return Err(c.err("a tab and the CA's description after the LID"));
         };
-        let ep = fabric
-            .endpoint_of_lid(l)
-            .filter(|e| fabric.node(e.node).kind() == NodeKind::Ca)
-            .ok_or_else(|| loc.unknown("CA LID", &format!("0x{l:04x}")))?;
+        let ep = ca_of_lid(fabric, l, loc, &format!("0x{l:04x}"))?;
         let node = fabric.node(ep.node);
         if node.description() != description {
             return Err(loc.node_conflict(node.name(), "description differs from the CA's"));
         }
-        if std::mem::replace(&mut seen[ep.node.index()], true) {
-            return Err(loc.node_conflict(node.name(), "listed twice"));
-        }
-        order.push(ep.node);
-    }
-    let fabric = fabric.with_ca_order(order)?;
-    Ok((fabric, report))
+        Ok((ep.node, node.name().to_owned()))
+    })
 }
 
 /// Where the tables of [`read_dumps`] come from.

@@ -1,6 +1,7 @@
 //! Small text helpers shared by the readers, and the per-file [`LineReport`].
 
 use crate::error::{FabricError, Loc};
+use crate::fabric::{Endpoint, Fabric, NodeId, NodeKind};
 
 /// What a reader made of a file's lines.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -27,6 +28,54 @@ impl LineReport {
     pub fn unrecognised_count(&self) -> usize {
         self.unrecognised.len()
     }
+}
+
+/// Makes the CAs listed one per non-empty line of `text` the fabric's CA order, for the
+/// readers of a CA-order file (`ftree.hcas`, `opensm-ftree-ca-order.dump`). `resolve` reads
+/// one line into its CA and the name to use in messages, checking what the line says against
+/// that CA; this function skips blank lines, refuses a CA listed twice and applies the order.
+///
+/// # Errors
+/// `resolve`'s errors, [`FabricError::NodeConflict`] for a CA listed twice, and those of
+/// [`Fabric::with_ca_order`].
+pub(crate) fn apply_ca_order_lines(
+    fabric: Fabric,
+    text: &str,
+    file: &str,
+    mut resolve: impl FnMut(&Fabric, Loc<'_>, &str) -> Result<(NodeId, String), FabricError>,
+) -> Result<(Fabric, LineReport), FabricError> {
+    let report = LineReport::new(file, text);
+    let mut order = Vec::new();
+    let mut seen = vec![false; fabric.node_count()];
+    for (i, raw) in text.lines().enumerate() {
+        let loc = Loc { file, line: i + 1 };
+        if raw.trim().is_empty() {
+            continue;
+        }
+        let (node, name) = resolve(&fabric, loc, raw)?;
+        if std::mem::replace(&mut seen[node.index()], true) {
+            return Err(loc.node_conflict(&name, "listed twice"));
+        }
+        order.push(node);
+    }
+    let fabric = fabric.with_ca_order(order)?;
+    Ok((fabric, report))
+}
+
+/// The CA port owning `lid` (`shown` is the LID as the file wrote it, for the error).
+///
+/// # Errors
+/// [`FabricError::Unknown`] if no CA port has that LID.
+pub(crate) fn ca_of_lid(
+    fabric: &Fabric,
+    lid: u16,
+    loc: Loc<'_>,
+    shown: &str,
+) -> Result<Endpoint, FabricError> {
+    fabric
+        .endpoint_of_lid(lid)
+        .filter(|e| fabric.node(e.node).kind() == NodeKind::Ca)
+        .ok_or_else(|| loc.unknown("CA LID", shown))
 }
 
 /// Reads a whole file as UTF-8 text.

@@ -5,34 +5,12 @@ use std::path::{Path, PathBuf};
 
 use crate::common::{assert_one_line_error, fatnet, json};
 
-/// Two switches A, B joined by two cables; hosts H1, H2 on A and H3, H4 on B (0-based ports).
-const NED: &str = "network two
-{
-	submodules:
-		H_1_U1: HCA { parameters: srcLid = 1; }
-		H_2_U1: HCA { parameters: srcLid = 2; }
-		H_3_U1: HCA { parameters: srcLid = 3; }
-		H_4_U1: HCA { parameters: srcLid = 4; }
-		A_U1: Switch {
-		parameters: numSwitchPorts = 4;
-			gates: port[4];
-		}
-		B_U1: Switch {
-		parameters: numSwitchPorts = 4;
-			gates: port[4];
-		}
-	connections:
-		H_1_U1.port <--> W <--> A_U1.port[0];
-		H_2_U1.port <--> W <--> A_U1.port[1];
-		H_3_U1.port <--> W <--> B_U1.port[0];
-		H_4_U1.port <--> W <--> B_U1.port[1];
-		A_U1.port[2] <--> W <--> B_U1.port[2];
-		A_U1.port[3] <--> W <--> B_U1.port[3];
-}
-";
+/// Two switches A, B joined by two cables; hosts H1, H2 on A and H3, H4 on B (0-based ports):
+/// the fixture fatnet-fabric's own tests use.
+const NED: &str = include_str!("../../../fatnet-fabric/tests/fixtures/two-switch/two.ned");
 /// Everything across goes over the first cable (0-based port 2, IB port 3).
 const FDBS: &str = "0: 255 0 1 2 2 255 255\n1: 255 2 2 0 1 255 255\n";
-const INI: &str = "[General]\n**.A_U1.pktfwd.fdbIndex = 0\n**.B_U1.pktfwd.fdbIndex = 1\n";
+const INI: &str = include_str!("../../../fatnet-fabric/tests/fixtures/two-switch/two.fdbs.ini");
 
 fn fixture(fdbs: &str) -> (tempfile::TempDir, PathBuf, PathBuf) {
     let dir = tempfile::tempdir().unwrap();

@@ -41,32 +41,8 @@ fn shared(name: &str) -> Option<Fabric> {
 /// Two 4-port switches A and B joined by two cables (A.port[2]–B.port[2], A.port[3]–B.port[3],
 /// 0-based; IB ports 3 and 4), hosts H1, H2 on A and H3, H4 on B. LIDs 1..4 are the hosts,
 /// 5 and 6 the switches.
-const TWO_SWITCH_NED: &str = "network two
-{
-	submodules:
-		H_1_U1: HCA { parameters: srcLid = 1; }
-		H_2_U1: HCA { parameters: srcLid = 2; }
-		H_3_U1: HCA { parameters: srcLid = 3; }
-		H_4_U1: HCA { parameters: srcLid = 4; }
-		A_U1: Switch {
-		parameters: numSwitchPorts = 4;
-			gates: port[4];
-		}
-		B_U1: Switch {
-		parameters: numSwitchPorts = 4;
-			gates: port[4];
-		}
-	connections:
-		H_1_U1.port <--> W <--> A_U1.port[0];
-		H_2_U1.port <--> W <--> A_U1.port[1];
-		H_3_U1.port <--> W <--> B_U1.port[0];
-		H_4_U1.port <--> W <--> B_U1.port[1];
-		A_U1.port[2] <--> W <--> B_U1.port[2];
-		A_U1.port[3] <--> W <--> B_U1.port[3];
-}
-";
-const TWO_SWITCH_INI: &str =
-    "[General]\n**.A_U1.pktfwd.fdbIndex = 0\n**.B_U1.pktfwd.fdbIndex = 1\n";
+const TWO_SWITCH_NED: &str = include_str!("../fixtures/two-switch/two.ned");
+const TWO_SWITCH_INI: &str = include_str!("../fixtures/two-switch/two.fdbs.ini");
 
 fn two_switch(fdbs: &str) -> Fabric {
     read_flitsim(

@@ -157,6 +157,23 @@ pub enum FabricError {
     },
 }
 
+impl FabricError {
+    /// The 1-based line of the file the error is about, when it is about one line.
+    #[must_use]
+    pub fn line(&self) -> Option<usize> {
+        match self {
+            FabricError::Syntax { line, .. }
+            | FabricError::PortOutOfRange { line, .. }
+            | FabricError::LinkMismatch { line, .. }
+            | FabricError::NodeConflict { line, .. }
+            | FabricError::LidConflict { line, .. }
+            | FabricError::Unknown { line, .. }
+            | FabricError::UnexpectedEof { line, .. } => Some(*line),
+            _ => None,
+        }
+    }
+}
+
 /// A file name and a line, for building errors.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Loc<'a> {

@@ -193,19 +193,6 @@ fn fdbs_and_ibroute_agree_with_the_lfts_dump() {
     assert_eq!(hops, [1, 1, 3, 3, 5, 5, 5, 5]);
 }
 
-fn line_of(e: &FabricError) -> Option<usize> {
-    match e {
-        FabricError::Syntax { line, .. }
-        | FabricError::PortOutOfRange { line, .. }
-        | FabricError::LinkMismatch { line, .. }
-        | FabricError::NodeConflict { line, .. }
-        | FabricError::LidConflict { line, .. }
-        | FabricError::Unknown { line, .. }
-        | FabricError::UnexpectedEof { line, .. } => Some(*line),
-        _ => None,
-    }
-}
-
 #[test]
 fn truncated_and_corrupted_dumps_are_errors_not_panics() {
     let dir = fixtures().join("karyntree-2-3");
@@ -260,7 +247,7 @@ fn truncated_and_corrupted_dumps_are_errors_not_panics() {
                 _ => opensm::apply_ca_order(f.clone(), prefix, "p").map(|_| ()),
             };
             if let Err(e) = r {
-                let l = line_of(&e).unwrap();
+                let l = e.line().unwrap();
                 assert!((1..=lines).contains(&l), "{e}");
             }
         }

@@ -14,23 +14,10 @@ Ca\t1 \"H-3048c749cd0000\"\t\t# \"host a\"
 ";
 const SAMPLE_NED: &str = "network t\n{\n\tsubmodules:\n\t\tH_1_U1: HCA { parameters: srcLid = 1; }\n\t\tS_U1: Switch {\n\t\tparameters: numSwitchPorts = 4;\n\t\t\tgates: port[4];\n\t\t}\n\tconnections:\n\t\tH_1_U1.port <--> IB4XQDRWire <--> S_U1.port[0];\n}\n";
 
-fn line_of(e: &FabricError) -> Option<usize> {
-    match e {
-        FabricError::Syntax { line, .. }
-        | FabricError::PortOutOfRange { line, .. }
-        | FabricError::LinkMismatch { line, .. }
-        | FabricError::NodeConflict { line, .. }
-        | FabricError::LidConflict { line, .. }
-        | FabricError::Unknown { line, .. }
-        | FabricError::UnexpectedEof { line, .. } => Some(*line),
-        _ => None,
-    }
-}
-
 fn check_all(text: &str) {
     let lines = text.lines().count().max(1);
     let in_range = |e: FabricError| {
-        if let Some(l) = line_of(&e) {
+        if let Some(l) = e.line() {
             assert!(l >= 1 && l <= lines, "{e}");
         }
     };

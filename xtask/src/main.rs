@@ -12,7 +12,6 @@
 //!   `cargo metadata`: a crate may depend only on crates above it.
 
 use std::fs;
-use std::io::Write;
 use std::num::NonZeroUsize;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
@@ -259,14 +258,11 @@ fn run_one(
     Ok((stale, stem, table))
 }
 
+/// [`fatnet_repro::write_atomically`], creating the folder first (figures get one per table).
 fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
     let dir = path.parent().context("output path has a parent")?;
     fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
-    tmp.write_all(bytes)?;
-    tmp.persist(path)
-        .with_context(|| format!("cannot write {}", path.display()))?;
-    Ok(())
+    Ok(fatnet_repro::write_atomically(path, bytes)?)
 }
 
 /// The layering, top to bottom: a crate may depend only on crates listed before it.

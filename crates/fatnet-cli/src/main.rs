@@ -298,18 +298,10 @@ fn traffic_spec(spec: &str) -> Result<TrafficSpec> {
         .with_context(|| format!("invalid traffic spec `{spec}`"))
 }
 
-/// Writes `bytes` to a temporary file beside `path`, then renames it: never a half-written file.
+/// Writes `bytes` to `path` atomically ([`fatnet_repro::write_atomically`]): never a
+/// half-written file.
 fn write_atomically(path: &std::path::Path, bytes: &[u8]) -> Result<()> {
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => std::path::Path::new("."),
-    };
-    let mut tmp = tempfile::NamedTempFile::new_in(dir)
-        .with_context(|| format!("cannot write in {}", dir.display()))?;
-    tmp.write_all(bytes)?;
-    tmp.persist(path)
-        .with_context(|| format!("cannot write {}", path.display()))?;
-    Ok(())
+    Ok(fatnet_repro::write_atomically(path, bytes)?)
 }
 
 #[derive(Debug, Serialize)]

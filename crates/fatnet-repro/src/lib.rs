@@ -39,6 +39,32 @@ use std::str::FromStr;
 
 use thiserror::Error;
 
+/// Writes `bytes` to `path` through a temporary file in the same directory, synced and then
+/// renamed over `path`: a reader sees the old file or the new one, never half of one, and a
+/// crash leaves at most a stray temporary file. The directory must exist.
+///
+/// # Errors
+///
+/// [`ReproError::Io`] naming `path` if the temporary file cannot be created, written, synced
+/// or renamed.
+pub fn write_atomically(path: &std::path::Path, bytes: &[u8]) -> Result<(), ReproError> {
+    use std::io::Write as _;
+    let io = |source| ReproError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => std::path::Path::new("."),
+    };
+    let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(io)?;
+    tmp.write_all(bytes)
+        .and_then(|()| tmp.as_file().sync_all())
+        .map_err(io)?;
+    tmp.persist(path).map_err(|e| io(e.error))?;
+    Ok(())
+}
+
 /// Errors of the reproduction pipeline.
 #[derive(Debug, Error)]
 #[non_exhaustive]

@@ -1946,15 +1946,9 @@ pub fn run_sweep_with(
         return Err(ReproError::SweepChanged { path: copy });
     }
     if existing.as_deref() != Some(spec.source.as_str()) {
-        // Through a temporary file and a rename: a crash never leaves a torn copy, which
-        // `resume` would take for another sweep.
-        let tmp = out_dir.join(format!(".{SWEEP_FILE}.tmp"));
-        let mut sweep_copy = File::create(&tmp).map_err(io_error(&tmp))?;
-        sweep_copy
-            .write_all(spec.source.as_bytes())
-            .and_then(|()| sweep_copy.sync_all())
-            .map_err(io_error(&tmp))?;
-        fs::rename(&tmp, &copy).map_err(io_error(&copy))?;
+        // Atomically: a crash never leaves a torn copy, which `resume` would take for another
+        // sweep.
+        crate::write_atomically(&copy, spec.source.as_bytes())?;
     }
     let (done, discarded_bytes) = read_done(spec, &results)?;
     let mut file = OpenOptions::new()

@@ -20,19 +20,17 @@
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use std::fs;
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use fatnet::online::packet::PacketReport;
 
-use crate::ReproError;
 use crate::figure::{ErrorBar, Figure, Series};
 use crate::runner::Summary;
 use crate::sweep::{
     DynamicResult, ParamValue, RouteResult, ScheduleResult, SweepKind, SweepResults, TrialResult,
     read_results,
 };
+use crate::{ReproError, write_atomically};
 
 /// A number read from each trial's result.
 #[derive(Debug)]
@@ -368,26 +366,6 @@ fn describe(params: &BTreeMap<String, ParamValue>, keys: &[&String]) -> String {
 /// Three decimals, whatever the value, so a column lines up.
 fn fmt_num(v: f64) -> String {
     format!("{:.3}", v + 0.0)
-}
-
-/// Writes `content` to `path` through a temporary file in the same directory and a rename, so
-/// `path` is never half-written.
-fn write_atomically(path: &Path, content: &[u8]) -> Result<(), ReproError> {
-    let io = |source| ReproError::Io {
-        path: path.to_path_buf(),
-        source,
-    };
-    let dir = path.parent().unwrap_or(Path::new("."));
-    let tmp = dir.join(format!(
-        ".{}.tmp",
-        path.file_name()
-            .map_or("out".into(), |n| n.to_string_lossy())
-    ));
-    let mut file = fs::File::create(&tmp).map_err(io)?;
-    file.write_all(content)
-        .and_then(|()| file.sync_all())
-        .map_err(io)?;
-    fs::rename(&tmp, path).map_err(io)
 }
 
 impl SweepSummary {

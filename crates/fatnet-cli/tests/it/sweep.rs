@@ -27,19 +27,7 @@ flits = 16
 "#;
 
 /// 2 × 2 cross product and 2 zipped pairs: 8 points × 3 trials.
-const SMALL: &str = r#"simulator = "packet"
-trials = 3
-seed = 5
-
-[params]
-topology = "bft:n=16"
-traffic = ["permutation", "transpose"]
-flow = ["worm", "store"]
-
-[zip]
-flits = [4, 8]
-delay = [1, 3]
-"#;
+const SMALL: &str = include_str!("../../../fatnet-repro/tests/fixtures/small-sweep.toml");
 
 fn write_sweep(dir: &Path, text: &str) -> PathBuf {
     let path = dir.join("sweep-in.toml");
@@ -280,7 +268,7 @@ fn existing_results_need_resume_and_the_same_sweep_file() {
     let before = results(&out);
     crate::common::assert_one_line_error(&run_args(&sweep, &out));
     let other = tmp.path().join("other.toml");
-    fs::write(&other, SMALL.replace("seed = 5", "seed = 6")).unwrap();
+    fs::write(&other, SMALL.replace("seed = 11", "seed = 12")).unwrap();
     let mut args = run_args(&other, &out);
     args.push("--resume");
     crate::common::assert_one_line_error(&args);
@@ -293,7 +281,7 @@ fn check_prints_the_grid() {
     let sweep = write_sweep(tmp.path(), SMALL);
     let out = stdout_of(["sweep", "check", sweep.to_str().unwrap()]);
     assert!(
-        out.contains("8 points x 3 trials = 24 tasks, seed 5"),
+        out.contains("8 points x 3 trials = 24 tasks, seed 11"),
         "{out}"
     );
     assert!(out.contains("swept: delay, flits, flow, traffic"), "{out}");

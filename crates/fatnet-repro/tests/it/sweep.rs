@@ -18,25 +18,24 @@ use fatnet_repro::sweep::{
 
 /// 2 × 2 cross product, 2 zipped pairs: 8 points × 3 trials = 24 tasks, a randomized and a
 /// fixed pattern.
-const SWEEP: &str = r#"simulator = "packet"
-trials = 3
-seed = 11
-
-[params]
-topology = "bft:n=16"
-traffic = ["permutation", "transpose"]
-flow = ["worm", "store"]
-
-[zip]
-flits = [4, 8]
-delay = [1, 3]
-"#;
+const SWEEP: &str = include_str!("../fixtures/small-sweep.toml");
 
 fn problems(source: &str) -> Vec<SweepProblem> {
     match SweepSpec::parse(source) {
         Err(ReproError::InvalidSweep { problems }) => problems,
         other => panic!("expected InvalidSweep, got {other:?}"),
     }
+}
+
+/// The problems of a one-trial sweep (seed 1) of `kind` (`simulator = "route"`, ...) whose
+/// `[params]` table is `params`; its first key is on line 5.
+fn params_problems(kind: &str, params: &str) -> Vec<SweepProblem> {
+    problems(&format!("{kind}\ntrials = 1\nseed = 1\n[params]\n{params}"))
+}
+
+/// The problems as printed, for assertion messages and text checks.
+fn describe(problems: &[SweepProblem]) -> Vec<String> {
+    problems.iter().map(ToString::to_string).collect()
 }
 
 fn lines_of(dir: &Path) -> Vec<String> {
@@ -163,18 +162,15 @@ path = ["rp", "gp"]
 
     // Combinations the simulator refuses, topologies that cannot be built, traffic that does
     // not fit: found before any work, each naming its point.
-    let combos = problems(
-        r#"simulator = "packet"
-trials = 1
-seed = 1
-[params]
-topology = ["bft:n=16", "bft:n=8"]
+    let combos = params_problems(
+        "simulator = \"packet\"",
+        r#"topology = ["bft:n=16", "bft:n=8"]
 traffic = "transpose"
 queueing = ["input", "output"]
 flow = "worm"
 "#,
     );
-    let described: Vec<String> = combos.iter().map(ToString::to_string).collect();
+    let described = describe(&combos);
     assert_eq!(combos.len(), 3, "{described:#?}");
     assert!(
         combos
@@ -393,19 +389,16 @@ max_cycles = 100000
 
 #[test]
 fn parameters_of_another_kind_and_unsuitable_networks_are_refused_with_their_lines() {
-    let found = problems(
-        r#"simulator = "route"
-trials = 1
-seed = 1
-[params]
-topology = "fattree:n=16,profile=area"
+    let found = params_problems(
+        "simulator = \"route\"",
+        r#"topology = "fattree:n=16,profile=area"
 traffic = "permutation"
 flits = 8
 algorithm = "theorem1"
 router = "random"
 "#,
     );
-    let described: Vec<String> = found.iter().map(ToString::to_string).collect();
+    let described = describe(&found);
     assert_eq!(found.len(), 2, "{described:#?}");
     assert_eq!(found[0].line, Some(7));
     assert!(
@@ -415,19 +408,16 @@ router = "random"
     assert_eq!(found[1].line, Some(8));
     // Options the router refuses are found at their points once every value is valid:
     // GREEDY under the pessimistic model never finishes, `k` is only for constant-switch.
-    let refused = problems(
-        r#"simulator = "route"
-trials = 1
-seed = 1
-[params]
-topology = "fattree:n=16,profile=area"
+    let refused = params_problems(
+        "simulator = \"route\"",
+        r#"topology = "fattree:n=16,profile=area"
 traffic = "permutation"
 router = ["greedy", "random"]
 policy = "pessimistic"
 k = 2
 "#,
     );
-    let described: Vec<String> = refused.iter().map(ToString::to_string).collect();
+    let described = describe(&refused);
     assert_eq!(refused.len(), 2, "{described:#?}");
     assert!(
         refused
@@ -438,18 +428,15 @@ k = 2
         described.iter().all(|d| d.contains("constant-switch")),
         "{described:#?}"
     );
-    let greedy = problems(
-        r#"simulator = "route"
-trials = 1
-seed = 1
-[params]
-topology = "fattree:n=16,profile=area"
+    let greedy = params_problems(
+        "simulator = \"route\"",
+        r#"topology = "fattree:n=16,profile=area"
 traffic = "permutation"
 router = ["greedy", "random"]
 policy = "pessimistic"
 "#,
     );
-    let described: Vec<String> = greedy.iter().map(ToString::to_string).collect();
+    let described = describe(&greedy);
     assert_eq!(greedy.len(), 1, "{described:#?}");
     assert!(matches!(
         greedy[0].kind,
@@ -466,17 +453,14 @@ policy = "pessimistic"
     );
 
     // The scheduler needs a binary fat-tree; Corollary 2 needs capacities above lg n.
-    let nets = problems(
-        r#"scheduler = "leiserson"
-trials = 1
-seed = 1
-[params]
-topology = ["bft:n=16", "fattree:n=64,profile=constant,cap=2"]
+    let nets = params_problems(
+        "scheduler = \"leiserson\"",
+        r#"topology = ["bft:n=16", "fattree:n=64,profile=constant,cap=2"]
 traffic = "permutation"
 algorithm = "corollary2"
 "#,
     );
-    let described: Vec<String> = nets.iter().map(ToString::to_string).collect();
+    let described = describe(&nets);
     assert_eq!(nets.len(), 2, "{described:#?}");
     assert_eq!(nets[0].line, Some(5));
     assert!(described[0].contains("binary fat-tree"), "{described:#?}");
@@ -555,19 +539,16 @@ slots = 2000
 
 #[test]
 fn dynamic_sweeps_refuse_what_the_simulator_refuses() {
-    let found = problems(
-        r#"simulator = "dynamic"
-trials = 1
-seed = 1
-[params]
-topology = "hypercube:d=4"
+    let found = params_problems(
+        "simulator = \"dynamic\"",
+        r#"topology = "hypercube:d=4"
 traffic = "permutation"
 rate = "fast"
 p = 1.5
 router = "random"
 "#,
     );
-    let described: Vec<String> = found.iter().map(ToString::to_string).collect();
+    let described = describe(&found);
     assert_eq!(found.len(), 4, "{described:#?}");
     let lines: Vec<Option<usize>> = found.iter().map(|p| p.line).collect();
     assert_eq!(
@@ -581,17 +562,14 @@ router = "random"
     assert!(described[3].contains("greedy, adaptive"), "{described:#?}");
 
     // Unstable loads, the adaptive scheme in continuous time, a fat-tree: each at its point.
-    let points = problems(
-        r#"simulator = "dynamic"
-trials = 1
-seed = 1
-[params]
-topology = ["hypercube:d=4", "fattree:n=16,profile=area"]
+    let points = params_problems(
+        "simulator = \"dynamic\"",
+        r#"topology = ["hypercube:d=4", "fattree:n=16,profile=area"]
 rate = [1.0, 2.5]
 router = "adaptive"
 "#,
     );
-    let described: Vec<String> = points.iter().map(ToString::to_string).collect();
+    let described = describe(&points);
     assert!(
         points
             .iter()

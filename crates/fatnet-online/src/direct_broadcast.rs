@@ -20,8 +20,8 @@ use rand_pcg::Pcg64;
 use serde::Serialize;
 
 use crate::packet::{
-    FlowControl, Multicast, MulticastTree, Outcome, PacketConfig, PacketError, PacketNet,
-    PathPolicy, QueueCapacity, Queueing, ScanPolicy, SinkModel, simulate_multicast_stored,
+    Multicast, MulticastTree, Outcome, PacketConfig, PacketError, PacketNet, ScanPolicy,
+    simulate_multicast_stored,
 };
 use fatnet_topology::Hypercube;
 use fatnet_topology::Processor;
@@ -445,7 +445,7 @@ impl DirectScheme {
                 release: t.ceil() as u64,
             })
             .collect();
-        let engine = broadcast_engine(ScanPolicy::OldestFirst);
+        let engine = PacketConfig::output_queued_unit(ScanPolicy::OldestFirst);
         let report = simulate_multicast_stored(
             &self.net,
             &self.trees,
@@ -456,18 +456,7 @@ impl DirectScheme {
         )?;
         let latencies = report.latencies.as_deref().unwrap_or_default();
         let born: Vec<f64> = births.iter().map(|b| b.0).collect();
-        // Last reception at the end of slot release + latency.
-        let done: Vec<f64> = multicasts
-            .iter()
-            .zip(latencies)
-            .map(|(m, &l)| {
-                if l == u64::MAX {
-                    f64::INFINITY
-                } else {
-                    (m.release + l + 1) as f64
-                }
-            })
-            .collect();
+        let done = completion_times(&multicasts, latencies);
         Ok(self::report(
             &c,
             &RunTimes {
@@ -484,22 +473,20 @@ impl DirectScheme {
     }
 }
 
-/// The engine set-up of every broadcast scheme on the hypercube (Stamoulis' model): output
-/// queues, unit packets sent store-and-forward along the trees, unbounded queues, reception on
-/// arrival, latencies recorded; `scan` orders each arc's queue.
-pub(crate) fn broadcast_engine(scan: ScanPolicy) -> PacketConfig {
-    PacketConfig {
-        queueing: Queueing::Output,
-        flow: FlowControl::StoreAndForward,
-        path: PathPolicy::DimensionOrder,
-        scan,
-        flits: 1,
-        queue: QueueCapacity::Unbounded,
-        sink: SinkModel::Immediate,
-        check_conservation: false,
-        record_latencies: true,
-        ..PacketConfig::default()
-    }
+/// When each multicast was last received: the end of slot `release + latency` (infinite for
+/// one never delivered), from a run with latencies recorded.
+pub(crate) fn completion_times(multicasts: &[Multicast], latencies: &[u64]) -> Vec<f64> {
+    multicasts
+        .iter()
+        .zip(latencies)
+        .map(|(m, &l)| {
+            if l == u64::MAX {
+                f64::INFINITY
+            } else {
+                (m.release + l + 1) as f64
+            }
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -510,7 +497,7 @@ mod tests {
         let engine = PacketConfig {
             check_conservation: true,
             record_latencies: false,
-            ..broadcast_engine(ScanPolicy::OldestFirst)
+            ..PacketConfig::output_queued_unit(ScanPolicy::OldestFirst)
         };
         simulate_multicast_stored(&scheme.net, &scheme.trees, multicasts, &[], &engine, 1)
             .unwrap()

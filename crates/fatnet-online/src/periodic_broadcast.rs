@@ -49,7 +49,7 @@ use crate::direct_broadcast::{
     DirectConfig, DirectReport, RunTimes, check_config, poisson_births, report,
 };
 use crate::packet::{
-    Multicast, MulticastTree, Outcome, PacketError, PacketNet, ScanPolicy,
+    Multicast, MulticastTree, Outcome, PacketConfig, PacketError, PacketNet, ScanPolicy,
     simulate_multicast_stored,
 };
 
@@ -293,7 +293,7 @@ impl PeriodicScheme {
                         release: t.ceil() as u64,
                     })
                     .collect();
-                let engine = crate::direct_broadcast::broadcast_engine(ScanPolicy::Labelled);
+                let engine = PacketConfig::output_queued_unit(ScanPolicy::Labelled);
                 let r = simulate_multicast_stored(
                     &self.net,
                     &self.trees,
@@ -303,17 +303,7 @@ impl PeriodicScheme {
                     rng.random(),
                 )?;
                 let latencies = r.latencies.as_deref().unwrap_or_default();
-                let done: Vec<f64> = multicasts
-                    .iter()
-                    .zip(latencies)
-                    .map(|(m, &l)| {
-                        if l == u64::MAX {
-                            f64::INFINITY
-                        } else {
-                            (m.release + l + 1) as f64
-                        }
-                    })
-                    .collect();
+                let done = crate::direct_broadcast::completion_times(&multicasts, latencies);
                 Ok((
                     born.into_iter().zip(done).collect(),
                     (r.outcome, r.mean_queued, r.max_queue, r.unit_hops, r.stored),

@@ -16,10 +16,7 @@
 //! dimensions and only the first arc queues: a discrete-time M/D/1 with batch Poisson arrivals
 //! (thesis (2.4)), so `T̄ = d + ρ/(2(1 − ρ))` exactly.
 
-use fatnet::online::packet::{
-    FlowControl, Injection, PacketConfig, PacketNet, PathPolicy, QueueCapacity, Queueing,
-    ScanPolicy, SinkModel, simulate,
-};
+use fatnet::online::packet::{Injection, PacketConfig, PacketNet, ScanPolicy, simulate};
 use fatnet::queueing::stamoulis::greedy::{self, Network};
 use fatnet::topology::Hypercube;
 use rand::{Rng, SeedableRng};
@@ -87,18 +84,7 @@ fn greedy_run(
             }
         }
     }
-    let config = PacketConfig {
-        queueing: Queueing::Output,
-        flow: FlowControl::StoreAndForward,
-        path: PathPolicy::DimensionOrder,
-        scan: ScanPolicy::RoundRobin,
-        flits: 1,
-        queue: QueueCapacity::Unbounded,
-        sink: SinkModel::Immediate,
-        check_conservation: false,
-        record_latencies: true,
-        ..PacketConfig::default()
-    };
+    let config = PacketConfig::output_queued_unit(ScanPolicy::RoundRobin);
     let r = simulate(&net, &injections, &config, rng.random()).map_err(|e| err(e.to_string()))?;
     if !r.finished() {
         return Err(err(format!("d = {d}, ρ = {rho}, p = {p}: {:?}", r.outcome)));

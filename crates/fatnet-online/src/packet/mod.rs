@@ -331,6 +331,24 @@ impl Default for PacketConfig {
 }
 
 impl PacketConfig {
+    /// Stamoulis' model (greedy routing and every broadcast scheme on the hypercube): output
+    /// queues, unit packets sent store-and-forward, dimension-order paths, unbounded queues,
+    /// reception on arrival, latencies recorded; `scan` orders each arc's queue.
+    pub fn output_queued_unit(scan: ScanPolicy) -> Self {
+        Self {
+            queueing: Queueing::Output,
+            flow: FlowControl::StoreAndForward,
+            path: PathPolicy::DimensionOrder,
+            scan,
+            flits: 1,
+            queue: QueueCapacity::Unbounded,
+            sink: SinkModel::Immediate,
+            check_conservation: false,
+            record_latencies: true,
+            ..Self::default()
+        }
+    }
+
     /// Greenberg–Oh's STORE of Table I: store-and-forward, RP-RR, `q = 1` packet, `L = 32`.
     pub fn store() -> Self {
         Self {

@@ -1182,38 +1182,48 @@ impl Job {
 impl DynamicConfig {
     /// One steady-state run with `seed`.
     fn run(self, seed: u64, lower: f64, upper: Option<f64>) -> Result<TrialResult, String> {
-        let finite = |x: f64| x.is_finite().then_some(x);
-        let result = match self {
+        // The two engines report the same quantities: (rho, packets, measured, T, its
+        // half-width, hops, number in the network).
+        let (rho, packets, measured, delay, half, hops, number) = match self {
             DynamicConfig::Poisson(config) => {
                 let r =
                     steady_state(&GreedyConfig { seed, ..config }).map_err(|e| e.to_string())?;
-                DynamicResult {
-                    rho: r.rho,
-                    packets: r.packets,
-                    measured: r.measured,
-                    delay_mean: finite(r.delay_mean),
-                    delay_half_width: finite(r.delay_half_width),
-                    hops_mean: r.hops_mean,
-                    number_mean: r.number_mean,
-                    lower_bound: lower,
-                    upper_bound: upper,
-                }
+                (
+                    r.rho,
+                    r.packets,
+                    r.measured,
+                    r.delay_mean,
+                    r.delay_half_width,
+                    r.hops_mean,
+                    r.number_mean,
+                )
             }
             DynamicConfig::Slotted(config) => {
                 let r = slotted_cube::run(&SlottedConfig { seed, ..config })
                     .map_err(|e| e.to_string())?;
-                DynamicResult {
-                    rho: config.network.rho(config.lambda, config.p),
-                    packets: r.packets,
-                    measured: r.measured,
-                    delay_mean: finite(r.delay_mean),
-                    delay_half_width: finite(r.delay_half_width),
-                    hops_mean: r.hops_mean,
-                    number_mean: r.number_mean,
-                    lower_bound: lower,
-                    upper_bound: upper,
-                }
+                let rho = config.network.rho(config.lambda, config.p);
+                (
+                    rho,
+                    r.packets,
+                    r.measured,
+                    r.delay_mean,
+                    r.delay_half_width,
+                    r.hops_mean,
+                    r.number_mean,
+                )
             }
+        };
+        let finite = |x: f64| x.is_finite().then_some(x);
+        let result = DynamicResult {
+            rho,
+            packets,
+            measured,
+            delay_mean: finite(delay),
+            delay_half_width: finite(half),
+            hops_mean: hops,
+            number_mean: number,
+            lower_bound: lower,
+            upper_bound: upper,
         };
         Ok(TrialResult::Dynamic(result))
     }

@@ -293,17 +293,7 @@ pub fn simulate_multicast_labelled(
     config: &PacketConfig,
     seed: u64,
 ) -> Result<PacketReport, PacketError> {
-    if labels.len() != multicasts.len() {
-        return Err(PacketError::BadParameter {
-            param: "labels",
-            value: format!(
-                "{} labels for {} multicasts",
-                labels.len(),
-                multicasts.len()
-            ),
-            expected: "one label per multicast",
-        });
-    }
+    check_labels(labels, multicasts, false)?;
     run_multicast(net, &[], trees, multicasts, labels, false, config, seed)
 }
 
@@ -324,17 +314,7 @@ pub fn simulate_multicast_stored(
     config: &PacketConfig,
     seed: u64,
 ) -> Result<PacketReport, PacketError> {
-    if !labels.is_empty() && labels.len() != multicasts.len() {
-        return Err(PacketError::BadParameter {
-            param: "labels",
-            value: format!(
-                "{} labels for {} multicasts",
-                labels.len(),
-                multicasts.len()
-            ),
-            expected: "none, or one label per multicast",
-        });
-    }
+    check_labels(labels, multicasts, true)?;
     if config.queueing != Queueing::Output {
         return Err(PacketError::BadParameter {
             param: "queueing",
@@ -343,6 +323,30 @@ pub fn simulate_multicast_stored(
         });
     }
     run_multicast(net, &[], trees, multicasts, labels, true, config, seed)
+}
+
+/// Refuses `labels` unless there is one per multicast (or none, when `none_ok`).
+fn check_labels(
+    labels: &[u64],
+    multicasts: &[Multicast],
+    none_ok: bool,
+) -> Result<(), PacketError> {
+    if labels.len() == multicasts.len() || (none_ok && labels.is_empty()) {
+        return Ok(());
+    }
+    Err(PacketError::BadParameter {
+        param: "labels",
+        value: format!(
+            "{} labels for {} multicasts",
+            labels.len(),
+            multicasts.len()
+        ),
+        expected: if none_ok {
+            "none, or one label per multicast"
+        } else {
+            "one label per multicast"
+        },
+    })
 }
 
 #[allow(clippy::too_many_arguments)]

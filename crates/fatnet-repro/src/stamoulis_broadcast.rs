@@ -388,7 +388,7 @@ fn approximation_6_19(d: u32, rho: f64) -> f64 {
 /// scheme are both oblivious (each packet draws its tree independently of all others, notes
 /// 002b §1), so Prop. 6.2 applies to both. At the loads and dimensions plotted both bounds are
 /// `d`: their queueing term exceeds `d` only near ρ = 1 (above 0.929 at d = 8).
-fn lower_bound_6_1_6_2(d: u32, rho: f64) -> f64 {
+pub(crate) fn lower_bound_6_1_6_2(d: u32, rho: f64) -> f64 {
     let one = broadcast::prop_6_1_lower_bound(d, rho).unwrap_or(f64::NAN);
     let two = broadcast::prop_6_2_lower_bound(d, rho).unwrap_or(f64::NAN);
     one.max(two)

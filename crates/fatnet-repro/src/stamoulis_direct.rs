@@ -21,8 +21,10 @@ use fatnet::online::direct_broadcast::{DirectConfig, DirectReport, DirectScheme}
 use fatnet::online::periodic_broadcast::{PeriodicDiscipline, PeriodicScheme};
 use fatnet::queueing::stamoulis::broadcast;
 
+// The larger of Props. 6.1 and 6.2 (the schemes here are oblivious).
 use crate::greenberg_oh::{Stat, relative_difference};
 use crate::runner::{student_t_995, try_run_trials};
+use crate::stamoulis_broadcast::lower_bound_6_1_6_2 as lower_bound;
 use crate::{Cell, Effort, Experiment, Figure, Paper, ReproError, Series, Table, Verdict};
 
 /// Master seed of Figure 6.1.
@@ -213,13 +215,6 @@ fn half(s: &Stat) -> f64 {
 fn ci(s: &Stat) -> String {
     let h = half(s);
     format!("99% CI [{:.3}, {:.3}]", s.mean - h, s.mean + h)
-}
-
-/// The larger of Props. 6.1 and 6.2 (both schemes are oblivious).
-fn lower_bound(d: u32, rho: f64) -> f64 {
-    let one = broadcast::prop_6_1_lower_bound(d, rho).unwrap_or(f64::NAN);
-    let two = broadcast::prop_6_2_lower_bound(d, rho).unwrap_or(f64::NAN);
-    one.max(two)
 }
 
 fn approx(d: u32, rho: f64) -> f64 {

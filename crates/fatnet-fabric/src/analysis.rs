@@ -29,6 +29,8 @@
 //! `fatnet_offline::clos::worst_contention` on generated folded Clos networks
 //! ([`crate::from_folded_clos`], tested).
 
+use fatnet_offline::clos::LinkPairs;
+
 use crate::FabricError;
 use crate::fabric::{Endpoint, Fabric, NodeId, PortId};
 use crate::trace::{FaultKind, RouteFault, TraceSummary};
@@ -325,34 +327,18 @@ impl LinkRoutes {
     /// Two routes over `link` with distinct sources and distinct destinations (a two-pair
     /// permutation that collides there), if it has them: the link violates Lemma 1.
     ///
-    /// The witness construction of `fatnet_offline::clos` (note 001 §2.1): `a` the first
-    /// route, `b` the first with another source, `c` the first with another destination;
-    /// `(a, b)` if `b` also differs in destination, else `(a, c)` if `c` differs in source,
-    /// else `(b, c)`.
+    /// The witness construction of [`LinkPairs`] (note 001 §2.1), shared with the checks of
+    /// generated folded Clos networks.
     #[must_use]
     pub fn lemma1_witness(&self, link: PortId) -> Option<[(u32, u32); 2]> {
-        let mut it = self.routes_on(link);
-        let a = it.next()?;
-        let (mut b, mut c) = (None, None);
-        for r in it {
-            if b.is_none() && r.0 != a.0 {
-                b = Some(r);
-            }
-            if c.is_none() && r.1 != a.1 {
-                c = Some(r);
-            }
-            if b.is_some() && c.is_some() {
+        let mut pairs = LinkPairs::default();
+        for (s, d) in self.routes_on(link) {
+            pairs.add(s, d);
+            if pairs.is_decided() {
                 break;
             }
         }
-        let (b, c) = (b?, c?);
-        Some(if b.1 != a.1 {
-            [a, b]
-        } else if c.0 != a.0 {
-            [a, c]
-        } else {
-            [b, c]
-        })
+        pairs.witness()
     }
 
     /// Yuan's Lemma 1 on every link.

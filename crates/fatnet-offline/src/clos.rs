@@ -40,8 +40,8 @@ pub use adaptive::{
     nonblocking_adaptive,
 };
 pub use check::{
-    Counterexample, NonblockingReport, WorstContention, check_nonblocking, verify_counterexample,
-    worst_contention,
+    Counterexample, LinkPairs, NonblockingReport, WorstContention, check_nonblocking,
+    verify_counterexample, worst_contention,
 };
 pub use routing::{ClosRouting, DModM, RoutingTable, SModM, Tops, YuanRouting};
 pub use search::{

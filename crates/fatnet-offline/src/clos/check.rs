@@ -80,9 +80,12 @@ impl NonblockingReport {
     }
 }
 
-/// What a link has seen so far: enough to decide Lemma 1 and produce a witness in one pass.
+/// The (source, destination) pairs a link carries, as far as Yuan's Lemma 1 needs them:
+/// enough to decide whether two of them have distinct sources and distinct destinations, and
+/// to produce such a two-pair witness, in one pass. Used on generated networks here and on the
+/// traced routes of real fabrics (`fatnet-fabric`).
 #[derive(Clone, Copy, Debug, Default)]
-struct LinkState {
+pub struct LinkPairs {
     count: u64,
     first: Option<(u32, u32)>,
     /// The first pair whose source differs from `first`'s.
@@ -91,8 +94,9 @@ struct LinkState {
     other_dst: Option<(u32, u32)>,
 }
 
-impl LinkState {
-    fn add(&mut self, s: u32, d: u32) {
+impl LinkPairs {
+    /// Records one more pair over the link.
+    pub fn add(&mut self, s: u32, d: u32) {
         self.count += 1;
         match self.first {
             None => self.first = Some((s, d)),
@@ -107,11 +111,17 @@ impl LinkState {
         }
     }
 
+    /// Whether more pairs cannot change [`LinkPairs::witness`] (both kinds of "other" pair
+    /// are known): a scan may stop here.
+    pub fn is_decided(&self) -> bool {
+        self.other_src.is_some() && self.other_dst.is_some()
+    }
+
     /// Two pairs with distinct sources and distinct destinations, if the link has them
     /// (note §2.1): `a` first; `b` differs from `a` in source, `c` in destination. If `b`
     /// also differs in destination, `(a, b)`; else if `c` also differs in source, `(a, c)`;
     /// else `b = (s_b, d_a)` and `c = (s_a, d_c)`, so `(b, c)`.
-    fn witness(&self) -> Option<[(u32, u32); 2]> {
+    pub fn witness(&self) -> Option<[(u32, u32); 2]> {
         let (a, b, c) = (self.first?, self.other_src?, self.other_dst?);
         Some(if b.1 != a.1 {
             [a, b]
@@ -141,7 +151,7 @@ pub fn check_nonblocking(
     routing: &(impl ClosRouting + ?Sized),
 ) -> Result<NonblockingReport, OfflineError> {
     let links = 2 * clos.r() as usize * clos.m() as usize;
-    let mut state = vec![LinkState::default(); links];
+    let mut state = vec![LinkPairs::default(); links];
     let (mut cross, mut paths, mut last) = (0u64, 0u64, None);
     for_each_route(clos, routing, |s, d, t| {
         if last != Some((s, d)) {
@@ -264,7 +274,7 @@ pub fn worst_contention(
 ) -> Result<WorstContention, OfflineError> {
     let links = 2 * clos.r() as usize * clos.m() as usize;
     // Pass 1: which links have two pairs with distinct sources and destinations (Lemma 1).
-    let mut state = vec![LinkState::default(); links];
+    let mut state = vec![LinkPairs::default(); links];
     for_each_route(clos, routing, |s, d, t| {
         let (v, w) = (clos.bottom_switch(s), clos.bottom_switch(d));
         state[up_link(clos, v, t)].add(s, d);
@@ -364,25 +374,25 @@ mod tests {
 
     #[test]
     fn witness_covers_the_three_cases() {
-        let mut st = LinkState::default();
+        let mut st = LinkPairs::default();
         for (s, d) in [(0, 5), (1, 6)] {
             st.add(s, d);
         }
         assert_eq!(st.witness(), Some([(0, 5), (1, 6)]));
         // b shares a's destination, c differs in both: (a, c).
-        let mut st = LinkState::default();
+        let mut st = LinkPairs::default();
         for (s, d) in [(0, 5), (1, 5), (2, 6)] {
             st.add(s, d);
         }
         assert_eq!(st.witness(), Some([(0, 5), (2, 6)]));
         // b = (s_b, d_a), c = (s_a, d_c): (b, c).
-        let mut st = LinkState::default();
+        let mut st = LinkPairs::default();
         for (s, d) in [(0, 5), (1, 5), (0, 6)] {
             st.add(s, d);
         }
         assert_eq!(st.witness(), Some([(1, 5), (0, 6)]));
         // One source, many destinations: no witness.
-        let mut st = LinkState::default();
+        let mut st = LinkPairs::default();
         for (s, d) in [(0, 5), (0, 6), (0, 7)] {
             st.add(s, d);
         }

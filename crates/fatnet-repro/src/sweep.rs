@@ -100,6 +100,10 @@ use toml::de::{DeTable, DeValue};
 
 use crate::{ReproError, derive_seed};
 
+/// The most tasks (points × trials) a sweep may have: the runner keeps a flag per task, and
+/// a results file of this many lines is already hundreds of gigabytes.
+pub const MAX_TASKS: u64 = 1 << 30;
+
 /// Name of the results file in the output directory.
 pub const RESULTS_FILE: &str = "results.jsonl";
 /// Name of the copy of the sweep file in the output directory.
@@ -179,6 +183,16 @@ pub enum SweepProblemKind {
         key: String,
         /// What the sweep runs, as written (`scheduler = "leiserson"`).
         kind: String,
+    },
+    /// More tasks than a sweep may have.
+    #[error("{points} points x {trials} trials is more than the {max} tasks a sweep may have")]
+    TooManyTasks {
+        /// Grid points.
+        points: u64,
+        /// Trials per point.
+        trials: u64,
+        /// The limit, [`MAX_TASKS`].
+        max: u64,
     },
     /// Both `simulator` and `scheduler`.
     #[error("give either `simulator` or `scheduler`, not both")]
@@ -978,6 +992,27 @@ impl SweepSpec {
             params.expect("checked"),
         );
         let kind = kind.expect("checked: one valid simulator or scheduler");
+        // Count the grid before building it: a huge grid or trial count is refused, not run
+        // out of memory on.
+        let grid: u64 = params
+            .values()
+            .map(|v| v.len() as u64)
+            .chain(std::iter::once(zip_len.unwrap_or(1) as u64))
+            .try_fold(1u64, |acc, n| acc.checked_mul(n))
+            .unwrap_or(u64::MAX);
+        if grid.checked_mul(trials).is_none_or(|t| t > MAX_TASKS) {
+            problems.list.push(SweepProblem {
+                line: root.get("trials").map(|v| line_of(source, v.span().start)),
+                kind: SweepProblemKind::TooManyTasks {
+                    points: grid,
+                    trials,
+                    max: MAX_TASKS,
+                },
+            });
+            return Err(ReproError::InvalidSweep {
+                problems: problems.list,
+            });
+        }
         let points = expand(&params, &zip, zip_len.unwrap_or(1));
         let prepared = prepare(kind, points, seed, &mut problems);
         if !problems.list.is_empty() {

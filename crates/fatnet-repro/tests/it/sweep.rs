@@ -591,3 +591,20 @@ router = "adaptive"
     assert_eq!(missing.len(), 1);
     assert_eq!(missing[0].kind.to_string(), "missing key `params.rate`");
 }
+
+#[test]
+fn a_grid_too_large_to_run_is_refused_before_it_is_built() {
+    let found = problems(
+        "simulator = \"packet\"\ntrials = 18446744073709551615\nseed = 1\n[params]\ntopology = \"bft:n=16\"\ntraffic = \"permutation\"\nflits = [4, 8]\n",
+    );
+    assert_eq!(found.len(), 1, "{:#?}", describe(&found));
+    assert_eq!(found[0].line, Some(2));
+    assert!(matches!(
+        found[0].kind,
+        SweepProblemKind::TooManyTasks {
+            points: 2,
+            trials: u64::MAX,
+            ..
+        }
+    ));
+}

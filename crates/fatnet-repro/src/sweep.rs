@@ -461,8 +461,6 @@ struct Point {
     traffic: Option<TrafficSpec>,
     /// The pattern, when it is not randomized (made once from the point's seed).
     fixed: Option<MessageSet>,
-    /// Processors of the network.
-    processors: u32,
     job: Job,
 }
 
@@ -1136,7 +1134,7 @@ impl SweepSpec {
             (Some(m), _) => Some(m),
             (None, Some(traffic)) => {
                 drawn = traffic
-                    .generate(p.processors, seed)
+                    .generate(p.job.processors(), seed)
                     .map_err(|e| fail(e.to_string()))?;
                 Some(&drawn)
             }
@@ -1155,6 +1153,16 @@ impl SweepSpec {
 }
 
 impl Job {
+    /// Processors of the point's network (0 for the dynamic simulator, which has no
+    /// message set).
+    fn processors(&self) -> u32 {
+        match self {
+            Job::Packet { net, .. } => net.processors(),
+            Job::Route { tree, .. } | Job::Schedule { tree, .. } => tree.n(),
+            Job::Dynamic { .. } => 0,
+        }
+    }
+
     /// Runs one trial on `messages` (`None` only for the dynamic simulator, which makes its
     /// own Poisson traffic); `seed` drives the simulator's own randomness (the scheduler has
     /// none).
@@ -1419,7 +1427,7 @@ fn prepare(
             point_problem(Some(key), format!("{key} needs {other} = \"{needed}\""));
             continue;
         }
-        let (job, processors) = match net {
+        let job = match net {
             Built::Packet(net) => {
                 let processors = net.processors();
                 let output = str_of("queueing") == Some("output");
@@ -1479,14 +1487,11 @@ fn prepare(
                     point_problem(None, e.to_string());
                     continue;
                 }
-                (
-                    Job::Packet {
-                        net,
-                        config,
-                        delay: int_of("delay").map_or(1, |d| d as u32),
-                    },
-                    processors,
-                )
+                Job::Packet {
+                    net,
+                    config,
+                    delay: int_of("delay").map_or(1, |d| d as u32),
+                }
             }
             Built::Tree(tree) if kind == SweepKind::Route => {
                 let router = match str_of("router") {
@@ -1536,20 +1541,16 @@ fn prepare(
                     trace_load_factor: false,
                     sink: Sink::Processors,
                 };
-                let processors = tree.n();
-                (
-                    Job::Route {
-                        tree,
-                        router,
-                        policy,
-                        params,
-                        config,
-                    },
-                    processors,
-                )
+                Job::Route {
+                    tree,
+                    router,
+                    policy,
+                    params,
+                    config,
+                }
             }
             Built::Cube(network, d) => match dynamic_job(network, d, &values) {
-                Ok(job) => (job, 0),
+                Ok(job) => job,
                 Err((key, reason)) => {
                     point_problem(key, reason);
                     continue;
@@ -1561,14 +1562,10 @@ fn prepare(
                     Some("depth") => FictitiousCapacity::Depth,
                     _ => FictitiousCapacity::LgN,
                 };
-                let processors = tree.n();
-                (
-                    Job::Schedule {
-                        tree,
-                        corollary2: corollary.then_some(fictitious),
-                    },
-                    processors,
-                )
+                Job::Schedule {
+                    tree,
+                    corollary2: corollary.then_some(fictitious),
+                }
             }
         };
         let Some(traffic) = str_of("traffic") else {
@@ -1577,7 +1574,6 @@ fn prepare(
                 params,
                 traffic: None,
                 fixed: None,
-                processors,
                 job,
             });
             continue;
@@ -1589,6 +1585,7 @@ fn prepare(
         } else {
             point_seed
         };
+        let processors = job.processors();
         let messages = match traffic.generate(processors, trial0) {
             Ok(m) => m,
             Err(e) => {
@@ -1610,7 +1607,6 @@ fn prepare(
             params,
             traffic: Some(traffic),
             fixed,
-            processors,
             job,
         });
     }

@@ -27,8 +27,9 @@ pub struct Series {
     pub points: Vec<(f64, f64)>,
 }
 
-/// A line-and-marker plot.
-#[derive(Clone, Debug, PartialEq)]
+/// A line-and-marker plot. `Figure { id, title, .., ..Figure::default() }` leaves out the
+/// error bars and the categorical axis (and a logarithmic axis).
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Figure {
     /// File stem, under the experiment's folder: `docs/reproduction/<paper>/<table>/<id>.svg`.
     pub id: &'static str,
@@ -437,8 +438,7 @@ mod tests {
                 },
             ],
             log_x: true,
-            error_bars: Vec::new(),
-            x_categories: Vec::new(),
+            ..Figure::default()
         }
     }
 

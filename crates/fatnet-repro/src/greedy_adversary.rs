@@ -98,8 +98,7 @@ impl Experiment for GreedyAdversary {
             y_label: "cycles / λ(M)".into(),
             series,
             log_x: false,
-            error_bars: Vec::new(),
-            x_categories: Vec::new(),
+            ..Figure::default()
         }]
     }
 

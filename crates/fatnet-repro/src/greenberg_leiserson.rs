@@ -259,8 +259,7 @@ impl Experiment for RandomCycles {
                 y_label: "mean cycles / (λ + lg n · lg lg n)".into(),
                 series,
                 log_x: true,
-                error_bars: Vec::new(),
-                x_categories: Vec::new(),
+                ..Figure::default()
             }
         })
         .collect()

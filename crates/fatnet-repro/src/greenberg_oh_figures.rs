@@ -320,8 +320,7 @@ fn latency_figure(id: &'static str, title: String, series: Vec<Series>) -> Figur
         y_label: "mean maximum latency (flit-steps)".into(),
         series,
         log_x: true,
-        error_bars: Vec::new(),
-        x_categories: Vec::new(),
+        ..Figure::default()
     }
 }
 
@@ -364,8 +363,7 @@ fn relative_figure(
         y_label: format!("mean latency above {reference_name} (%)"),
         series,
         log_x: true,
-        error_bars: Vec::new(),
-        x_categories: Vec::new(),
+        ..Figure::default()
     }
 }
 

@@ -308,8 +308,7 @@ impl Experiment for Table6_2 {
             y_label: "T − d − 1/2 (slots)".into(),
             series,
             log_x: false,
-            error_bars: Vec::new(),
-            x_categories: Vec::new(),
+            ..Figure::default()
         }]
     }
 
@@ -679,8 +678,7 @@ impl Experiment for Figure7_7 {
                 },
             ],
             log_x: false,
-            error_bars: Vec::new(),
-            x_categories: Vec::new(),
+            ..Figure::default()
         }]
     }
 }
@@ -911,8 +909,7 @@ impl Experiment for Figure7_6 {
                 },
             ],
             log_x: false,
-            error_bars: Vec::new(),
-            x_categories: Vec::new(),
+            ..Figure::default()
         }]
     }
 }

@@ -440,8 +440,7 @@ impl Experiment for Figure6_1 {
             y_label: "T − d − 1/2 (slots)".into(),
             series,
             log_x: false,
-            error_bars: Vec::new(),
-            x_categories: Vec::new(),
+            ..Figure::default()
         }]
     }
 }
@@ -615,8 +614,7 @@ impl Experiment for Figure6_3 {
                 },
             ],
             log_x: false,
-            error_bars: Vec::new(),
-            x_categories: Vec::new(),
+            ..Figure::default()
         }]
     }
 }
@@ -805,8 +803,7 @@ impl Experiment for Figure6_4 {
                     }),
                 ],
                 log_x: false,
-                error_bars: Vec::new(),
-                x_categories: Vec::new(),
+                ..Figure::default()
             },
             Figure {
                 id: "fig6_5",
@@ -831,8 +828,7 @@ impl Experiment for Figure6_4 {
                     }),
                 ],
                 log_x: false,
-                error_bars: Vec::new(),
-                x_categories: Vec::new(),
+                ..Figure::default()
             },
         ]
     }

@@ -516,8 +516,7 @@ impl Experiment for Figure7_7Schemes {
                 },
             ],
             log_x: false,
-            error_bars: Vec::new(),
-            x_categories: Vec::new(),
+            ..Figure::default()
         }]
     }
 }

@@ -185,8 +185,7 @@ impl Experiment for Figure7_8 {
                 series("busiest node's mean", &|c| detail(c, "busiest node's mean")),
             ],
             log_x: false,
-            error_bars: Vec::new(),
-            x_categories: Vec::new(),
+            ..Figure::default()
         }]
     }
 }

@@ -408,8 +408,7 @@ impl Experiment for Figure5_3 {
                 },
             ],
             log_x: false,
-            error_bars: Vec::new(),
-            x_categories: Vec::new(),
+            ..Figure::default()
         }]
     }
 }

@@ -274,6 +274,7 @@ const LAYERS: &[&str] = &[
     "fatnet-offline",
     "fatnet-online",
     "fatnet-fabric",
+    "fatnet-scenario",
     "fatnet",
     "fatnet-repro",
     "fatnet-cli",

@@ -17,7 +17,6 @@ pub mod greenberg_oh;
 pub mod greenberg_oh_figures;
 pub mod leiserson;
 pub mod lemma6;
-pub mod runner;
 pub mod stamoulis;
 pub mod stamoulis_broadcast;
 pub mod stamoulis_direct;
@@ -39,30 +38,21 @@ use std::str::FromStr;
 
 use thiserror::Error;
 
-/// Writes `bytes` to `path` through a temporary file in the same directory, synced and then
-/// renamed over `path`: a reader sees the old file or the new one, never half of one, and a
-/// crash leaves at most a stray temporary file. The directory must exist.
+pub use fatnet::scenario::{derive_seed, runner};
+
+/// Writes `bytes` to `path` atomically ([`fatnet::scenario::write_atomically`]).
 ///
 /// # Errors
 ///
-/// [`ReproError::Io`] naming `path` if the temporary file cannot be created, written, synced
-/// or renamed.
+/// [`ReproError::Io`] naming `path`.
 pub fn write_atomically(path: &std::path::Path, bytes: &[u8]) -> Result<(), ReproError> {
-    use std::io::Write as _;
-    let io = |source| ReproError::Io {
-        path: path.to_path_buf(),
-        source,
-    };
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => std::path::Path::new("."),
-    };
-    let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(io)?;
-    tmp.write_all(bytes)
-        .and_then(|()| tmp.as_file().sync_all())
-        .map_err(io)?;
-    tmp.persist(path).map_err(|e| io(e.error))?;
-    Ok(())
+    fatnet::scenario::write_atomically(path, bytes).map_err(|e| match e {
+        fatnet::scenario::ScenarioError::Io { path, source } => ReproError::Io { path, source },
+        other => ReproError::Io {
+            path: path.to_path_buf(),
+            source: std::io::Error::other(other.to_string()),
+        },
+    })
 }
 
 /// Errors of the reproduction pipeline.
@@ -297,16 +287,6 @@ pub fn select(paper: Option<Paper>) -> Vec<Box<dyn Experiment>> {
         .into_iter()
         .filter(|e| paper.is_none_or(|p| e.paper() == p))
         .collect()
-}
-
-/// Seed of row or trial `index` of an experiment with master seed `seed`: SplitMix64 of the
-/// pair, so a row's result does not depend on which other rows run, in what order, or on how
-/// many threads.
-pub fn derive_seed(seed: u64, index: u64) -> u64 {
-    let mut z = seed.wrapping_add(0x9E37_79B9_7F4A_7C15u64.wrapping_mul(index.wrapping_add(1)));
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
 }
 
 /// The command that regenerates an experiment, as recorded in its output.

@@ -39,6 +39,7 @@ mod export;
 mod fattree;
 mod hypercube;
 mod karyntree;
+mod names;
 mod spec;
 #[cfg(test)]
 mod testing;
@@ -52,6 +53,7 @@ pub use export::{LevelSummary, level_summary, node_label, to_dot, to_petgraph};
 pub use fattree::{AreaGrowth, CapacityProfile, FatTree, VolumeGrowth};
 pub use hypercube::{Hypercube, MAX_HYPERCUBE_DIMENSION};
 pub use karyntree::KAryNTree;
+pub use names::UnknownName;
 pub use spec::TopologySpec;
 
 use serde::{Deserialize, Serialize};

@@ -72,11 +72,28 @@ pub enum TrafficError {
     /// A traffic spec names an unknown pattern.
     #[error(
         "unknown traffic pattern `{name}` (expected one of: permutation, complement, bitrev, \
-         transpose, many-to-one, uniform, replicated, mesh, valiant, bitflip, file)"
+         transpose, many-to-one, uniform, replicated, mesh, valiant, bitflip, broadcast, file)"
     )]
     UnknownPattern {
         /// The name as written.
         name: String,
+    },
+    /// Broadcast traffic is one multicast per source, not a set of point-to-point messages.
+    #[error(
+        "`{spec}` is one multicast per source, not a message set: only the packet simulator \
+         (`fatnet simulate`) routes broadcasts"
+    )]
+    NotAMessageSet {
+        /// The spec as written canonically.
+        spec: String,
+    },
+    /// A broadcast names a source the network does not have.
+    #[error("broadcast source {src} does not exist (the network has {processors} processors)")]
+    SourceOutOfRange {
+        /// The source.
+        src: u32,
+        /// Processors of the network.
+        processors: u32,
     },
     /// A traffic spec has a key its pattern does not take.
     #[error("`{pattern}` does not take key `{key}`")]

@@ -16,6 +16,7 @@
 //! | `valiant[:base=NAME]` | [`valiant`] of a base pattern (default `permutation`), both phases combined |
 //! | `bitflip:p=P` | [`bit_flip`], `0 <= P <= 1` |
 //! | `file:PATH` | [`read_file`](crate::io::read_file), text or JSON |
+//! | `broadcast[:src=K]` | one multicast from every processor (or from `K` only) to all others: not a message set ([`TrafficSpec::broadcast_sources`]) |
 //!
 //! A valiant base is one of `permutation`, `complement`, `bitrev`, `transpose`,
 //! `many-to-one`, `uniform` and `mesh`, with their default parameters.
@@ -83,6 +84,14 @@ pub enum TrafficSpec {
     BitFlip {
         /// Flip probability, `0 <= p <= 1`.
         p: f64,
+    },
+    /// `broadcast` or `broadcast:src=K`: one packet from every processor (or from `K`
+    /// only) to all the others, copied along a tree. Not a message set:
+    /// [`generate`](Self::generate) refuses it, [`broadcast_sources`](Self::broadcast_sources)
+    /// gives its sources.
+    Broadcast {
+        /// The one source, or `None` for every processor.
+        src: Option<u32>,
     },
     /// `file:PATH`: a message set read from a text or JSON file.
     File {
@@ -171,6 +180,7 @@ impl TrafficSpec {
             TrafficSpec::Mesh { .. } => "mesh",
             TrafficSpec::Valiant { .. } => "valiant",
             TrafficSpec::BitFlip { .. } => "bitflip",
+            TrafficSpec::Broadcast { .. } => "broadcast",
             TrafficSpec::File { .. } => "file",
         }
     }
@@ -188,7 +198,33 @@ impl TrafficSpec {
             | TrafficSpec::Transpose
             | TrafficSpec::ManyToOne
             | TrafficSpec::Mesh { .. }
+            | TrafficSpec::Broadcast { .. }
             | TrafficSpec::File { .. } => false,
+        }
+    }
+
+    /// The sources of a broadcast on `n` processors (every processor, or the one named),
+    /// or `None` for a pattern that is a message set.
+    ///
+    /// # Errors
+    ///
+    /// [`TrafficError::TooFewProcessors`] below 2 processors;
+    /// [`TrafficError::SourceOutOfRange`] for a source `>= n`.
+    pub fn broadcast_sources(&self, n: u32) -> Result<Option<Vec<u32>>, TrafficError> {
+        let TrafficSpec::Broadcast { src } = self else {
+            return Ok(None);
+        };
+        if n < 2 {
+            return Err(TrafficError::TooFewProcessors {
+                what: "a broadcast",
+                min: 2,
+                processors: n,
+            });
+        }
+        match *src {
+            None => Ok(Some((0..n).collect())),
+            Some(src) if src < n => Ok(Some(vec![src])),
+            Some(src) => Err(TrafficError::SourceOutOfRange { src, processors: n }),
         }
     }
 
@@ -232,6 +268,9 @@ impl TrafficSpec {
                 Ok(patterns::valiant(&base, rng)?.combined())
             }
             TrafficSpec::BitFlip { p } => patterns::bit_flip(n, *p, rng),
+            TrafficSpec::Broadcast { .. } => Err(TrafficError::NotAMessageSet {
+                spec: self.to_string(),
+            }),
             TrafficSpec::File { path } => io::read_file(path, n),
         }
     }
@@ -297,6 +336,12 @@ impl FromStr for TrafficSpec {
                     })?,
                 })
             }),
+            "broadcast" => with_params("broadcast", rest, |p| {
+                Ok(TrafficSpec::Broadcast {
+                    src: p
+                        .optional("src", "a processor number (u32)", |v| v.parse::<u32>().ok())?,
+                })
+            }),
             other => Err(TrafficError::UnknownPattern {
                 name: other.to_string(),
             }),
@@ -332,6 +377,8 @@ impl fmt::Display for TrafficSpec {
             TrafficSpec::Valiant { base } => write!(f, ":base={base}"),
             // `f64`'s `Display` is the shortest spelling that parses back to the same value.
             TrafficSpec::BitFlip { p } => write!(f, ":p={p}"),
+            TrafficSpec::Broadcast { src: None } => Ok(()),
+            TrafficSpec::Broadcast { src: Some(src) } => write!(f, ":src={src}"),
             TrafficSpec::File { path } => write!(f, ":{}", path.display()),
         }
     }

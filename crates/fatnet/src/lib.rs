@@ -22,6 +22,7 @@ pub use fatnet_load as load;
 pub use fatnet_offline as offline;
 pub use fatnet_online as online;
 pub use fatnet_queueing as queueing;
+pub use fatnet_scenario as scenario;
 pub use fatnet_topology as topology;
 pub use fatnet_traffic as traffic;
 

@@ -67,6 +67,9 @@ pub use sim::{
     simulate, simulate_multicast, simulate_multicast_labelled, simulate_multicast_stored,
 };
 
+use std::fmt;
+use std::str::FromStr;
+
 use fatnet_topology::Processor;
 use fatnet_traffic::MessageSet;
 use rand::{Rng, SeedableRng};
@@ -141,57 +144,55 @@ pub enum PacketError {
     },
 }
 
-/// How the flits of a packet travel.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum FlowControl {
-    /// Whole packets move one link per packet-step (Greenberg–Oh's STORE); latencies are
-    /// reported in flit-steps, `L` per packet-step, and queues hold `q` packets.
-    StoreAndForward,
-    /// Wormhole routing (WORM): a worm of `L` flits; a head acquires a link, body flits
-    /// follow their head, the tail releases the link; queues hold `q` flits.
-    Wormhole,
-    /// Independent flits (SPLIT): each of the `L` flits is a one-flit packet with its own
-    /// route, injected back to back; the message is delivered with its last flit.
-    Split,
-}
-
-impl FlowControl {
-    /// The paper's short name: `store`, `worm` or `split`.
-    pub fn name(self) -> &'static str {
-        match self {
-            FlowControl::StoreAndForward => "store",
-            FlowControl::Wormhole => "worm",
-            FlowControl::Split => "split",
-        }
+fatnet_topology::named_options! {
+    /// How the flits of a packet travel.
+    pub enum FlowControl("flow control") {
+        /// STORE: whole packets move one link per packet-step; latencies are reported in
+        /// flit-steps, `L` per packet-step, and queues hold `q` packets.
+        StoreAndForward = "store",
+        /// WORM: wormhole routing; a head acquires a link, its flits follow, the tail
+        /// releases it; queues hold `q` flits.
+        Wormhole = "worm",
+        /// SPLIT: the `L` flits travel as independent one-flit packets, each routed on its own,
+        /// injected back to back; the message is delivered with its last flit.
+        Split = "split",
     }
 }
 
-/// How a head picks the link it moves to next, among the shortest-path candidates.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum PathPolicy {
-    /// FP: one shortest path, uniformly at random, chosen at the source and kept.
-    Fixed,
-    /// RP: each step the head draws one candidate uniformly (even a busy one) and waits a
-    /// step if it is blocked (Greenberg–Oh's oblivious re-choice, notes §2.4).
-    Random,
-    /// GP: the first candidate, in port order, that is free.
-    Greedy,
-    /// The first candidate only: dimension order on the hypercube (lowest differing
-    /// dimension first), up port 0 on the trees.
-    DimensionOrder,
+fatnet_topology::named_options! {
+    /// How a head picks the link it moves to next, among the shortest-path candidates.
+    pub enum PathPolicy("path policy") {
+        /// FP (Fixed-Path): one shortest path, uniformly at random, chosen at the source and
+        /// kept.
+        Fixed = "fp",
+        /// RP (Random-Path): each step the head draws one candidate uniformly (even a busy one)
+        /// and waits a step if it is blocked (Greenberg–Oh's oblivious re-choice, notes §2.4).
+        Random = "rp",
+        /// GP (Greedy-Path): the first candidate, in port order, that is free.
+        Greedy = "gp",
+        /// Dimension order: always the first candidate (lowest differing dimension first on the
+        /// hypercube, up port 0 on the trees).
+        DimensionOrder = "dor",
+    }
 }
 
-impl PathPolicy {
-    /// The paper's short name: `fp`, `rp`, `gp` or `dor`.
-    pub fn name(self) -> &'static str {
-        match self {
-            PathPolicy::Fixed => "fp",
-            PathPolicy::Random => "rp",
-            PathPolicy::Greedy => "gp",
-            PathPolicy::DimensionOrder => "dor",
-        }
+fatnet_topology::named_options! {
+    /// The order in which a node scans its inputs, by name; [`ScanPolicy`] adds the priority
+    /// range of [`ScanOrder::RandomPriority`].
+    pub enum ScanOrder("input scan") {
+        /// RR (random round-robin): cyclically from an input drawn uniformly, once per node per
+        /// step.
+        RoundRobin = "rr",
+        /// FO (Fixed-Order): the same input order every step.
+        FixedOrder = "fo",
+        /// FF (Farthest-First): the unit with the longest path first, ties in RR order.
+        FarthestFirst = "ff",
+        /// Oldest-first: the earliest-released message first, ties in RR order.
+        OldestFirst = "oldest",
+        /// Random priorities from 1..=R, smallest first (a stand-in for UNIV).
+        RandomPriority = "prio",
+        /// Output queues sorted by (label, rank): Stamoulis' label priority.
+        Labelled = "label",
     }
 }
 
@@ -229,22 +230,40 @@ pub enum ScanPolicy {
 }
 
 impl ScanPolicy {
-    /// The paper's short name: `rr`, `fo`, `ff`, `oldest` or `prio` (and `label`, ours).
+    /// Its name: `rr`, `fo`, `ff`, `oldest` or `prio` (Greenberg–Oh's), or `label`.
     pub fn name(self) -> &'static str {
+        self.order().name()
+    }
+
+    /// The order, without the priority range.
+    pub fn order(self) -> ScanOrder {
         match self {
-            ScanPolicy::RoundRobin => "rr",
-            ScanPolicy::FixedOrder => "fo",
-            ScanPolicy::FarthestFirst => "ff",
-            ScanPolicy::OldestFirst => "oldest",
-            ScanPolicy::RandomPriority { .. } => "prio",
-            ScanPolicy::Labelled => "label",
+            ScanPolicy::RoundRobin => ScanOrder::RoundRobin,
+            ScanPolicy::FixedOrder => ScanOrder::FixedOrder,
+            ScanPolicy::FarthestFirst => ScanOrder::FarthestFirst,
+            ScanPolicy::OldestFirst => ScanOrder::OldestFirst,
+            ScanPolicy::RandomPriority { .. } => ScanOrder::RandomPriority,
+            ScanPolicy::Labelled => ScanOrder::Labelled,
+        }
+    }
+
+    /// The policy of `order`; `range` is the priority range `R` of
+    /// [`ScanOrder::RandomPriority`] (ignored by the other orders).
+    pub fn new(order: ScanOrder, range: u32) -> Self {
+        match order {
+            ScanOrder::RoundRobin => ScanPolicy::RoundRobin,
+            ScanOrder::FixedOrder => ScanPolicy::FixedOrder,
+            ScanOrder::FarthestFirst => ScanPolicy::FarthestFirst,
+            ScanOrder::OldestFirst => ScanPolicy::OldestFirst,
+            ScanOrder::RandomPriority => ScanPolicy::RandomPriority { range },
+            ScanOrder::Labelled => ScanPolicy::Labelled,
         }
     }
 }
 
-/// Capacity of every link queue.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
+/// Capacity of every link queue: written `q` (an integer of at least 1) or `unbounded`, in
+/// files and JSON as the integer or the string `"unbounded"`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum QueueCapacity {
     /// At most this many units (flits, or packets for store-and-forward), at least 1.
     Bounded(u32),
@@ -252,39 +271,108 @@ pub enum QueueCapacity {
     Unbounded,
 }
 
-/// What a terminal does with the units that reach it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum SinkModel {
-    /// The ejection link's queue (capacity `q`) is the processor's input buffer, drained one
-    /// unit per step (Greenberg–Oh; exact on Table I's many-to-1 cells).
-    Queue,
-    /// Units are absorbed the moment they cross their last link.
-    Immediate,
+impl fmt::Display for QueueCapacity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            QueueCapacity::Bounded(q) => write!(f, "{q}"),
+            QueueCapacity::Unbounded => f.write_str("unbounded"),
+        }
+    }
 }
 
-/// Where a link's queue sits, and so how packets wait.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Queueing {
-    /// Input queues (Greenberg–Oh): a link's queue sits at its head node, each node scans its
-    /// inputs, and the front unit of a queue blocks the units behind it.
-    #[default]
-    Input,
-    /// Output queues (Stamoulis, §1.2.3 and chapters 5–7): a packet that arrives at a node,
-    /// or is released there, joins at once the FIFO queue of the arc it takes next (of every
-    /// child arc, for a multicast); in every step every arc with a non-empty queue sends its
-    /// front packet, which is at the next node at the end of the step and may leave again in
-    /// the next step. No arc idles while a packet waits for it. Packets that join one queue in
-    /// the same step are ordered uniformly at random under [`ScanPolicy::RoundRobin`] (the
+impl FromStr for QueueCapacity {
+    type Err = PacketError;
+    fn from_str(s: &str) -> Result<Self, PacketError> {
+        if s == "unbounded" {
+            return Ok(QueueCapacity::Unbounded);
+        }
+        match s.parse::<u32>() {
+            Ok(q) if q >= 1 => Ok(QueueCapacity::Bounded(q)),
+            _ => Err(PacketError::BadParameter {
+                param: "queue",
+                value: s.escape_debug().to_string(),
+                expected: "an integer of at least 1, or `unbounded`",
+            }),
+        }
+    }
+}
+
+impl Serialize for QueueCapacity {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            QueueCapacity::Bounded(q) => s.serialize_u32(*q),
+            QueueCapacity::Unbounded => s.serialize_str("unbounded"),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for QueueCapacity {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::{Error, Unexpected, Visitor};
+        struct V;
+        impl Visitor<'_> for V {
+            type Value = QueueCapacity;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a queue capacity of at least 1, or \"unbounded\"")
+            }
+            fn visit_u64<E: Error>(self, v: u64) -> Result<QueueCapacity, E> {
+                match u32::try_from(v) {
+                    Ok(q) if q >= 1 => Ok(QueueCapacity::Bounded(q)),
+                    _ => Err(E::invalid_value(Unexpected::Unsigned(v), &self)),
+                }
+            }
+            fn visit_i64<E: Error>(self, v: i64) -> Result<QueueCapacity, E> {
+                match u64::try_from(v) {
+                    Ok(v) => self.visit_u64(v),
+                    Err(_) => Err(E::invalid_value(Unexpected::Signed(v), &self)),
+                }
+            }
+            fn visit_str<E: Error>(self, v: &str) -> Result<QueueCapacity, E> {
+                match v {
+                    "unbounded" => Ok(QueueCapacity::Unbounded),
+                    _ => Err(E::invalid_value(Unexpected::Str(v), &self)),
+                }
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+fatnet_topology::named_options! {
+    /// What a terminal does with the units that reach it.
+    pub enum SinkModel("sink model") {
+        /// The ejection queue (capacity q) is drained one unit per step (Greenberg–Oh; exact
+        /// on Table I's many-to-1 cells).
+        Queue = "queue",
+        /// Units are absorbed the moment they cross their last link.
+        Immediate = "immediate",
+    }
+}
+
+fatnet_topology::named_options! {
+    /// Where a link's queue sits, and so how packets wait.
+    ///
+    /// Under output queueing (Stamoulis, §1.2.3 and chapters 5–7) a packet that arrives at a
+    /// node, or is released there, joins at once the FIFO queue of the arc it takes next (of
+    /// every child arc, for a multicast); in every step every arc with a non-empty queue sends
+    /// its front packet, which is at the next node at the end of the step and may leave again
+    /// in the next step. No arc idles while a packet waits for it. Packets that join one queue
+    /// in the same step are ordered uniformly at random under [`ScanPolicy::RoundRobin`] (the
     /// thesis' "ties broken fairly at random", for batches generated at step boundaries); new
     /// packets first, then those in transit at random, under [`ScanPolicy::OldestFirst`]
     /// (FIFO by arrival time when packets are generated in continuous time); by link id
     /// (packets in transit first, then new packets in release order) under
-    /// [`ScanPolicy::FixedOrder`]. Store-and-forward,
-    /// unbounded queues and immediate sinks only; the path policy picks the next arc when a
-    /// packet joins (greedy: the candidate with the shortest queue, the first on ties).
-    Output,
+    /// [`ScanPolicy::FixedOrder`]. Store-and-forward, unbounded queues and immediate sinks
+    /// only; the path policy picks the next arc when a packet joins (greedy: the candidate
+    /// with the shortest queue, the first on ties).
+    pub enum Queueing("queueing") {
+        /// At the link's head node (Greenberg and Oh): each node scans its inputs, and the
+        /// front unit of a queue blocks the units behind it.
+        Input = "input",
+        /// At the link's tail node (Stamoulis): a packet joins the queue of the arc it takes
+        /// next on arrival, and no arc idles while a packet waits for it.
+        Output = "output",
+    }
 }
 
 /// The options of a packet simulation.

@@ -49,6 +49,7 @@ fn spec() -> impl Strategy<Value = TrafficSpec> {
         (0.0f64..=1.0).prop_map(|p| TrafficSpec::BitFlip { p }),
         Just(TrafficSpec::BitFlip { p: 0.0 }),
         Just(TrafficSpec::BitFlip { p: 1.0 }),
+        any::<Option<u32>>().prop_map(|src| TrafficSpec::Broadcast { src }),
         "[a-zA-Z0-9_./:,= -]{0,30}[a-zA-Z0-9_.]".prop_map(|p| TrafficSpec::File { path: p.into() }),
     ]
 }
@@ -254,4 +255,23 @@ proptest! {
             prop_assert_eq!(again, spec);
         }
     }
+}
+
+#[test]
+fn broadcast_is_sources_not_a_message_set() {
+    let all: TrafficSpec = "broadcast".parse().unwrap();
+    assert_eq!(all.broadcast_sources(4).unwrap(), Some(vec![0, 1, 2, 3]));
+    let one: TrafficSpec = "broadcast:src=3".parse().unwrap();
+    assert_eq!(one, TrafficSpec::Broadcast { src: Some(3) });
+    assert_eq!(one.broadcast_sources(4).unwrap(), Some(vec![3]));
+    assert_eq!(
+        one.broadcast_sources(3).unwrap_err().to_string(),
+        "broadcast source 3 does not exist (the network has 3 processors)"
+    );
+    assert!(all.broadcast_sources(1).is_err());
+    assert!(all.generate(4, 1).is_err());
+    assert!(!all.is_randomized());
+    assert_eq!(TrafficSpec::Permutation.broadcast_sources(4).unwrap(), None);
+    assert!("broadcast:src=x".parse::<TrafficSpec>().is_err());
+    assert!("broadcast:dst=1".parse::<TrafficSpec>().is_err());
 }

@@ -16,7 +16,7 @@
 //! # How experiments use it
 //!
 //! ```
-//! use fatnet_repro::runner::{Summary, run_trials};
+//! use fatnet_scenario::runner::{Summary, run_trials};
 //! use rand::{Rng, SeedableRng};
 //! use rand_pcg::Pcg64;
 //!
@@ -32,8 +32,8 @@
 //! assert!(low < summary.mean.unwrap() && summary.mean.unwrap() < high);
 //! ```
 //!
-//! - Give each experiment one constant master seed (recorded in its output, see
-//!   [`Experiment::seed`](crate::Experiment::seed)) and derive everything from it; when a table
+//! - Give each experiment one constant master seed (recorded in its output, as
+//!   `fatnet_repro::Experiment::seed` does) and derive everything from it; when a table
 //!   has several independent rows, give row `r` the master seed `derive_seed(SEED, r)` so that
 //!   rows do not share trials.
 //! - The trial closure must be a pure function of `(i, trial_seed)`: no `thread_rng`, no shared
@@ -217,17 +217,17 @@ const Z_995: f64 = 2.575_829_303_548_900_4;
 /// the multiplier of the standard error in a two-sided 95% confidence interval for a mean.
 /// `None` for `df = 0`, where it does not exist.
 ///
-/// One implementation serves the whole project: [`fatnet::queueing::stats::student_t`]
+/// One implementation serves the whole project: [`fatnet_queueing::stats::student_t`]
 /// (exact inversion up to 1000 degrees of freedom, Cornish–Fisher above). The unit tests
 /// compare it against reference values computed to 40 digits.
 pub fn student_t_975(df: u64) -> Option<f64> {
-    fatnet::queueing::stats::student_t(df, 0.95)
+    fatnet_queueing::stats::student_t(df, 0.95)
 }
 
 /// `t_{0.995, df}`, the two-sided 99% critical value of Student's t (Greenberg and Oh's
 /// confidence level), computed as [`student_t_975`] is.
 pub fn student_t_995(df: u64) -> Option<f64> {
-    fatnet::queueing::stats::student_t(df, 0.99)
+    fatnet_queueing::stats::student_t(df, 0.99)
 }
 
 /// Summary statistics of a real-valued sample, with a 95% confidence interval for its mean.

@@ -1,0 +1,195 @@
+//! Scenarios: one typed description of a run, shared by every front end.
+//!
+//! **Key design decision: options are parsed once, into library types, and resolved in one
+//! place.** A scenario is a topology spec, a traffic spec and a simulator's options, each
+//! option an enum or number of the crate that owns it (named once, by
+//! [`fatnet_topology::named_options!`]). The command line flattens the option structs of this
+//! crate (feature `clap`), config and sweep files deserialise into the very same structs, and
+//! [`PacketOptions::resolve`] holds every conditional default and every refusal. A sweep task,
+//! a paper table and `fatnet simulate` that describe the same case call the same
+//! [`PreparedPacket::trial`], so "a sweep trial equals the command" holds by construction.
+//!
+//! The crate also owns what every front end needs to run trials reproducibly: the seed
+//! derivation ([`derive_seed`]), the parallel trial [`runner`] and [`write_atomically`].
+
+pub mod packet;
+mod run;
+pub mod runner;
+
+pub use packet::{
+    PacketOptions, PacketRunFile, PacketScenario, PacketSetup, PacketSummary, PacketTrial,
+    PreparedPacket,
+};
+pub use run::{MAX_THREADS, Run, RunOptions};
+
+use std::path::{Path, PathBuf};
+
+use thiserror::Error;
+
+fatnet_topology::named_options! {
+    /// A parameter of a scenario or a run, by the name it has in files, sweeps and JSON (the
+    /// command line spells it with `--` and dashes).
+    pub enum Parameter("parameter") {
+        /// The network.
+        Topology = "topology",
+        /// The message set.
+        Traffic = "traffic",
+        /// Where queues sit.
+        Queueing = "queueing",
+        /// Flow control.
+        Flow = "flow",
+        /// Path selection.
+        Path = "path",
+        /// Input scan.
+        Scan = "scan",
+        /// The priority range of the random-priority scan.
+        PriorityRange = "priority_range",
+        /// Flits per packet.
+        Flits = "flits",
+        /// Link queue capacity.
+        Queue = "queue",
+        /// What terminals do with arriving units.
+        Sink = "sink",
+        /// Initial random delays.
+        Delay = "delay",
+        /// The step limit.
+        MaxSteps = "max_steps",
+        /// Independent trials.
+        Trials = "trials",
+        /// The master seed.
+        Seed = "seed",
+        /// Worker threads.
+        Threads = "threads",
+    }
+}
+
+impl Parameter {
+    /// The command-line flag: `--` and the name with dashes (`--priority-range`).
+    pub fn flag(self) -> String {
+        format!("--{}", self.name().replace('_', "-"))
+    }
+}
+
+/// Why a scenario cannot run.
+#[derive(Debug, Error)]
+#[non_exhaustive]
+pub enum ScenarioError {
+    /// A parameter is missing.
+    #[error("no {param}: it is required")]
+    Missing {
+        /// The parameter.
+        param: Parameter,
+    },
+    /// A parameter is outside its range.
+    #[error("{param} = {value} is out of range: expected {expected}")]
+    OutOfRange {
+        /// The parameter.
+        param: Parameter,
+        /// Its value, as text.
+        value: String,
+        /// What is allowed.
+        expected: &'static str,
+    },
+    /// A parameter that only means something with another parameter's value.
+    #[error("{param} applies only with {other} = {value}")]
+    Requires {
+        /// The parameter given.
+        param: Parameter,
+        /// The parameter it depends on.
+        other: Parameter,
+        /// The value `other` must have.
+        value: &'static str,
+    },
+    /// The packet engine refuses the options.
+    #[error("packet options refused")]
+    Options {
+        /// Why.
+        #[source]
+        source: fatnet_online::packet::PacketError,
+    },
+    /// The topology cannot be built.
+    #[error("cannot build the topology `{spec}`")]
+    Topology {
+        /// The spec.
+        spec: String,
+        /// Why.
+        #[source]
+        source: fatnet_topology::TopologyError,
+    },
+    /// The traffic does not suit the network.
+    #[error("cannot make the traffic `{spec}` on {processors} processors")]
+    Traffic {
+        /// The spec.
+        spec: String,
+        /// Processors of the network.
+        processors: u32,
+        /// Why.
+        #[source]
+        source: fatnet_traffic::TrafficError,
+    },
+    /// The packet engine refused the case or failed.
+    #[error("packet simulation on `{topology}`")]
+    Packet {
+        /// The topology spec.
+        topology: String,
+        /// Why.
+        #[source]
+        source: fatnet_online::packet::PacketError,
+    },
+    /// Trial `trial` failed.
+    #[error("trial {trial} (seed {seed})")]
+    Trial {
+        /// The trial index.
+        trial: u64,
+        /// Its seed.
+        seed: u64,
+        /// Why.
+        #[source]
+        source: Box<ScenarioError>,
+    },
+    /// Reading or writing a file failed.
+    #[error("{}", path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The error.
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+/// Seed of row or trial `index` of a run with master seed `seed`: SplitMix64 of the pair, so a
+/// trial's result does not depend on which other trials run, in what order, or on how many
+/// threads.
+pub fn derive_seed(seed: u64, index: u64) -> u64 {
+    let mut z = seed.wrapping_add(0x9E37_79B9_7F4A_7C15u64.wrapping_mul(index.wrapping_add(1)));
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// Writes `bytes` to `path` through a temporary file in the same directory, synced and then
+/// renamed over `path`: a reader sees the old file or the new one, never half of one, and a
+/// crash leaves at most a stray temporary file. The directory must exist.
+///
+/// # Errors
+///
+/// [`ScenarioError::Io`] naming `path` if the temporary file cannot be created, written,
+/// synced or renamed.
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), ScenarioError> {
+    use std::io::Write as _;
+    let io = |source| ScenarioError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(io)?;
+    tmp.write_all(bytes)
+        .and_then(|()| tmp.as_file().sync_all())
+        .map_err(io)?;
+    tmp.persist(path).map_err(|e| io(e.error))?;
+    Ok(())
+}

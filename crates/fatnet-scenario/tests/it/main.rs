@@ -1,0 +1,3 @@
+//! Integration tests of fatnet-scenario.
+
+mod packet;

@@ -178,7 +178,24 @@ enum Format {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        // Help and version go to stdout with status 0, as clap prints them.
+        Err(e) if !e.use_stderr() => e.exit(),
+        // A usage error (unknown flag, a value a library type refuses) is one line and
+        // status 2, like every other error.
+        Err(e) => {
+            // clap's message and its hints (possible values) up to the first blank line.
+            let text = e.render().to_string();
+            let lines: Vec<&str> = text
+                .lines()
+                .map(str::trim)
+                .take_while(|l| !l.is_empty())
+                .collect();
+            eprintln!("{}", lines.join(" "));
+            return ExitCode::from(2);
+        }
+    };
     let mut out = std::io::stdout().lock();
     match run(cli, &mut out) {
         Ok(()) => ExitCode::SUCCESS,

@@ -147,6 +147,16 @@ pub enum ScenarioError {
         #[source]
         source: Box<ScenarioError>,
     },
+    /// A config file is malformed.
+    #[error("line {line}, column {column}: {message}")]
+    File {
+        /// 1-based line.
+        line: usize,
+        /// 1-based column, in characters.
+        column: usize,
+        /// What is wrong.
+        message: String,
+    },
     /// Reading or writing a file failed.
     #[error("{}", path.display())]
     Io {

@@ -626,6 +626,46 @@ pub struct PacketRunFile {
     pub run: RunOptions,
 }
 
+impl PacketRunFile {
+    /// Reads a config file's text: unknown keys first (each with its line), then the values.
+    ///
+    /// # Errors
+    ///
+    /// [`ScenarioError::File`] with the line and column of the first problem.
+    pub fn parse(text: &str) -> Result<PacketRunFile, ScenarioError> {
+        let at = |offset: usize, message: String| {
+            let before = &text[..offset.min(text.len())];
+            ScenarioError::File {
+                line: before.matches('\n').count() + 1,
+                column: before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1,
+                message,
+            }
+        };
+        let one_line = |m: &str| m.split_whitespace().collect::<Vec<_>>().join(" ");
+        let root = toml::de::DeTable::parse(text)
+            .map_err(|e| at(e.span().map_or(0, |s| s.start), one_line(e.message())))?;
+        for (key, value) in root.get_ref() {
+            if key.get_ref().parse::<Parameter>().is_err() {
+                return Err(at(
+                    key.span().start,
+                    format!(
+                        "unknown key `{}`: expected one of {}",
+                        key.get_ref().escape_debug(),
+                        Parameter::NAMES.join(", ")
+                    ),
+                ));
+            }
+            // Each entry alone, so that a bad value is reported at its own line (a flattened
+            // struct's errors carry no position).
+            let entry = &text[key.span().start..value.span().end.min(text.len())];
+            if let Err(e) = toml::from_str::<PacketRunFile>(entry) {
+                return Err(at(key.span().start, one_line(e.message())));
+            }
+        }
+        toml::from_str(text).map_err(|e| at(e.span().map_or(0, |s| s.start), one_line(e.message())))
+    }
+}
+
 /// [`as_text`] for optional values.
 mod opt_text {
     use super::*;

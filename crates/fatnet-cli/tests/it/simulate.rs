@@ -277,14 +277,14 @@ fn deadlocks_and_step_limits_are_data_not_crashes() {
     let trials = v["per_trial"].as_array().unwrap();
     let done: Vec<u64> = trials
         .iter()
-        .filter(|t| t["outcome"] == "delivered")
+        .filter(|t| t["outcome"]["kind"] == "delivered")
         .map(|t| t["latency"].as_u64().unwrap())
         .collect();
     assert_eq!(done.len() as u64, finished);
     let mean = done.iter().sum::<u64>() as f64 / done.len() as f64;
     assert!((v["latency_mean"].as_f64().unwrap() - mean).abs() < 1e-9);
-    for t in trials.iter().filter(|t| t["outcome"] == "deadlock") {
-        assert!(t["deadlock_step"].is_u64());
+    for t in trials.iter().filter(|t| t["outcome"]["kind"] == "deadlock") {
+        assert!(t["outcome"]["step"].is_u64());
         assert!(t["delivered"].as_u64() < t["messages"].as_u64());
     }
 

@@ -110,14 +110,14 @@ fn a_config_file_takes_the_names_of_the_command_line_and_refuses_unknown_keys() 
     assert_eq!(file.options.flow, Some(FlowControl::StoreAndForward));
     assert_eq!(file.options.queue, Some(QueueCapacity::Unbounded));
     assert_eq!(file.run.trials, Some(4));
-    let e = toml::from_str::<PacketRunFile>("flits = 8\nflw = \"worm\"\n").unwrap_err();
+    let e = PacketRunFile::parse("flits = 8\nflw = \"worm\"\n").unwrap_err();
     assert!(e.to_string().contains("flw"), "{e}");
-    let e = toml::from_str::<PacketRunFile>("flow = \"wormhole\"\n").unwrap_err();
+    let e = PacketRunFile::parse("flow = \"wormhole\"\n").unwrap_err();
     assert!(
         e.to_string().contains("expected one of store, worm, split"),
         "{e}"
     );
-    let e = toml::from_str::<PacketRunFile>("queue = 0\n").unwrap_err();
+    let e = PacketRunFile::parse("queue = 0\n").unwrap_err();
     assert!(e.to_string().contains("at least 1"), "{e}");
 }
 
@@ -164,4 +164,25 @@ fn traffic_that_does_not_suit_the_network_fails_in_prepare() {
         scenario.prepare(1),
         Err(ScenarioError::Traffic { processors: 64, .. })
     ));
+}
+
+#[test]
+fn file_errors_have_the_line_of_the_key() {
+    let e = PacketRunFile::parse("topology = \"bft:n=16\"\nflws = \"store\"\n").unwrap_err();
+    assert!(
+        matches!(
+            e,
+            ScenarioError::File {
+                line: 2,
+                column: 1,
+                ..
+            }
+        ),
+        "{e}"
+    );
+    assert!(e.to_string().contains("unknown key `flws`"), "{e}");
+    let e = PacketRunFile::parse("trials = 2\nflow = \"wormhole\"\n").unwrap_err();
+    assert!(matches!(e, ScenarioError::File { line: 2, .. }), "{e}");
+    let e = PacketRunFile::parse("trials = \n").unwrap_err();
+    assert!(matches!(e, ScenarioError::File { line: 1, .. }), "{e}");
 }

@@ -49,7 +49,8 @@
 //! Route and leiserson need a binary fat-tree (`fattree:...`), dynamic `hypercube:d=D` or
 //! `butterfly:d=D`. Points are the cross product of
 //! the `[params]` keys in alphabetical order (the last key varying fastest), with the `[zip]`
-//! index as one more, last, dimension. Broadcast traffic is not supported.
+//! index as one more, last, dimension. Broadcast traffic (`broadcast`, `broadcast:src=K`)
+//! runs on the packet simulator only.
 //!
 //! **Which instance a trial sees.** A randomized pattern is drawn afresh for every trial, from
 //! the trial's seed; a fixed pattern is made once per point, from `derive_seed(seed, point)`.
@@ -83,14 +84,14 @@ use std::sync::Arc;
 use fatnet::offline::leiserson::{FictitiousCapacity, corollary2, theorem1};
 use fatnet::online::greedy_cube::{GreedyConfig, GreedyNetwork, MAX_DIMENSION, steady_state};
 use fatnet::online::packet::{
-    FlowControl, PacketConfig, PacketNet, PacketReport, PathPolicy, QueueCapacity, Queueing,
-    ScanPolicy, SinkModel, batch_trial,
+    FlowControl, PacketNet, PacketReport, PathPolicy, Queueing, ScanOrder, SinkModel,
 };
 use fatnet::online::slotted_cube::{self, SlottedConfig, SlottedScheme};
 use fatnet::online::{
     DropPolicy, Greedy, RandomParams, RandomPrime, RandomRouter, Router, RunConfig, Sink,
 };
 use fatnet::queueing::stamoulis::greedy as bounds;
+use fatnet::scenario::{PacketOptions, PacketScenario, PreparedPacket, ScenarioError};
 use fatnet::topology::{AnyTopology, FatTree, TopologySpec};
 use fatnet::traffic::{MessageSet, TrafficSpec};
 use rayon::prelude::*;
@@ -467,11 +468,9 @@ struct Point {
 /// What a grid point runs.
 #[derive(Debug)]
 enum Job {
-    Packet {
-        net: Arc<PacketNet>,
-        config: PacketConfig,
-        delay: u32,
-    },
+    /// The scenario `fatnet simulate` runs for the same options (its traffic drawn per
+    /// trial by [`PreparedPacket::trial`]).
+    Packet(PreparedPacket),
     Route {
         tree: Arc<FatTree>,
         router: RouterChoice,
@@ -629,11 +628,11 @@ fn check_value(
         reason: reason.to_string(),
     };
     let choices: Option<&[&str]> = match key {
-        "queueing" => Some(&["input", "output"]),
-        "flow" => Some(&["worm", "store", "split"]),
-        "path" => Some(&["rp", "gp", "fp", "dor"]),
-        "scan" => Some(&["rr", "fo", "ff", "oldest", "prio"]),
-        "sink" => Some(&["queue", "immediate"]),
+        "queueing" => Some(Queueing::NAMES),
+        "flow" => Some(FlowControl::NAMES),
+        "path" => Some(PathPolicy::NAMES),
+        "scan" => Some(ScanOrder::NAMES),
+        "sink" => Some(SinkModel::NAMES),
         "router" => Some(match kind {
             Some(SweepKind::Dynamic) => &["greedy", "adaptive"],
             Some(_) => &["random", "greedy", "random-prime", "constant-switch"],
@@ -1140,7 +1139,14 @@ impl SweepSpec {
             }
             (None, None) => None,
         };
-        let result = p.job.run(messages, derive_seed(seed, 1)).map_err(fail)?;
+        let result = match &p.job {
+            // The scenario seeds its simulator itself, from the trial seed.
+            Job::Packet(prepared) => prepared
+                .trial(seed)
+                .map(TrialResult::Packet)
+                .map_err(|e| fail(error_chain(&e)))?,
+            job => job.run(messages, derive_seed(seed, 1)).map_err(fail)?,
+        };
         Ok(TrialRecord {
             task,
             point,
@@ -1157,7 +1163,7 @@ impl Job {
     /// message set).
     fn processors(&self) -> u32 {
         match self {
-            Job::Packet { net, .. } => net.processors(),
+            Job::Packet(prepared) => prepared.net().processors(),
             Job::Route { tree, .. } | Job::Schedule { tree, .. } => tree.n(),
             Job::Dynamic { .. } => 0,
         }
@@ -1177,9 +1183,6 @@ impl Job {
         }
         let messages = messages.expect("every kind but dynamic has a traffic pattern");
         match self {
-            Job::Packet { net, config, delay } => batch_trial(net, messages, *delay, config, seed)
-                .map(TrialResult::Packet)
-                .map_err(|e| e.to_string()),
             Job::Route {
                 tree,
                 router,
@@ -1217,6 +1220,7 @@ impl Job {
                     verified: result.schedule.verify(tree.as_ref(), messages).is_ok(),
                 }))
             }
+            Job::Packet(_) => unreachable!("run_task runs packet scenarios"),
             Job::Dynamic { .. } => unreachable!("handled above"),
         }
     }
@@ -1307,8 +1311,9 @@ fn expand(
 }
 
 /// Parameters that only mean something with another parameter's value: `(key, other, value)`.
-const REQUIRES: [(&str, &str, &str); 4] = [
-    ("priority_range", "scan", "prio"),
+/// (The packet simulator's, `priority_range` needs `scan = "prio"`, is
+/// [`PacketOptions::resolve`]'s.)
+const REQUIRES: [(&str, &str, &str); 3] = [
     ("k", "router", "constant-switch"),
     ("preset", "router", "random"),
     ("fictitious", "algorithm", "corollary2"),
@@ -1317,7 +1322,6 @@ const REQUIRES: [(&str, &str, &str); 4] = [
 /// The default of a string parameter named in [`REQUIRES`].
 fn default_of(key: &str) -> &'static str {
     match key {
-        "scan" => "rr",
         "router" => "random",
         "algorithm" => "theorem1",
         _ => "",
@@ -1376,7 +1380,7 @@ fn prepare(
     problems: &mut Problems<'_>,
 ) -> Vec<Point> {
     let mut built: BTreeMap<String, Result<Built, String>> = BTreeMap::new();
-    let mut prepared = Vec::with_capacity(points.len());
+    let mut prepared_points = Vec::with_capacity(points.len());
     for (index, values) in points.into_iter().enumerate() {
         let point = index as u64;
         let params: BTreeMap<String, ParamValue> = values
@@ -1429,69 +1433,49 @@ fn prepare(
         }
         let job = match net {
             Built::Packet(net) => {
-                let processors = net.processors();
-                let output = str_of("queueing") == Some("output");
-                let flow = match str_of("flow") {
-                    Some("store") => FlowControl::StoreAndForward,
-                    Some("split") => FlowControl::Split,
-                    Some(_) => FlowControl::Wormhole,
-                    None if output => FlowControl::StoreAndForward,
-                    None => FlowControl::Wormhole,
-                };
-                let queue = match (values.get("queue").map(|v| &v.value), flow) {
-                    (Some(ParamValue::Int(q)), _) => QueueCapacity::Bounded(*q as u32),
-                    (Some(_), _) => QueueCapacity::Unbounded, // "unbounded"
-                    (None, _) if output => QueueCapacity::Unbounded,
-                    (None, FlowControl::StoreAndForward) => QueueCapacity::Bounded(1),
-                    (None, _) => QueueCapacity::Bounded(2),
-                };
-                let scan = match str_of("scan") {
-                    Some("fo") => ScanPolicy::FixedOrder,
-                    Some("ff") => ScanPolicy::FarthestFirst,
-                    Some("oldest") => ScanPolicy::OldestFirst,
-                    Some("prio") => ScanPolicy::RandomPriority {
-                        range: int_of("priority_range").map_or_else(
-                            || processors.max(2).next_power_of_two().ilog2(),
-                            |r| r as u32,
-                        ),
-                    },
-                    _ => ScanPolicy::RoundRobin,
-                };
-                let config = PacketConfig {
-                    queueing: if output {
-                        Queueing::Output
-                    } else {
-                        Queueing::Input
-                    },
-                    flow,
-                    path: match str_of("path") {
-                        Some("gp") => PathPolicy::Greedy,
-                        Some("fp") => PathPolicy::Fixed,
-                        Some("dor") => PathPolicy::DimensionOrder,
-                        _ => PathPolicy::Random,
-                    },
-                    scan,
-                    flits: int_of("flits").map_or(32, |f| f as u32),
-                    queue,
-                    sink: match str_of("sink") {
-                        Some("immediate") => SinkModel::Immediate,
-                        Some(_) => SinkModel::Queue,
-                        None if output => SinkModel::Immediate,
-                        None => SinkModel::Queue,
-                    },
-                    max_steps: int_of("max_steps").unwrap_or(100_000_000),
-                    check_conservation: false,
-                    record_latencies: false,
-                };
-                if let Err(e) = config.validate() {
-                    point_problem(None, e.to_string());
-                    continue;
+                // The options deserialise into the command's own struct, and the scenario
+                // resolves them as `fatnet simulate` does.
+                let options = values
+                    .iter()
+                    .filter(|(k, _)| !matches!(k.as_str(), "topology" | "traffic"))
+                    .map(|(k, v)| (k.clone(), serde_json::to_value(&v.value).expect("plain")))
+                    .collect::<serde_json::Map<_, _>>();
+                let scenario = serde_json::from_value::<PacketOptions>(options.into())
+                    .map_err(|e| e.to_string())
+                    .and_then(|options| {
+                        let traffic = str_of("traffic").expect("required").parse();
+                        Ok(PacketScenario {
+                            topology: topology.parse().map_err(|e| format!("{e}"))?,
+                            traffic: traffic.map_err(|e| format!("{e}"))?,
+                            options,
+                        })
+                    });
+                let prepared = scenario.map_err(|e| (None, e)).and_then(|scenario| {
+                    scenario
+                        .prepare_on(net, derive_seed(seed, point))
+                        .map_err(|e| {
+                            // A refusal names its parameter: blame that key's line.
+                            let key = match &e {
+                                ScenarioError::Requires { param, .. }
+                                | ScenarioError::OutOfRange { param, .. } => Some(param.name()),
+                                ScenarioError::Traffic { .. } => Some("traffic"),
+                                _ => None,
+                            };
+                            (key, error_chain(&e))
+                        })
+                });
+                match prepared {
+                    Ok(prepared) => {
+                        prepared_points.push(Point {
+                            params,
+                            traffic: None,
+                            fixed: None,
+                            job: Job::Packet(prepared),
+                        });
+                    }
+                    Err((key, reason)) => point_problem(key, reason),
                 }
-                Job::Packet {
-                    net,
-                    config,
-                    delay: int_of("delay").map_or(1, |d| d as u32),
-                }
+                continue;
             }
             Built::Tree(tree) if kind == SweepKind::Route => {
                 let router = match str_of("router") {
@@ -1570,7 +1554,7 @@ fn prepare(
         };
         let Some(traffic) = str_of("traffic") else {
             // The dynamic simulator: Poisson traffic, made by the run itself.
-            prepared.push(Point {
+            prepared_points.push(Point {
                 params,
                 traffic: None,
                 fixed: None,
@@ -1603,14 +1587,14 @@ fn prepare(
             continue;
         }
         let fixed = (!traffic.is_randomized()).then_some(messages);
-        prepared.push(Point {
+        prepared_points.push(Point {
             params,
             traffic: Some(traffic),
             fixed,
             job,
         });
     }
-    prepared
+    prepared_points
 }
 
 /// The job of a `simulator = "dynamic"` point, with `fatnet simulate --arrivals`'s defaults
@@ -2033,6 +2017,22 @@ pub fn run_sweep_with(
         progress(&run);
     }
     Ok(run)
+}
+
+/// An error and its sources on one line (a scenario error names the case, its source the
+/// problem).
+fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut line = e.to_string();
+    let mut source = e.source();
+    while let Some(s) = source {
+        let text = s.to_string();
+        if !line.contains(&text) {
+            line.push_str(": ");
+            line.push_str(&text);
+        }
+        source = s.source();
+    }
+    line
 }
 
 #[cfg(test)]

@@ -17,13 +17,14 @@
 
 use std::fmt;
 use std::str::FromStr;
+use std::sync::Arc;
 
 use fatnet_online::packet::{
     FlowControl, MulticastTree, Outcome, PacketConfig, PacketNet, PacketReport, PathPolicy,
     QueueCapacity, Queueing, ScanOrder, ScanPolicy, SinkModel, batch_trial, delay_unit,
     multicast_trial,
 };
-use fatnet_topology::{Topology, TopologySpec};
+use fatnet_topology::TopologySpec;
 use fatnet_traffic::{MessageSet, TrafficSpec};
 use serde::{Deserialize, Serialize};
 
@@ -269,7 +270,7 @@ enum Source {
 pub struct PreparedPacket {
     topology: TopologySpec,
     traffic: TrafficSpec,
-    net: PacketNet,
+    net: Arc<PacketNet>,
     setup: PacketSetup,
     source: Source,
 }
@@ -291,13 +292,31 @@ impl PacketScenario {
             spec: spec.to_string(),
             source,
         })?;
-        let processors = topology.num_processors();
+        let net = PacketNet::new(topology).map_err(|source| ScenarioError::Packet {
+            topology: spec.to_string(),
+            source,
+        })?;
+        self.prepare_on(Arc::new(net), seed)
+    }
+
+    /// As [`prepare`](Self::prepare), on `net`, a network already built from
+    /// [`topology`](Self::topology) (a sweep shares one among the points of a topology).
+    ///
+    /// # Errors
+    ///
+    /// As [`prepare`](Self::prepare).
+    pub fn prepare_on(
+        &self,
+        net: Arc<PacketNet>,
+        seed: u64,
+    ) -> Result<PreparedPacket, ScenarioError> {
+        let spec = &self.topology;
+        let processors = net.processors();
         let packet = |source| ScenarioError::Packet {
             topology: spec.to_string(),
             source,
         };
         let setup = self.options.resolve(processors)?;
-        let net = PacketNet::new(topology).map_err(packet)?;
         let traffic_error = |source| ScenarioError::Traffic {
             spec: self.traffic.to_string(),
             processors,

@@ -8,6 +8,7 @@ mod exchange;
 mod fabric;
 mod queue;
 mod route;
+mod same_case;
 mod schedule;
 mod simulate;
 mod sweep;

@@ -1,0 +1,127 @@
+//! One case, three front ends: `fatnet simulate`, a sweep task and the library's scenario give
+//! the same trial records, byte for byte (issue 16: "a sweep trial equals the command" by
+//! construction, tested as such).
+
+use fatnet::scenario::{PacketOptions, PacketScenario, derive_seed};
+use fatnet_repro::sweep::SweepSpec;
+use serde_json::Value;
+
+use crate::common::json;
+
+/// `(topology, traffic, options as TOML key = value lines, the same as flags)`.
+const CASES: [(&str, &str, &str, &[&str]); 4] = [
+    // A randomized pattern, drawn per trial, with initial delays.
+    (
+        "bft:n=64",
+        "uniform:self=false",
+        "delay = 4\nflits = 8\n",
+        &["--delay", "4", "--flits", "8"],
+    ),
+    // A fixed pattern, store-and-forward, fixed paths, farthest-first.
+    (
+        "fattree:n=32,profile=area",
+        "complement",
+        "flow = \"store\"\npath = \"fp\"\nscan = \"ff\"\n",
+        &["--flow", "store", "--path", "fp", "--scan", "ff"],
+    ),
+    // Random priorities with their default range, split flits.
+    (
+        "bft:n=16",
+        "permutation",
+        "flow = \"split\"\nscan = \"prio\"\nqueue = 3\n",
+        &["--flow", "split", "--scan", "prio", "--queue", "3"],
+    ),
+    // A broadcast on output queues (a sweep could not run broadcasts before).
+    (
+        "hypercube:d=4",
+        "broadcast:src=5",
+        "queueing = \"output\"\npath = \"dor\"\n",
+        &["--queueing", "output", "--path", "dor"],
+    ),
+];
+
+#[test]
+fn a_case_gives_the_same_json_as_a_command_a_sweep_task_and_a_library_call() {
+    const SWEEP_SEED: u64 = 11;
+    const TRIALS: u64 = 3;
+    for (topology, traffic, toml_options, flags) in CASES {
+        // The sweep: one point, so its seed is derive_seed(11, 0).
+        let sweep = format!(
+            "simulator = \"packet\"\ntrials = {TRIALS}\nseed = {SWEEP_SEED}\n[params]\ntopology = \"{topology}\"\ntraffic = \"{traffic}\"\n{toml_options}"
+        );
+        let spec = SweepSpec::parse(&sweep).unwrap_or_else(|e| panic!("{sweep}\n{e}"));
+        let point_seed = derive_seed(SWEEP_SEED, 0);
+
+        // The command, with the point's seed as its master seed.
+        let seed = point_seed.to_string();
+        let args = [
+            &[
+                "simulate",
+                topology,
+                "--traffic",
+                traffic,
+                "--seed",
+                &seed,
+                "--trials",
+                "3",
+                "--per-trial",
+                "--json",
+            ][..],
+            flags,
+        ]
+        .concat();
+        let command = json(&args);
+
+        // The library.
+        let options: PacketOptions = toml::from_str(toml_options).unwrap();
+        let scenario = PacketScenario {
+            topology: topology.parse().unwrap(),
+            traffic: traffic.parse().unwrap(),
+            options,
+        };
+        let prepared = scenario.prepare(point_seed).unwrap();
+
+        for trial in 0..TRIALS {
+            let trial_seed = derive_seed(point_seed, trial);
+            let library = serde_json::to_string(&prepared.trial(trial_seed).unwrap()).unwrap();
+
+            // The sweep task's line ends with `"result":{...}}`: compare the raw bytes.
+            let line = String::from_utf8(spec.run_task_line(trial).unwrap()).unwrap();
+            let start = line.find("\"result\":").unwrap() + "\"result\":".len();
+            let from_sweep = &line[start..line.trim_end().len() - 1];
+            assert_eq!(from_sweep, library, "{topology} {traffic} trial {trial}");
+
+            // The command's record is the same report with its trial and seed.
+            let mut record = command["per_trial"][trial as usize].clone();
+            assert_eq!(record["seed"], trial_seed);
+            let record = record.as_object_mut().unwrap();
+            record.remove("trial");
+            record.remove("seed");
+            let library: Value = serde_json::from_str(&library).unwrap();
+            assert_eq!(
+                Value::Object(record.clone()),
+                library,
+                "{topology} {traffic}"
+            );
+        }
+        // Sanity: the runs did route something, and the trials differ where they should.
+        assert!(command["unit_hops"].as_u64().unwrap() > 0);
+    }
+}
+
+#[test]
+fn a_sweep_refuses_what_the_command_refuses_with_the_same_words() {
+    let sweep = "simulator = \"packet\"\ntrials = 1\nseed = 1\n[params]\ntopology = \"bft:n=16\"\ntraffic = \"permutation\"\npriority_range = 3\n";
+    let e = SweepSpec::parse(sweep).unwrap_err().to_string();
+    let cli = crate::common::stderr_of_failure([
+        "simulate",
+        "bft:n=16",
+        "--traffic",
+        "permutation",
+        "--priority-range",
+        "3",
+    ]);
+    let words = "priority_range applies only with scan = prio";
+    assert!(e.contains(words) && e.contains("line 7"), "{e}");
+    assert!(cli.contains(words), "{cli}");
+}

@@ -15,9 +15,11 @@
 //!    messages spread evenly over its processors.
 //!
 //! The proof's claims are that `λ(M) ≤ λ` and that GREEDY needs at least `(1/24)·λ·lg n`
-//! cycles. The simulation in step 2 uses this crate's engine with the given policy, so the
-//! set is built against exactly the switches it is run on; tests and the reproduction check
-//! both claims instead of assuming them.
+//! cycles. The simulation in step 2 is [`crate::run`] with [`Greedy`] and the given policy
+//! for `t` cycles (conservation checked every cycle), watched by an observer that counts the
+//! deliveries per quarter; so the set is built against exactly the switches it is run on, and
+//! the adversary owns no time loop. Tests and the reproduction check both claims instead of
+//! assuming them.
 //!
 //! "Spread evenly": `k` messages over `p` processors give `⌈k/p⌉` to the first `k mod p`
 //! processors and `⌊k/p⌋` to the others (a choice of this library). Messages are given
@@ -25,10 +27,8 @@
 
 use fatnet_topology::{CapacityProfile, FatTree};
 use fatnet_traffic::{Message, MessageSet};
-use rand::SeedableRng;
-use rand_pcg::Pcg64;
 
-use crate::{DeliveryEngine, DropPolicy, OnlineError, Sink};
+use crate::{CycleView, DropPolicy, Greedy, OnlineError, RunConfig, Sink, run_observed};
 
 /// Builds `BAD(FT, λ)` for the standard fat-tree on `n = 4^j` processors against `policy`.
 ///
@@ -84,20 +84,19 @@ fn build(
         spread(q * quarter, quarter, per_quarter, &mut sim);
     }
     let set = MessageSet::new(leaves, sim).expect("ids in range");
-    let mut engine = DeliveryEngine::with_sink(&tree, &set, policy, Sink::External)?;
-    let mut undelivered: Vec<u32> = (0..set.len() as u32).collect();
     let mut through = [0u64; 4];
-    let mut rng = Pcg64::seed_from_u64(0); // deterministic policies draw nothing
-    let mut delivered = Vec::new();
-    for _ in 0..t {
-        delivered.clear();
-        engine.cycle(&undelivered, &mut rng, &mut delivered);
-        for &m in &delivered {
+    let config = RunConfig {
+        max_cycles: t,
+        trace_load_factor: false,
+        sink: Sink::External,
+    };
+    let mut count = |view: &CycleView<'_>| {
+        for &m in view.delivered {
             through[(set.messages()[m as usize].src / quarter) as usize] += 1;
         }
-        delivered.sort_unstable();
-        undelivered.retain(|m| delivered.binary_search(m).is_err());
-    }
+    };
+    // Deterministic policies draw nothing: the seed does not matter.
+    run_observed(&tree, &set, policy, &mut Greedy, 0, config, &mut count)?;
     let unfavored = (0..4)
         .min_by_key(|&q| (through[q], q))
         .expect("four quarters") as u32;

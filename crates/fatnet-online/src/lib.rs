@@ -5,7 +5,8 @@
 //! most `cap(c)` of them, the excess is dropped by a [`DropPolicy`], and undelivered messages
 //! stay at their source to be retried. Routers ([`Greedy`], [`RandomRouter`],
 //! [`RandomPrime`], [`Interleaved`]) are policies that choose what to inject; [`run`] owns the
-//! only time loop.
+//! only time loop, and a scheme that needs more than its report watches it through a
+//! [`CycleObserver`] ([`run_observed`]) — the Theorem 9 adversary does.
 //!
 //! **Key design decision: one engine, routers as policies, one random stream.** A run draws
 //! everything (the router's choices, the switches' random drops, the wires) from one
@@ -147,6 +148,35 @@ pub struct RunReport {
     pub trace: Vec<CycleTrace>,
 }
 
+/// What [`run_observed`] shows after every delivery cycle, once the cycle's conservation
+/// checks have passed.
+#[derive(Debug, Clone, Copy)]
+pub struct CycleView<'v> {
+    /// The cycle, counted from 1.
+    pub cycle: u64,
+    /// The cycle's counts.
+    pub stats: CycleStats,
+    /// The messages delivered in the cycle (positions in the message set), in the engine's
+    /// delivery order.
+    pub delivered: &'v [u32],
+    /// The messages still undelivered after the cycle, in increasing position.
+    pub undelivered: &'v [u32],
+}
+
+/// Watches a run cycle by cycle ([`run_observed`]): a scheme that needs more than the
+/// [`RunReport`] (per-message or per-region counts) observes the engine instead of driving
+/// it. Closures `FnMut(&CycleView)` are observers.
+pub trait CycleObserver {
+    /// Called after every cycle.
+    fn cycle(&mut self, view: &CycleView<'_>);
+}
+
+impl<F: FnMut(&CycleView<'_>)> CycleObserver for F {
+    fn cycle(&mut self, view: &CycleView<'_>) {
+        self(view)
+    }
+}
+
 /// λ of a message set on a tree, for messages going to `sink`.
 fn load_factor(tree: &FatTree, m: &MessageSet, sink: Sink) -> LoadFactor {
     let loads = match sink {
@@ -171,6 +201,32 @@ pub fn run(
     router: &mut dyn Router,
     seed: u64,
     config: RunConfig,
+) -> Result<RunReport, OnlineError> {
+    run_observed(
+        tree,
+        messages,
+        policy,
+        router,
+        seed,
+        config,
+        &mut |_: &CycleView<'_>| {},
+    )
+}
+
+/// [`run`], showing every cycle to `observer` (after the cycle's conservation checks, before
+/// the next cycle starts).
+///
+/// # Errors
+///
+/// As [`run`].
+pub fn run_observed(
+    tree: &FatTree,
+    messages: &MessageSet,
+    policy: DropPolicy,
+    router: &mut dyn Router,
+    seed: u64,
+    config: RunConfig,
+    observer: &mut dyn CycleObserver,
 ) -> Result<RunReport, OnlineError> {
     let mut engine = DeliveryEngine::with_sink(tree, messages, policy, config.sink)?;
     let mut rng = Pcg64::seed_from_u64(seed);
@@ -269,6 +325,12 @@ pub fn run(
             delivered: stats.delivered,
             remaining,
             load_factor_remaining,
+        });
+        observer.cycle(&CycleView {
+            cycle: report.cycles,
+            stats,
+            delivered: &delivered,
+            undelivered: &undelivered,
         });
     }
     report.finished = undelivered.is_empty();

@@ -42,6 +42,13 @@
 //! the adaptive arc choices come from one generator derived from the seed, used node by node in
 //! increasing order, slot by slot.
 //!
+//! **Greedy and the packet engine.** Greedy here and the output-queued packet engine
+//! ([`crate::packet::Queueing::Output`], random ties) are the same model: an integration test
+//! (`slotted_engine`) checks that their per-run mean delays agree in mean and variance over
+//! many seeds, on the cube and the butterfly. This loop stays because it pulls arrivals
+//! lazily until the measured packets are delivered and observes per-node queues, which the
+//! engine, fed a list of injections up front, does not.
+//!
 //! **Measurement** as in [`crate::greedy_cube`]: the network starts empty; packets generated
 //! in slots `[warmup, horizon)` are measured; generation goes on until every measured packet
 //! is delivered, for at most another `horizon` slots, then the network drains without new

@@ -10,6 +10,11 @@
 //! `r + d − 1` (the engine's 0-based latency `d − 1`; Stamoulis' delay, from generation at a
 //! slot boundary to reception at the end of a slot, is one step more).
 //!
+//! A packet is delivered at its release, crossing nothing, only when its source's injection
+//! node is its destination's ejection node (a processor to itself on the hypercube and the
+//! trees); on Stamoulis' butterfly `p → p` is a path of `d` straight arcs, queued like any
+//! other.
+//!
 //! **Ties.** Packets that join one queue in the same step are in the order in which they join:
 //! - [`ScanPolicy::RoundRobin`]: a uniformly random order of all the step's joiners (packets
 //!   generated in batches at step boundaries, Stamoulis §5.4: "ties broken fairly at random");
@@ -133,7 +138,7 @@ impl<'a> OutSim<'a> {
             route = vec![NONE; injections.len() * stride];
             let (mut channels, mut path) = (Vec::new(), Vec::new());
             for (i, m) in injections.iter().enumerate() {
-                if m.src != m.dst {
+                if net.injection_node(m.src) != net.ejection_node(m.dst) {
                     net.random_path(m.src, m.dst, &mut rng, &mut channels, &mut path);
                     route[i * stride..i * stride + path.len()].copy_from_slice(&path);
                 }
@@ -251,7 +256,9 @@ impl<'a> OutSim<'a> {
             let release = self.ledger.release_of(m);
             self.released += 1;
             if let Some(inj) = self.injections.get(m) {
-                if inj.src == inj.dst {
+                // A packet whose source node is its destination's sink node crosses nothing
+                // (on the butterfly `p → p` crosses `d` straight arcs: not delivered here).
+                if net.injection_node(inj.src) == net.ejection_node(inj.dst) {
                     self.arrived += 1;
                     self.ledger.deliver(m, release, t.max(release));
                     continue;

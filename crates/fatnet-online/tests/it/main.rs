@@ -8,3 +8,5 @@ mod packet;
 mod packet_props;
 mod props;
 mod slotted_cube;
+mod slotted_engine;
+mod two_sample;

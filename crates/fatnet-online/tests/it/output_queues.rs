@@ -6,7 +6,7 @@ use fatnet_online::packet::{
     PacketNet, PathPolicy, QueueCapacity, Queueing, ScanPolicy, SinkModel, simulate,
     simulate_multicast,
 };
-use fatnet_topology::{ButterflyFatTree, Hypercube};
+use fatnet_topology::{Butterfly, ButterflyFatTree, Hypercube};
 use proptest::prelude::*;
 
 fn hypercube(d: u64) -> PacketNet {
@@ -31,6 +31,23 @@ fn greedy() -> PacketConfig {
 
 fn inj(src: u32, dst: u32, release: u64) -> Injection {
     Injection { src, dst, release }
+}
+
+/// On Stamoulis' butterfly a processor's packet to itself crosses the `d` straight arcs of
+/// its row and queues with the others; on the cube it is delivered at its release.
+#[test]
+fn a_packet_to_itself_crosses_the_butterfly_but_not_the_cube() {
+    for d in [1u64, 3, 5] {
+        let net = PacketNet::new(Butterfly::new(d).unwrap()).unwrap();
+        // Two packets from row 0 to row 0, released together, share all d straight arcs.
+        let r = simulate(&net, &[inj(0, 0, 4), inj(0, 0, 4)], &greedy(), 1).unwrap();
+        let mut lat = r.latencies.unwrap();
+        lat.sort_unstable();
+        assert_eq!(lat, vec![d - 1, d], "d = {d}");
+        assert_eq!(r.unit_hops, 2 * d);
+    }
+    let r = simulate(&hypercube(3), &[inj(5, 5, 4)], &greedy(), 1).unwrap();
+    assert_eq!((r.latencies.unwrap(), r.unit_hops), (vec![0], 0));
 }
 
 /// A lone packet crosses one link per step: delivered in step release + d − 1.

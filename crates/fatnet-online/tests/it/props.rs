@@ -2,7 +2,7 @@
 
 use fatnet_online::{
     DeliveryEngine, DropPolicy, Greedy, Interleaved, RandomParams, RandomPrime, RandomRouter,
-    Router, RunConfig, Sink, greedy_adversary, run,
+    Router, RunConfig, Sink, greedy_adversary, run, run_observed,
 };
 use fatnet_topology::{CapacityProfile, FatTree};
 use fatnet_traffic::{Message, MessageSet};
@@ -46,6 +46,48 @@ fn routers(n: u32) -> Vec<Box<dyn Router>> {
             n,
         ))),
     ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// The observer sees every cycle once, after it: its counts are the report's trace, the
+    /// delivered messages partition the set, and what stays undelivered shrinks by exactly
+    /// what was delivered. Observing does not change the run.
+    #[test]
+    fn an_observer_sees_every_cycle_as_the_report_does(
+        (t, m) in instance(5, 120),
+        seed in any::<u64>(),
+    ) {
+        for policy in [DropPolicy::Random, DropPolicy::Pessimistic, DropPolicy::Wires] {
+            let mut seen = vec![false; m.len()];
+            let mut views = Vec::new();
+            let mut left = m.len();
+            let mut observer = |v: &fatnet_online::CycleView<'_>| {
+                for &d in v.delivered {
+                    assert!(!std::mem::replace(&mut seen[d as usize], true), "{d} twice");
+                }
+                assert_eq!(v.undelivered.len() + v.delivered.len(), left);
+                assert!(v.undelivered.windows(2).all(|w| w[0] < w[1]));
+                left = v.undelivered.len();
+                views.push((v.cycle, v.stats.sent, v.stats.delivered, v.undelivered.len() as u64));
+            };
+            // Greedy under the analysis and wire models may never finish: cap the cycles.
+            let config = RunConfig { max_cycles: 200, ..RunConfig::default() };
+            let observed =
+                run_observed(&t, &m, policy, &mut Greedy, seed, config, &mut observer).unwrap();
+            let plain = run(&t, &m, policy, &mut Greedy, seed, config).unwrap();
+            prop_assert_eq!(&observed, &plain);
+            let trace: Vec<_> = plain
+                .trace
+                .iter()
+                .enumerate()
+                .map(|(i, c)| (i as u64 + 1, c.sent, c.delivered, c.remaining))
+                .collect();
+            prop_assert_eq!(views, trace);
+            prop_assert_eq!(seen.iter().all(|&s| s), plain.finished);
+        }
+    }
 }
 
 proptest! {

@@ -6,8 +6,10 @@
 //!
 //! - **flow control** ([`FlowControl`]): wormhole (a head acquires a link, the tail releases
 //!   it), store-and-forward (whole packets move), split (independent flits);
-//! - **path selection** ([`PathPolicy`]): fixed at the source (FP), random each step (RP),
-//!   greedy first-free (GP), first candidate (dimension order);
+//! - **path selection** ([`PathPolicy`]): fixed at the source (FP, or the topology's
+//!   standard path), random each step (RP), greedy first-free (GP), first candidate
+//!   (dimension order); the candidates are the shortest paths or, on a network whose routes
+//!   are its own paths (a traced fabric), those paths ([`RouteSource`]);
 //! - **input scan** ([`ScanPolicy`]): round-robin with a random start (RR), fixed order (FO),
 //!   farthest-first (FF), oldest-first, random priorities (the UNIV stand-in);
 //! - **queues** ([`QueueCapacity`]): `q` units per link, or unbounded;
@@ -62,7 +64,7 @@ pub use algorithm_a::{
     AlgorithmA, AlgorithmAReport, DoublingReport, algorithm_a, algorithm_a_doubling,
 };
 pub use multicast::{MAX_TREE_FANOUT, MAX_TREE_LINKS, Multicast, MulticastTree};
-pub use net::{MAX_LINKS, MAX_TABLE_ENTRIES, PacketNet};
+pub use net::{MAX_LINKS, MAX_ROUTE_PAIRS, MAX_TABLE_ENTRIES, PacketNet, RouteSource};
 pub use sim::{
     simulate, simulate_multicast, simulate_multicast_labelled, simulate_multicast_stored,
 };
@@ -110,6 +112,20 @@ pub enum PacketError {
         dst: Processor,
         /// Processors of the network.
         processors: u32,
+    },
+    /// A numbered path of the topology does not lead, link by link, from its source's
+    /// injection node to its destination's ejection node (a broken [`fatnet_topology::Topology`]
+    /// implementation), or is too long for the engine.
+    #[error("path {index} from processor {src} to processor {dst} is broken: {why}")]
+    BrokenPath {
+        /// Source.
+        src: Processor,
+        /// Destination.
+        dst: Processor,
+        /// The path's index (`Topology::path_into`).
+        index: u128,
+        /// What is wrong.
+        why: &'static str,
     },
     /// Some processor cannot reach another.
     #[error("processor {dst} cannot be reached from processor {src}")]
@@ -167,11 +183,13 @@ impl FlowControl {
     }
 }
 
-/// How a head picks the link it moves to next, among the shortest-path candidates.
+/// How a head picks the link it moves to next, among the shortest-path candidates (under
+/// [`RouteSource::TopologyPaths`] every policy follows a path fixed at the source: see there).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum PathPolicy {
-    /// FP: one shortest path, uniformly at random, chosen at the source and kept.
+    /// FP: one of the topology's numbered paths (shortest paths on the built-in topologies),
+    /// uniformly at random, chosen at the source and kept.
     Fixed,
     /// RP: each step the head draws one candidate uniformly (even a busy one) and waits a
     /// step if it is blocked (Greenberg–Oh's oblivious re-choice, notes §2.4).
@@ -181,16 +199,23 @@ pub enum PathPolicy {
     /// The first candidate only: dimension order on the hypercube (lowest differing
     /// dimension first), up port 0 on the trees.
     DimensionOrder,
+    /// The topology's standard deterministic oblivious path
+    /// ([`fatnet_topology::Topology::standard_path_index`]: d-mod-k on the multi-path trees,
+    /// e.g. Yuan's d-mod-m on the folded Clos; the canonical path elsewhere; a fabric's traced
+    /// route), fixed at the source. No random number is drawn for it, except for the wire of
+    /// a channel of several wires (uniform, as under FP).
+    Standard,
 }
 
 impl PathPolicy {
-    /// The paper's short name: `fp`, `rp`, `gp` or `dor`.
+    /// The paper's short name: `fp`, `rp`, `gp` or `dor` (and `std`, ours).
     pub fn name(self) -> &'static str {
         match self {
             PathPolicy::Fixed => "fp",
             PathPolicy::Random => "rp",
             PathPolicy::Greedy => "gp",
             PathPolicy::DimensionOrder => "dor",
+            PathPolicy::Standard => "std",
         }
     }
 }

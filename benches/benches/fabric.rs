@@ -6,35 +6,12 @@
 //! `$FATNET_FABRICS`); without it the bench prints a notice and measures nothing.
 
 use std::hint::black_box;
-use std::path::PathBuf;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use fatnet_fabric::{Fabric, analyze, read_flitsim, read_text};
+use fatnet_fabric::{Fabric, analyze};
 
 fn load(name: &str) -> Option<Fabric> {
-    let dir = std::env::var_os("FATNET_FABRICS").map_or_else(
-        || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/fabrics"),
-        PathBuf::from,
-    );
-    let base = dir.join("ib_flit_sim").join(name);
-    if !base.is_dir() {
-        eprintln!(
-            "NOTICE: {} not found; skipping the fabric bench",
-            base.display()
-        );
-        return None;
-    }
-    let read = |ext: &str| read_text(&base.join(format!("{name}.{ext}"))).unwrap();
-    let (ned, fdbs, ini) = (read("ned"), read("fdbs"), read("fdbs.ini"));
-    let hcas = read_text(&base.join("ftree.hcas")).unwrap();
-    let (fabric, _) = read_flitsim(
-        ("ned", &ned),
-        ("fdbs", &fdbs),
-        ("fdbs.ini", &ini),
-        Some(("ftree.hcas", &hcas)),
-    )
-    .unwrap();
-    Some(fabric)
+    fatnet_benches::flitsim_fabric(name)
 }
 
 fn trace_all(c: &mut Criterion) {

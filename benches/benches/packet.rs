@@ -10,10 +10,11 @@ use std::hint::black_box;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use fatnet::online::packet::{
     FlowControl, Injection, MulticastTree, PacketConfig, PacketNet, PathPolicy, QueueCapacity,
-    Queueing, SinkModel, batch_trial, multicast_trial, simulate,
+    Queueing, RouteSource, SinkModel, batch_trial, multicast_trial, simulate,
 };
 use fatnet::topology::{ButterflyFatTree, Hypercube};
 use fatnet::traffic::patterns;
+use fatnet_fabric::FabricTopology;
 use rand::SeedableRng;
 use rand_pcg::Pcg64;
 
@@ -123,5 +124,45 @@ fn output_queues(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, greenberg_oh, broadcast, output_queues);
+/// A traced fabric: ib_flit_sim's `is4_3l_1944n` (1,944 HCAs, 270 switch chips, OpenSM ftree
+/// tables) routed through its tables (`RouteSource::TopologyPaths`): compiling the network
+/// (`FabricTopology::new` traces and `PacketNet::with_routes` re-walks all 1944·1943 routes),
+/// and one random permutation, WORM (L = 32, q = 2) and STORE (q = 1), from release to the
+/// last delivery.
+fn fabric(c: &mut Criterion) {
+    let Some(fabric) = fatnet_benches::flitsim_fabric("is4_3l_1944n") else {
+        return;
+    };
+    let mut g = c.benchmark_group("packet_engine_fabric");
+    g.sample_size(10);
+    let compile = || {
+        let topology = FabricTopology::new(&fabric).unwrap();
+        PacketNet::with_routes(topology, RouteSource::TopologyPaths).unwrap()
+    };
+    g.bench_function("compile/is4_3l_1944n", |b| b.iter(|| compile().max_hops()));
+    let net = compile();
+    let n = net.processors();
+    let m = patterns::random_permutation(n, &mut Pcg64::seed_from_u64(5)).unwrap();
+    for (name, config) in [
+        ("worm", PacketConfig::worm()),
+        ("store", PacketConfig::store()),
+    ] {
+        let config = PacketConfig {
+            check_conservation: false,
+            ..config
+        };
+        let hops = batch_trial(&net, &m, 1, &config, 7).unwrap().unit_hops;
+        g.throughput(Throughput::Elements(hops));
+        g.bench_function(format!("{name}/is4_3l_1944n/permutation"), |b| {
+            b.iter(|| {
+                batch_trial(&net, black_box(&m), 1, &config, 7)
+                    .unwrap()
+                    .latency
+            })
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, greenberg_oh, broadcast, output_queues, fabric);
 criterion_main!(benches);

@@ -4,6 +4,7 @@
 mod analysis;
 mod fixtures;
 mod opensm;
+mod packet;
 mod props;
 mod shared;
 mod topology;

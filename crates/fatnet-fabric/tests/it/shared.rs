@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use fatnet_fabric::{Fabric, LineReport, NodeKind, ibdm, ibnetdiscover, read_flitsim, read_text};
 
-fn fabrics_dir() -> Option<PathBuf> {
+pub(crate) fn fabrics_dir() -> Option<PathBuf> {
     let dir = std::env::var_os("FATNET_FABRICS").map_or_else(
         || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/fabrics"),
         PathBuf::from,
@@ -101,7 +101,7 @@ fn hpc_toolset_x5() {
     assert_eq!(f.node(s).lid(), Some(16));
 }
 
-fn flitsim(dir: &Path, name: &str) -> (Fabric, Vec<LineReport>) {
+pub(crate) fn flitsim(dir: &Path, name: &str) -> (Fabric, Vec<LineReport>) {
     let ned = text(dir, &format!("ib_flit_sim/{name}/{name}.ned"));
     let fdbs = text(dir, &format!("ib_flit_sim/{name}/{name}.fdbs"));
     let ini = text(dir, &format!("ib_flit_sim/{name}/{name}.fdbs.ini"));

@@ -2,8 +2,7 @@
 //! on generated folded Clos fabrics, and the load factor of `fatnet-load` against the fabric's
 //! own `traffic_load`.
 //!
-//! Not tested here: `fatnet_online::packet::PacketNet`, which takes `impl Into<AnyTopology>`,
-//! a closed enum of the generated topologies that a `FabricTopology` cannot enter.
+//! The packet engine on a `FabricTopology` is tested in `packet.rs`.
 
 use std::path::{Path, PathBuf};
 
@@ -43,7 +42,7 @@ fn subnet_and_tables(fabric: &str, engine: &str) -> (Fabric, Vec<SwitchTable>) {
     (f, tables)
 }
 
-fn fixture(fabric: &str, engine: &str) -> Fabric {
+pub(crate) fn fixture(fabric: &str, engine: &str) -> Fabric {
     let (f, tables) = subnet_and_tables(fabric, engine);
     let mut f = opensm::attach_tables(f, &tables, "opensm-lfts.dump").unwrap();
     let order = dir(fabric).join(engine).join("opensm-ftree-ca-order.dump");

@@ -24,8 +24,9 @@
 //!   variant, "every worm finished in its phase" evaluated after the run is the global
 //!   phase-end check of option (b), so a restart happens exactly when (b) would detect a miss;
 //!   only the time charged to a failed attempt differs (see [`DoublingReport`]).
-//! - **Fixed paths** ([`PathPolicy::Fixed`]): the analysis is for given paths, so other path
-//!   policies are rejected. The engine draws each worm's path uniformly among its shortest
+//! - **Fixed paths** ([`PathPolicy::Fixed`], or the deterministic [`PathPolicy::Standard`]):
+//!   the analysis is for given paths, so the adaptive path policies are rejected. The engine
+//!   draws each worm's path uniformly among its shortest
 //!   paths from the run's seed, in message order, before anything else that depends on
 //!   release times (see [`simulate`]); the paths are therefore a function of the engine seed
 //!   and of the message list alone.
@@ -224,9 +225,9 @@ fn plan(
             why: "Algorithm A is a wormhole algorithm (FlowControl::Wormhole)",
         });
     }
-    if config.path != PathPolicy::Fixed {
+    if !matches!(config.path, PathPolicy::Fixed | PathPolicy::Standard) {
         return Err(PacketError::Unsupported {
-            why: "Algorithm A routes on fixed paths (PathPolicy::Fixed)",
+            why: "Algorithm A routes on fixed paths (PathPolicy::Fixed or Standard)",
         });
     }
     let run_seed: u64 = rng.random();

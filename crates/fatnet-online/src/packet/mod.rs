@@ -6,8 +6,10 @@
 //!
 //! - **flow control** ([`FlowControl`]): wormhole (a head acquires a link, the tail releases
 //!   it), store-and-forward (whole packets move), split (independent flits);
-//! - **path selection** ([`PathPolicy`]): fixed at the source (FP), random each step (RP),
-//!   greedy first-free (GP), first candidate (dimension order);
+//! - **path selection** ([`PathPolicy`]): fixed at the source (FP, or the topology's
+//!   standard path), random each step (RP), greedy first-free (GP), first candidate
+//!   (dimension order); the candidates are the shortest paths or, on a network whose routes
+//!   are its own paths (a traced fabric), those paths ([`RouteSource`]);
 //! - **input scan** ([`ScanPolicy`]): round-robin with a random start (RR), fixed order (FO),
 //!   farthest-first (FF), oldest-first, random priorities (the UNIV stand-in);
 //! - **queues** ([`QueueCapacity`]): `q` units per link, or unbounded;
@@ -62,7 +64,7 @@ pub use algorithm_a::{
     AlgorithmA, AlgorithmAReport, DoublingReport, algorithm_a, algorithm_a_doubling,
 };
 pub use multicast::{MAX_TREE_FANOUT, MAX_TREE_LINKS, Multicast, MulticastTree};
-pub use net::{MAX_LINKS, MAX_TABLE_ENTRIES, PacketNet};
+pub use net::{MAX_LINKS, MAX_ROUTE_PAIRS, MAX_TABLE_ENTRIES, PacketNet, RouteSource};
 pub use sim::{
     simulate, simulate_multicast, simulate_multicast_labelled, simulate_multicast_stored,
 };
@@ -114,6 +116,20 @@ pub enum PacketError {
         /// Processors of the network.
         processors: u32,
     },
+    /// A numbered path of the topology does not lead, link by link, from its source's
+    /// injection node to its destination's ejection node (a broken [`fatnet_topology::Topology`]
+    /// implementation), or is too long for the engine.
+    #[error("path {index} from processor {src} to processor {dst} is broken: {why}")]
+    BrokenPath {
+        /// Source.
+        src: Processor,
+        /// Destination.
+        dst: Processor,
+        /// The path's index (`Topology::path_into`).
+        index: u128,
+        /// What is wrong.
+        why: &'static str,
+    },
     /// Some processor cannot reach another.
     #[error("processor {dst} cannot be reached from processor {src}")]
     Unroutable {
@@ -160,10 +176,12 @@ fatnet_topology::named_options! {
 }
 
 fatnet_topology::named_options! {
-    /// How a head picks the link it moves to next, among the shortest-path candidates.
+    /// How a head picks the link it moves to next, among the shortest-path candidates (under
+    /// [`RouteSource::TopologyPaths`] every policy follows a path fixed at the source: see
+    /// there).
     pub enum PathPolicy("path policy") {
-        /// FP (Fixed-Path): one shortest path, uniformly at random, chosen at the source and
-        /// kept.
+        /// FP (Fixed-Path): one of the topology's numbered paths (shortest paths on the
+        /// built-in topologies), uniformly at random, chosen at the source and kept.
         Fixed = "fp",
         /// RP (Random-Path): each step the head draws one candidate uniformly (even a busy one)
         /// and waits a step if it is blocked (Greenberg–Oh's oblivious re-choice, notes §2.4).
@@ -173,6 +191,12 @@ fatnet_topology::named_options! {
         /// Dimension order: always the first candidate (lowest differing dimension first on the
         /// hypercube, up port 0 on the trees).
         DimensionOrder = "dor",
+        /// The topology's standard deterministic oblivious path, fixed at the source (d-mod-k on
+        /// the multi-path trees, e.g. Yuan's d-mod-m on the folded Clos; a fabric's traced
+        /// route; see fatnet_topology::Topology::standard_path_index). No random number is
+        /// drawn for it, except for the wire of a channel of several wires (uniform, as under
+        /// FP).
+        Standard = "std",
     }
 }
 

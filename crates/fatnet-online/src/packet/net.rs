@@ -1,12 +1,24 @@
 //! A topology compiled for the packet engine: links (one per wire), the inputs every node
-//! scans, which links end at a terminal's sink, and the shortest-path next hops.
+//! scans, which links end at a terminal's sink, and where heads go next.
 
+use std::any::Any;
 use std::collections::VecDeque;
+use std::fmt;
+use std::sync::Arc;
 
-use fatnet_topology::{AnyTopology, ButterflyFatTree, NodeKind, Processor, Topology};
+use fatnet_topology::{
+    AnyTopology, ButterflyFatTree, ChannelId, Hypercube, NodeKind, Processor, Topology,
+};
 use rand::Rng;
+use serde::{Deserialize, Serialize};
 
-use super::PacketError;
+use super::{PacketError, PathPolicy};
+
+/// The built-in topologies with next hops by index arithmetic.
+enum Arithmetic {
+    Bft(ButterflyFatTree),
+    Hypercube(u32),
+}
 
 /// Marker for "no such node / no processor".
 pub(crate) const NONE: u32 = u32::MAX;
@@ -18,6 +30,53 @@ pub const MAX_LINKS: u64 = 1 << 25;
 /// Largest `processors × nodes` for which a network without arithmetic next hops gets a
 /// distance table (two bytes per entry: 256 MiB).
 pub const MAX_TABLE_ENTRIES: u64 = 1 << 27;
+
+/// Most ordered processor pairs whose routes [`RouteSource::TopologyPaths`] checks at
+/// construction (one walk of each route, no memory: about 20 s on a fabric at the limit).
+pub const MAX_ROUTE_PAIRS: u64 = 1 << 27;
+
+/// Where a [`PacketNet`] takes the routes of its heads from.
+///
+/// **Key design decision: the caller says, the engine does not guess.** A topology's numbered
+/// paths ([`Topology::path_into`]) are shortest paths on every built-in topology, but a
+/// traced InfiniBand fabric (`fatnet_fabric::FabricTopology`) has one path per pair, the route
+/// its forwarding tables give, which need not be a shortest one. Nothing in the [`Topology`]
+/// trait tells the two apart (`path_count == 1` holds on the binary fat-tree too), so the
+/// constructor [`PacketNet::with_routes`] takes the choice.
+///
+/// The source-routed policies ([`PathPolicy::Fixed`], [`PathPolicy::Standard`]) take the
+/// topology's numbered paths under either source; the route source decides what the
+/// adaptive policies ([`PathPolicy::Random`], [`PathPolicy::Greedy`],
+/// [`PathPolicy::DimensionOrder`]) choose among.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RouteSource {
+    /// The shortest paths of the network's graph: at every node a head's candidates are all
+    /// links on a shortest path to its destination (index arithmetic on the butterfly
+    /// fat-tree and the hypercube, a BFS distance table of `processors × nodes` entries,
+    /// bounded by [`MAX_TABLE_ENTRIES`], elsewhere). [`PacketNet::new`] uses this.
+    #[default]
+    ShortestPaths,
+    /// The topology's own numbered paths are the only routes (a fabric's forwarding tables):
+    /// every head follows a path fixed at its source — a uniformly random numbered path under
+    /// [`PathPolicy::Fixed`], the standard path ([`Topology::standard_path_index`]) under
+    /// every other policy, which then has a single candidate at every hop and draws no random
+    /// number for it. No table is built: construction walks the standard path of every
+    /// ordered pair once (time `O(processors² · hops)`, at most [`MAX_ROUTE_PAIRS`] pairs,
+    /// no memory) to check that it leads, link by link, from the source's injection node to
+    /// the destination's ejection node, and to find the longest route.
+    TopologyPaths,
+}
+
+impl RouteSource {
+    /// A short name: `shortest` or `topology`.
+    pub fn name(self) -> &'static str {
+        match self {
+            RouteSource::ShortestPaths => "shortest",
+            RouteSource::TopologyPaths => "topology",
+        }
+    }
+}
 
 /// How the next hops of a head are found.
 #[derive(Debug, Clone)]
@@ -39,9 +98,17 @@ enum Hops {
         out_start: Vec<u32>,
         out: Vec<u32>,
     },
+    /// [`RouteSource::TopologyPaths`]: no next hops, every route is fixed at the source.
+    Paths,
 }
 
 /// A topology compiled for the synchronous packet engine ([`super::simulate`]).
+///
+/// **Any topology.** [`PacketNet::with_routes`] takes any [`Topology`] (a generated network,
+/// an [`AnyTopology`], a traced fabric) and a [`RouteSource`]; [`PacketNet::new`] is the
+/// shortest-path form for the built-in topologies. The butterfly fat-tree and the hypercube
+/// (bare or inside an [`AnyTopology`]) keep their arithmetic next hops under
+/// [`RouteSource::ShortestPaths`]; they are recognised by type.
 ///
 /// **Links are wires.** A channel of capacity `k` (a bundle of `k` wires on Leiserson's
 /// fat-trees) becomes `k` links, each moving at most one flit per step and each with its own
@@ -59,9 +126,10 @@ enum Hops {
 /// processor's input buffer, drained by the processor one unit per step (Greenberg–Oh,
 /// notes §2.6) unless the run's [`super::SinkModel`] absorbs units at once. A processor that
 /// also routes (a hypercube node) absorbs the units addressed to it on arrival.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct PacketNet {
-    topology: AnyTopology,
+    topology: Arc<dyn Topology + Send + Sync>,
+    routes: RouteSource,
     processors: u32,
     nodes: u32,
     pub(crate) link_head: Vec<u32>,
@@ -82,8 +150,21 @@ pub struct PacketNet {
     max_hops: u32,
 }
 
+impl fmt::Debug for PacketNet {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("PacketNet")
+            .field("topology", &self.topology.name())
+            .field("routes", &self.routes)
+            .field("processors", &self.processors)
+            .field("nodes", &self.nodes)
+            .field("links", &self.links())
+            .field("max_hops", &self.max_hops)
+            .finish_non_exhaustive()
+    }
+}
+
 impl PacketNet {
-    /// Compiles `topology`.
+    /// Compiles `topology` with shortest-path routes ([`RouteSource::ShortestPaths`]).
     ///
     /// # Errors
     ///
@@ -92,8 +173,64 @@ impl PacketNet {
     /// butterfly fat-tree and the hypercube), and [`PacketError::Unroutable`] when some
     /// processor cannot reach another.
     pub fn new(topology: impl Into<AnyTopology>) -> Result<Self, PacketError> {
-        let topology = topology.into();
-        let t = topology.as_dyn();
+        Self::with_routes(topology.into(), RouteSource::ShortestPaths)
+    }
+
+    /// Compiles any `topology` (a generated one, an [`AnyTopology`], a traced fabric), taking
+    /// its routes from `routes`.
+    ///
+    /// # Errors
+    ///
+    /// [`PacketError::TooLarge`] when the topology has more than [`MAX_LINKS`] wires or
+    /// nodes; under [`RouteSource::ShortestPaths`], when it needs a distance table of more
+    /// than [`MAX_TABLE_ENTRIES`] entries (every topology except the butterfly fat-tree and
+    /// the hypercube); under [`RouteSource::TopologyPaths`], when it has more than
+    /// [`MAX_ROUTE_PAIRS`] ordered processor pairs to check, and [`PacketError::BrokenPath`]
+    /// for the first pair (by source, then destination) whose standard path does not lead from
+    /// the source's injection node to the destination's ejection node.
+    pub fn with_routes<T>(topology: T, routes: RouteSource) -> Result<Self, PacketError>
+    where
+        T: Topology + Send + Sync + 'static,
+    {
+        // The arithmetic next hops, recognised by type (bare or inside an `AnyTopology`).
+        let any: &dyn Any = &topology;
+        let builtin = any.downcast_ref::<AnyTopology>();
+        let bft = any.downcast_ref::<ButterflyFatTree>().or(match builtin {
+            Some(AnyTopology::ButterflyFatTree(b)) => Some(b),
+            _ => None,
+        });
+        let cube = any.downcast_ref::<Hypercube>().or(match builtin {
+            Some(AnyTopology::Hypercube(h)) => Some(h),
+            _ => None,
+        });
+        let arithmetic = match (routes, bft, cube) {
+            (RouteSource::ShortestPaths, Some(b), _) => Some(Arithmetic::Bft(b.clone())),
+            (RouteSource::ShortestPaths, None, Some(h)) => {
+                Some(Arithmetic::Hypercube(h.dimension()))
+            }
+            _ => None,
+        };
+        let topology: Arc<dyn Topology + Send + Sync> = Arc::new(topology);
+        Self::compile(topology, routes, arithmetic)
+    }
+
+    fn compile(
+        topology: Arc<dyn Topology + Send + Sync>,
+        routes: RouteSource,
+        arithmetic: Option<Arithmetic>,
+    ) -> Result<Self, PacketError> {
+        let t = &*topology;
+        if routes == RouteSource::TopologyPaths {
+            let p = u64::from(t.num_processors());
+            let pairs = p * p.saturating_sub(1);
+            if pairs > MAX_ROUTE_PAIRS {
+                return Err(PacketError::TooLarge {
+                    what: "ordered processor pairs whose routes are checked (processors × (processors − 1))",
+                    value: pairs,
+                    max: MAX_ROUTE_PAIRS,
+                });
+            }
+        }
         let nodes = t.num_nodes();
         let channels = t.num_channels();
         let processors = t.num_processors();
@@ -188,8 +325,8 @@ impl PacketNet {
             fill[tail as usize] += 1;
         }
 
-        let (hops, max_hops) = match &topology {
-            AnyTopology::ButterflyFatTree(b) => {
+        let (hops, max_hops) = match arithmetic {
+            Some(Arithmetic::Bft(b)) => {
                 let mut level = Vec::with_capacity(nodes as usize);
                 let mut index = Vec::with_capacity(nodes as usize);
                 for v in 0..nodes {
@@ -197,23 +334,27 @@ impl PacketNet {
                     level.push(n.level as u8);
                     index.push(n.index);
                 }
+                let max_hops = 2 * b.levels();
                 (
                     Hops::Bft {
-                        bft: b.clone(),
+                        bft: b,
                         level,
                         index,
                     },
-                    2 * b.levels(),
+                    max_hops,
                 )
             }
-            AnyTopology::Hypercube(h) => {
-                let d = h.dimension();
-                (Hops::Hypercube { d }, d)
-            }
-            _ => Self::table(nodes, processors, &link_head, &link_tail, &ejection_node)?,
+            Some(Arithmetic::Hypercube(d)) => (Hops::Hypercube { d }, d),
+            None => match routes {
+                RouteSource::ShortestPaths => {
+                    Self::table(nodes, processors, &link_head, &link_tail, &ejection_node)?
+                }
+                RouteSource::TopologyPaths => (Hops::Paths, 0),
+            },
         };
-        Ok(Self {
+        let mut net = Self {
             topology,
+            routes,
             processors,
             nodes,
             link_head,
@@ -230,7 +371,89 @@ impl PacketNet {
             out_links,
             hops,
             max_hops,
-        })
+        };
+        if routes == RouteSource::TopologyPaths {
+            net.max_hops = net.check_standard_paths()?;
+        }
+        Ok(net)
+    }
+
+    /// Walks the standard path of every ordered pair of distinct processors once, checking
+    /// it; returns the longest length.
+    fn check_standard_paths(&self) -> Result<u32, PacketError> {
+        let t = &*self.topology;
+        let mut channels = Vec::new();
+        let mut longest = 0;
+        for src in 0..self.processors {
+            for dst in 0..self.processors {
+                if src == dst {
+                    continue;
+                }
+                let index = t.standard_path_index(src, dst);
+                t.path_into(src, dst, index, &mut channels);
+                let mut at = self.injection_node[src as usize];
+                for &c in &channels {
+                    at = self.step(src, dst, index, at, c)?;
+                }
+                self.arrived(src, dst, index, at, channels.len())?;
+                longest = longest.max(channels.len() as u32);
+            }
+        }
+        Ok(longest)
+    }
+
+    /// The head of channel `c`, checking that `c` exists and leaves node `at`.
+    #[inline]
+    fn step(
+        &self,
+        src: Processor,
+        dst: Processor,
+        index: u128,
+        at: u32,
+        c: ChannelId,
+    ) -> Result<u32, PacketError> {
+        let broken = |why| PacketError::BrokenPath {
+            src,
+            dst,
+            index,
+            why,
+        };
+        let first = *self
+            .channel_first_link
+            .get(c.index())
+            .filter(|_| c.index() + 1 < self.channel_first_link.len())
+            .ok_or(broken("a channel id out of range"))?;
+        if self.link_tail[first as usize] != at {
+            return Err(broken(
+                "a channel does not leave the node the path has reached",
+            ));
+        }
+        Ok(self.link_head[first as usize])
+    }
+
+    /// Checks that a path of `len` links that ended at node `at` is complete.
+    #[inline]
+    fn arrived(
+        &self,
+        src: Processor,
+        dst: Processor,
+        index: u128,
+        at: u32,
+        len: usize,
+    ) -> Result<(), PacketError> {
+        let broken = |why| PacketError::BrokenPath {
+            src,
+            dst,
+            index,
+            why,
+        };
+        if at != self.ejection_node[dst as usize] {
+            return Err(broken("it does not end at the destination's ejection node"));
+        }
+        if len >= usize::from(u16::MAX) {
+            return Err(broken("it has 65535 links or more"));
+        }
+        Ok(())
     }
 
     /// BFS distances from every node to every destination, on the reversed links.
@@ -305,8 +528,13 @@ impl PacketNet {
     }
 
     /// The compiled topology.
-    pub fn topology(&self) -> &AnyTopology {
-        &self.topology
+    pub fn topology(&self) -> &(dyn Topology + Send + Sync) {
+        &*self.topology
+    }
+
+    /// Where the routes come from.
+    pub fn routes(&self) -> RouteSource {
+        self.routes
     }
 
     /// Number of processors.
@@ -393,14 +621,36 @@ impl PacketNet {
         fatnet_topology::ChannelId(self.link_channel[link as usize])
     }
 
-    /// An upper bound on the length of every shortest path.
+    /// An upper bound on the length of every route: of every shortest path under
+    /// [`RouteSource::ShortestPaths`] (the topology's numbered paths of a fabric taken by
+    /// [`PathPolicy::Fixed`] may be longer: runs size their route records by the paths they
+    /// draw), the length of the longest standard path under [`RouteSource::TopologyPaths`].
     pub fn max_hops(&self) -> u32 {
         self.max_hops
     }
 
-    /// Shortest-path length from `src` to `dst` in links.
+    /// The length in links of the route from `src` to `dst` that [`ScanPolicy`]'s
+    /// farthest-first measures: a shortest path under [`RouteSource::ShortestPaths`], the
+    /// standard path under [`RouteSource::TopologyPaths`].
+    ///
+    /// [`ScanPolicy`]: super::ScanPolicy
     pub fn distance(&self, src: Processor, dst: Processor) -> u32 {
-        self.topology.distance(src, dst) as u32
+        match &self.hops {
+            Hops::Bft { .. } | Hops::Hypercube { .. } => self.topology.distance(src, dst) as u32,
+            Hops::Table { dist, .. } => {
+                let v = self.injection_node[src as usize] as usize;
+                match dist[dst as usize * self.nodes as usize + v] {
+                    u16::MAX => 0,
+                    d => u32::from(d),
+                }
+            }
+            Hops::Paths => {
+                let t = &*self.topology;
+                let mut channels = Vec::new();
+                t.path_into(src, dst, t.standard_path_index(src, dst), &mut channels);
+                channels.len() as u32
+            }
+        }
     }
 
     /// The links on shortest paths from `node` towards `dst`, in port order (appended to
@@ -462,6 +712,7 @@ impl PacketNet {
                     }
                 }
             }
+            Hops::Paths => debug_assert!(false, "routes are fixed at the source"),
         }
     }
 
@@ -477,26 +728,49 @@ impl PacketNet {
         scratch[0]
     }
 
-    /// A uniformly random shortest path from `src` to `dst` (uniform over the topology's
-    /// numbered paths, then over the wires of each channel), written to `out` as links.
-    pub(crate) fn random_path<R: Rng + ?Sized>(
+    /// Whether heads under `policy` follow a path fixed at their source (the source-routed
+    /// policies, and every policy under [`RouteSource::TopologyPaths`]).
+    #[inline]
+    pub(crate) fn source_routed(&self, policy: PathPolicy) -> bool {
+        matches!(policy, PathPolicy::Fixed | PathPolicy::Standard)
+            || self.routes == RouteSource::TopologyPaths
+    }
+
+    /// The source route of a message from `src` to `dst` under `policy` (see
+    /// [`RouteSource`]), written to `out` as links: a uniformly random numbered path of the
+    /// topology under [`PathPolicy::Fixed`], its standard path otherwise; on a channel of
+    /// several wires, a uniformly random wire. Random numbers are drawn only for a choice of
+    /// two or more.
+    ///
+    /// # Errors
+    ///
+    /// [`PacketError::BrokenPath`] when the path does not lead from `src`'s injection node to
+    /// `dst`'s ejection node.
+    pub(crate) fn source_path<R: Rng + ?Sized>(
         &self,
         src: Processor,
         dst: Processor,
+        policy: PathPolicy,
         rng: &mut R,
-        channels: &mut Vec<fatnet_topology::ChannelId>,
+        channels: &mut Vec<ChannelId>,
         out: &mut Vec<u32>,
-    ) {
-        let t = self.topology.as_dyn();
-        let count = t.path_count(src, dst);
-        let index = if count > 1 {
-            rng.random_range(0..count)
+    ) -> Result<(), PacketError> {
+        let t = &*self.topology;
+        let index = if policy == PathPolicy::Fixed {
+            let count = t.path_count(src, dst);
+            if count > 1 {
+                rng.random_range(0..count)
+            } else {
+                0
+            }
         } else {
-            0
+            t.standard_path_index(src, dst)
         };
         t.path_into(src, dst, index, channels);
         out.clear();
-        for c in channels.iter() {
+        let mut at = self.injection_node[src as usize];
+        for &c in channels.iter() {
+            at = self.step(src, dst, index, at, c)?;
             let (lo, hi) = (
                 self.channel_first_link[c.index()],
                 self.channel_first_link[c.index() + 1],
@@ -507,6 +781,7 @@ impl PacketNet {
                 lo
             });
         }
+        self.arrived(src, dst, index, at, out.len())
     }
 
     /// The inputs node `v` scans.

@@ -51,7 +51,7 @@ pub(super) fn run(
     config: &PacketConfig,
     seed: u64,
 ) -> Result<PacketReport, PacketError> {
-    OutSim::new(net, injections, mc, config, seed).run(net)
+    OutSim::new(net, injections, mc, config, seed)?.run(net)
 }
 
 /// A packet (copy) in flight. Destination and release are copied from the message so that a
@@ -119,6 +119,8 @@ struct OutSim<'a> {
     queued_sum: u128,
     max_queue: u32,
     storage: Option<Storage>,
+    /// Whether packets follow the route fixed at their source (`PacketNet::source_routed`).
+    source_routed: bool,
 }
 
 impl<'a> OutSim<'a> {
@@ -128,20 +130,40 @@ impl<'a> OutSim<'a> {
         mc: Mc<'a>,
         config: &'a PacketConfig,
         seed: u64,
-    ) -> Self {
+    ) -> Result<Self, PacketError> {
         let mut rng = Pcg64::seed_from_u64(seed);
         let links = net.links() as usize;
-        let stride = net.max_hops().max(1) as usize;
+        // Source routes, drawn in message order (as the input-queued engine does); the
+        // records are as long as the longest route drawn.
+        let source_routed = net.source_routed(config.path);
         let mut route = Vec::new();
-        if config.path == PathPolicy::Fixed {
-            // Fixed paths, drawn in message order (as the input-queued engine does).
-            route = vec![NONE; injections.len() * stride];
+        let mut stride = net.max_hops().max(1) as usize;
+        if source_routed {
             let (mut channels, mut path) = (Vec::new(), Vec::new());
-            for (i, m) in injections.iter().enumerate() {
+            let mut drawn = Vec::new();
+            for m in injections {
                 if net.injection_node(m.src) != net.ejection_node(m.dst) {
-                    net.random_path(m.src, m.dst, &mut rng, &mut channels, &mut path);
-                    route[i * stride..i * stride + path.len()].copy_from_slice(&path);
+                    net.source_path(
+                        m.src,
+                        m.dst,
+                        config.path,
+                        &mut rng,
+                        &mut channels,
+                        &mut path,
+                    )?;
+                    stride = stride.max(path.len());
+                    drawn.push(path.len() as u32);
+                    drawn.extend_from_slice(&path);
+                } else {
+                    drawn.push(0);
                 }
+            }
+            route = vec![NONE; injections.len() * stride];
+            let mut at = 0;
+            for i in 0..injections.len() {
+                let len = drawn[at] as usize;
+                route[i * stride..i * stride + len].copy_from_slice(&drawn[at + 1..at + 1 + len]);
+                at += 1 + len;
             }
         }
         let mut remaining = vec![1u32; injections.len()];
@@ -150,7 +172,7 @@ impl<'a> OutSim<'a> {
                 .iter()
                 .map(|m| mc.trees[m.tree as usize].dsts().len() as u32),
         );
-        OutSim {
+        Ok(OutSim {
             config,
             injections,
             mc,
@@ -178,7 +200,8 @@ impl<'a> OutSim<'a> {
             queued_sum: 0,
             max_queue: 0,
             storage: mc.storage.then(Storage::default),
-        }
+            source_routed,
+        })
     }
 
     fn tree_of(&self, m: usize) -> &'a MulticastTree {
@@ -217,8 +240,13 @@ impl<'a> OutSim<'a> {
     /// links, takes next.
     #[inline]
     fn next_link(&mut self, net: &PacketNet, v: u32, m: usize, dst: u32, hops: u16) -> u32 {
+        if self.source_routed {
+            return self.route[m * self.stride + hops as usize];
+        }
         match self.config.path {
-            PathPolicy::Fixed => self.route[m * self.stride + hops as usize],
+            PathPolicy::Fixed | PathPolicy::Standard => {
+                unreachable!("source-routed policies take the route")
+            }
             PathPolicy::DimensionOrder => {
                 let mut cands = std::mem::take(&mut self.cands);
                 let e = net.first_hop(v, dst, &mut cands);

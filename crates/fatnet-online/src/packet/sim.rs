@@ -417,7 +417,7 @@ fn run_multicast(
     macro_rules! inline {
         ($q:literal) => {{
             let store: Vec<InlineLink<$q>> = vec![InlineLink::default(); links];
-            Sim::new(net, injections, mc, config, seed, per_message, store, $q).run(net)
+            Sim::new(net, injections, mc, config, seed, per_message, store, $q)?.run(net)
         }};
     }
     match config.queue {
@@ -436,7 +436,7 @@ fn run_multicast(
                 used: vec![false; links],
                 waited: vec![[false; 2]; links],
             };
-            Sim::new(net, injections, mc, config, seed, per_message, store, q).run(net)
+            Sim::new(net, injections, mc, config, seed, per_message, store, q)?.run(net)
         }
     }
 }
@@ -492,6 +492,8 @@ struct Sim<'a, S> {
     /// crosses an ejection link).
     terminal_sinks: bool,
     q: usize,
+    /// Whether heads follow the route fixed at their source (`PacketNet::source_routed`).
+    source_routed: bool,
     stride: usize,
     links: u32,
 
@@ -533,8 +535,6 @@ struct Sim<'a, S> {
     closed: Vec<(u32, Event)>,
     cands: Vec<u32>,
     order: Vec<(u64, u32, u32)>,
-    path_channels: Vec<ChannelId>,
-    path_links: Vec<u32>,
 
     // Counters.
     released_units: u64,
@@ -560,14 +560,13 @@ impl<'a, S: Store> Sim<'a, S> {
         per_message: u32,
         store: S,
         q: usize,
-    ) -> Self {
+    ) -> Result<Self, PacketError> {
         let mut rng = Pcg64::seed_from_u64(seed);
         let links = net.links();
         let unit_len = match config.flow {
             FlowControl::Wormhole => config.flits,
             _ => 1,
         };
-        let stride = net.max_hops().max(1) as usize + 1;
         let unicast_worms = injections.len() * per_message as usize;
         let messages = injections.len() + mc.multicasts.len();
         let worms = messages * per_message as usize;
@@ -600,6 +599,36 @@ impl<'a, S: Store> Sim<'a, S> {
             key.extend(std::iter::repeat_n(k, per_message as usize));
             remaining.push(per_message * tree.dsts().len() as u32);
         }
+
+        // Source routes, drawn in worm order after the priorities; the route records are as
+        // long as the longest route drawn (a fabric's numbered paths may be longer than the
+        // shortest paths `max_hops` bounds under `RouteSource::ShortestPaths`).
+        let source_routed = net.source_routed(config.path);
+        let (mut path_channels, mut path_links): (Vec<ChannelId>, _) = (Vec::new(), Vec::new());
+        let mut drawn: Vec<u32> = Vec::new();
+        let mut longest = net.max_hops();
+        if source_routed {
+            for m in injections {
+                for _ in 0..per_message {
+                    if m.src == m.dst {
+                        drawn.push(0);
+                        continue;
+                    }
+                    net.source_path(
+                        m.src,
+                        m.dst,
+                        config.path,
+                        &mut rng,
+                        &mut path_channels,
+                        &mut path_links,
+                    )?;
+                    drawn.push(path_links.len() as u32);
+                    drawn.extend_from_slice(&path_links);
+                    longest = longest.max(path_links.len() as u32);
+                }
+            }
+        }
+        let stride = longest.max(1) as usize + 1;
 
         // Input slots: node v's inputs are bits of words node_word[v]..node_word[v+1].
         let nodes = net.nodes() as usize;
@@ -644,8 +673,19 @@ impl<'a, S: Store> Sim<'a, S> {
         for (w, &dst) in worm_dst.iter().enumerate() {
             route[w * stride] = net.ejection_node[dst as usize];
         }
+        if source_routed {
+            // `drawn` holds, per unicast worm, its route's length and then its links.
+            let mut at = 0;
+            for w in 0..unicast_worms {
+                let len = drawn[at] as usize;
+                route[w * stride + 1..w * stride + 1 + len]
+                    .copy_from_slice(&drawn[at + 1..at + 1 + len]);
+                at += 1 + len;
+            }
+            drop(drawn);
+        }
 
-        let mut sim = Sim {
+        let sim = Sim {
             config,
             injections,
             mc,
@@ -656,6 +696,7 @@ impl<'a, S: Store> Sim<'a, S> {
             per_message,
             terminal_sinks: net.terminal_sinks,
             q,
+            source_routed,
             stride,
             links,
             route,
@@ -687,8 +728,6 @@ impl<'a, S: Store> Sim<'a, S> {
             closed: Vec::new(),
             cands: Vec::new(),
             order: Vec::new(),
-            path_channels: Vec::new(),
-            path_links: Vec::new(),
             released_units: 0,
             spawned_units: 0,
             arrived_units: 0,
@@ -699,27 +738,7 @@ impl<'a, S: Store> Sim<'a, S> {
             queued_sum: 0,
             max_queue: 0,
         };
-        // Fixed paths, drawn in worm order.
-        if config.path == PathPolicy::Fixed {
-            for (i, m) in injections.iter().enumerate() {
-                if m.src == m.dst {
-                    continue;
-                }
-                for j in 0..per_message as usize {
-                    let w = i * per_message as usize + j;
-                    net.random_path(
-                        m.src,
-                        m.dst,
-                        &mut sim.rng,
-                        &mut sim.path_channels,
-                        &mut sim.path_links,
-                    );
-                    sim.route[w * stride + 1..w * stride + 1 + sim.path_links.len()]
-                        .copy_from_slice(&sim.path_links);
-                }
-            }
-        }
-        sim
+        Ok(sim)
     }
 
     /// Source and (unicast only) destination of message `m`.
@@ -988,16 +1007,13 @@ impl<'a, S: Store> Sim<'a, S> {
         let slot = w * self.stride + 1 + u.hop as usize;
         let e = if u.seq == 0 {
             let mut cands = std::mem::take(&mut self.cands);
-            match self.config.path {
-                PathPolicy::Fixed => {
-                    cands.clear();
-                    cands.push(self.route[slot]);
-                }
-                PathPolicy::Random | PathPolicy::Greedy | PathPolicy::DimensionOrder => {
-                    net.next_hops(v, self.worm_dst[w], &mut cands);
-                    if self.config.path == PathPolicy::DimensionOrder {
-                        cands.truncate(1);
-                    }
+            if self.source_routed {
+                cands.clear();
+                cands.push(self.route[slot]);
+            } else {
+                net.next_hops(v, self.worm_dst[w], &mut cands);
+                if self.config.path == PathPolicy::DimensionOrder {
+                    cands.truncate(1);
                 }
             }
             let e = if cands.iter().all(|&e| self.closed_for_head(e)) {

@@ -1,4 +1,5 @@
 //! Integration tests of fatnet-online.
+mod any_topology;
 mod direct_schemes;
 mod greedy_cube;
 mod indirect;

@@ -36,7 +36,7 @@ use fatnet_online::packet::{
     FlowControl, Injection, Outcome, PacketConfig, PacketNet, PacketReport, PathPolicy,
     QueueCapacity, ScanPolicy, SinkModel, batch_trial, simulate,
 };
-use fatnet_topology::{ButterflyFatTree, Hypercube};
+use fatnet_topology::{AnyTopology, ButterflyFatTree, Hypercube};
 use fatnet_traffic::{MessageSet, patterns};
 use proptest::prelude::*;
 
@@ -46,11 +46,12 @@ const FLOWS: [FlowControl; 3] = [
     FlowControl::Split,
 ];
 
-const PATHS: [PathPolicy; 4] = [
+const PATHS: [PathPolicy; 5] = [
     PathPolicy::Fixed,
     PathPolicy::Random,
     PathPolicy::Greedy,
     PathPolicy::DimensionOrder,
+    PathPolicy::Standard,
 ];
 
 fn scans(range: u32) -> [ScanPolicy; 5] {
@@ -254,7 +255,7 @@ proptest! {
     fn runs_are_determined_by_their_seed(
         (n, inj) in bft_instance(60),
         flits in 1u32..=8, queue in queue(), sink in sink(), range in 1u32..=4,
-        flow in 0usize..3, path in 0usize..4, scan in 0usize..5, seed in any::<u64>(),
+        flow in 0usize..3, path in 0usize..5, scan in 0usize..5, seed in any::<u64>(),
     ) {
         let net = bft(n);
         let cfg = checked(PacketConfig {
@@ -339,13 +340,26 @@ proptest! {
             match r.outcome {
                 Outcome::Delivered => prop_assert_eq!(r.delivered, batch.len() as u64),
                 Outcome::Deadlock { step } => {
-                    prop_assert!(path != PathPolicy::DimensionOrder, "dimension order deadlocked");
+                    prop_assert!(
+                        !matches!(path, PathPolicy::DimensionOrder | PathPolicy::Standard),
+                        "dimension order deadlocked"
+                    );
                     prop_assert!(r.delivered < batch.len() as u64);
                     prop_assert!(step < 10_000, "deadlock detected late, at step {}", step);
                 }
                 Outcome::StepLimit => prop_assert!(false, "{:?} ran into the step limit", path),
             }
         }
+        // The standard path is dimension order, fixed at the source: the same run.
+        let run = |path| {
+            let cfg = checked(PacketConfig {
+                flow: FlowControl::Wormhole, path, scan: ScanPolicy::RoundRobin, flits,
+                queue: QueueCapacity::Bounded(1), sink: SinkModel::Queue,
+                record_latencies: true, ..PacketConfig::default()
+            });
+            simulate(&net, &batch, &cfg, seed).unwrap()
+        };
+        prop_assert_eq!(run(PathPolicy::Standard), run(PathPolicy::DimensionOrder));
     }
 }
 
@@ -358,14 +372,15 @@ proptest! {
 fn complement_load_factor_is_half_root_n_and_congestion_never_below() {
     for n in [16u32, 64, 256, 1024] {
         let half_root = u64::from(n.isqrt() / 2);
-        let net = PacketNet::new(ButterflyFatTree::new(u64::from(n)).unwrap()).unwrap();
+        let bft = AnyTopology::from(ButterflyFatTree::new(u64::from(n)).unwrap());
+        let net = PacketNet::new(bft.clone()).unwrap();
         let m = patterns::complement(n).unwrap();
         for selection in [
             PathSelection::Standard,
             PathSelection::First,
             PathSelection::Random { seed: 5 },
         ] {
-            let load = analyze(net.topology(), &m, selection).unwrap();
+            let load = analyze(&bft, &m, selection).unwrap();
             let lf = load.load_factor;
             assert_eq!(
                 lf.load,
@@ -415,7 +430,8 @@ fn complement_load_factor_is_half_root_n_and_congestion_never_below() {
 /// owns: a cycle in the channel dependencies, which shortest paths allow on the hypercube.
 /// Fixed paths and RP pick the clockwise or counter-clockwise turn at random, so some seeds
 /// deadlock; the engine must say so rather than hang. Dimension order (and greedy, which
-/// equals it when every link is free) never does.
+/// equals it when every link is free, and the standard path, which is dimension order) never
+/// does.
 #[test]
 fn the_square_deadlocks_under_random_paths_and_is_reported() {
     let net = hypercube(2);
@@ -459,7 +475,8 @@ fn the_square_deadlocks_under_random_paths_and_is_reported() {
             PathPolicy::Fixed | PathPolicy::Random => {
                 assert!(deadlocks > 0, "{path:?}: no seed deadlocked")
             }
-            PathPolicy::Greedy | PathPolicy::DimensionOrder => {
+            // The hypercube's standard path is dimension order.
+            PathPolicy::Greedy | PathPolicy::DimensionOrder | PathPolicy::Standard => {
                 assert_eq!(deadlocks, 0, "{path:?} deadlocked")
             }
         }

@@ -10,6 +10,7 @@
 
 #![deny(missing_docs)]
 
+pub mod cell;
 pub mod figure;
 pub mod greedy_adversary;
 pub mod greenberg_leiserson;
@@ -27,12 +28,15 @@ pub mod stamoulis_greedy;
 pub mod sweep;
 pub mod sweep_summary;
 mod table;
+pub mod verdict;
 pub mod yuan;
 pub mod yuan_min_m;
 pub mod yuan_opensm;
 
+pub use cell::{Detail, Estimate, Part, Value};
 pub use figure::{ErrorBar, Figure, Series};
-pub use table::{Cell, Table, Verdict};
+pub use table::{Cell, Frame, Table, Tabular, tabulate};
+pub use verdict::Verdict;
 
 use std::fmt;
 use std::str::FromStr;

@@ -14,9 +14,12 @@ use fatnet::queueing::stamoulis::broadcast;
 
 use crate::greenberg_oh::{Stat, relative_difference};
 
+use crate::cell::{Estimate, field, fixed, signed};
+use crate::figure::point;
 use crate::runner::try_run_trials;
 use crate::{
-    Cell, Effort, Experiment, Figure, Paper, ReproError, Series, Table, Verdict, derive_seed,
+    Cell, Detail, Effort, Experiment, Figure, Frame, Paper, ReproError, Series, Table, Tabular,
+    Value, Verdict, derive_seed, detail, tabulate,
 };
 
 /// Master seed of Tables 6.1 and 6.2.
@@ -110,58 +113,78 @@ fn band(rho: f64) -> f64 {
     if rho <= 0.3 + 1e-12 { 0.02 } else { 0.03 }
 }
 
-/// The two cells of one (d, ρ): the simulation against the printed simulation, and (6.19)
-/// against the printed approximation.
-#[allow(clippy::too_many_arguments)]
-fn cells_for(
+/// One computed row of Tables 6.1 and 6.2: the printed values of one (d, ρ) and our runs.
+#[derive(Debug)]
+pub struct DirectRow {
     d: u32,
     rho: f64,
+    /// Printed simulation, approximation and relative error (percent).
     paper_sim: f64,
     paper_approx: f64,
     paper_err: f64,
-    runs: &[(f64, u64)],
-    approx_note: &str,
-    err_note: &str,
-) -> Vec<Cell> {
+    /// (mean delay, measured packets) per run.
+    runs: Vec<(f64, u64)>,
+    /// The notes' remarks on the printed approximation and relative error.
+    approx_note: &'static str,
+    err_note: &'static str,
+}
+
+/// The two cells of one (d, ρ): the simulation against the printed simulation, and (6.19)
+/// against the printed approximation.
+fn cells_for(row: &DirectRow) -> Vec<Cell> {
+    let DirectRow {
+        d,
+        rho,
+        paper_sim,
+        paper_approx,
+        paper_err,
+        ref runs,
+        approx_note,
+        err_note,
+    } = *row;
     let s = Stat::of(&runs.iter().map(|r| r.0).collect::<Vec<_>>());
     let packets: u64 = runs.iter().map(|r| r.1).sum();
     let approx = approximation_6_19(d, rho);
     let tol = band(rho);
     let delta = relative_difference(paper_sim, s.mean);
-    let sim_verdict = if s.low() <= paper_sim && paper_sim <= s.high() {
-        Verdict::Match
-    } else if delta.abs() <= tol {
-        Verdict::WithinTolerance
-    } else {
-        Verdict::Mismatch
-    };
+    let sim_verdict = Verdict::interval_or_band(paper_sim, s.low(), s.high(), s.mean, tol);
     let ours_err = 100.0 * (approx - s.mean) / s.mean;
     let printed_err = 100.0 * (paper_approx - paper_sim) / paper_sim;
-    let key = |what: &str| vec![format!("{rho:.3}"), d.to_string(), what.to_string()];
+    let key = |what: &str| vec![fixed(rho, 3), d.into(), what.into()];
     let approx_matches = (approx - paper_approx).abs() < 0.0005 + 1e-9;
     vec![
         Cell {
             key: key("simulation T"),
-            paper: Some(format!("{paper_sim:.3}")),
-            ours: format!("{:.3}", s.mean),
-            detail: format!(
-                "{} over {} runs ({} packets); Δ = {:+.2}% (band ±{:.0}%)",
-                s.ci_text(3),
+            paper: Some(fixed(paper_sim, 3)),
+            ours: s.estimate(3),
+            detail: detail![
+                ..s.ci(3),
+                " over ",
                 s.n,
+                " runs (",
                 packets,
-                100.0 * delta,
-                100.0 * tol
-            ),
+                " packets); Δ = ",
+                signed(100.0 * delta, 2),
+                "% (band ±",
+                fixed(100.0 * tol, 0),
+                "%)",
+            ],
             verdict: sim_verdict,
             note: String::new(),
         },
         Cell {
             key: key("approximation (6.19)"),
-            paper: Some(format!("{paper_approx:.3}")),
-            ours: format!("{approx:.3}"),
-            detail: format!(
-                "relative error (approx − sim)/sim: ours {ours_err:+.2}%, printed {paper_err:+.2}% (from the printed values {printed_err:+.2}%)"
-            ),
+            paper: Some(fixed(paper_approx, 3)),
+            ours: fixed(approx, 3),
+            detail: detail![
+                "relative error (approx − sim)/sim: ours ",
+                signed(ours_err, 2),
+                "%, printed ",
+                signed(paper_err, 2),
+                "% (from the printed values ",
+                signed(printed_err, 2),
+                "%)",
+            ],
             verdict: if approx_matches {
                 Verdict::Match
             } else if approx_note.is_empty() {
@@ -208,16 +231,58 @@ impl Experiment for Table6_1 {
     }
 
     fn run(&self, effort: Effort) -> Result<Table, ReproError> {
-        let (horizon, trials) = match effort {
+        tabulate(self, effort)
+    }
+}
+
+impl Table6_1 {
+    /// Slots of generation per run and runs per row.
+    fn runs(effort: Effort) -> (u64, u64) {
+        match effort {
             Effort::Full => (5_500, 4),
             Effort::Quick => (1_100, 2),
-        };
-        let mut cells = Vec::new();
-        let scheme = DirectScheme::new(8).map_err(|e| err("table6_1", e.to_string()))?;
-        for (i, &(rho, sim, approx, rel)) in TABLE_6_1.iter().enumerate() {
-            let runs = cell_runs(&scheme, rho, horizon, trials, derive_seed(SEED, i as u64))?;
-            cells.extend(cells_for(8, rho, sim, approx, rel, &runs, "", ""));
         }
+    }
+}
+
+impl Tabular for Table6_1 {
+    type Row = DirectRow;
+
+    fn frame(&self) -> Frame {
+        Frame {
+            title: "Stamoulis, Table 6.1: mean broadcast delay T of the efficient direct scheme on the 8-cube, simulation and approximation (6.19)".into(),
+            key_columns: vec!["ρ".into(), "d".into(), "quantity".into()],
+            detail_column: "99% CI, difference, relative error".into(),
+        }
+    }
+
+    fn compute(&self, effort: Effort) -> Result<Vec<DirectRow>, ReproError> {
+        let (horizon, trials) = Self::runs(effort);
+        let scheme = DirectScheme::new(8).map_err(|e| err("table6_1", e.to_string()))?;
+        TABLE_6_1
+            .iter()
+            .enumerate()
+            .map(|(i, &(rho, paper_sim, paper_approx, paper_err))| {
+                Ok(DirectRow {
+                    d: 8,
+                    rho,
+                    paper_sim,
+                    paper_approx,
+                    paper_err,
+                    runs: cell_runs(&scheme, rho, horizon, trials, derive_seed(SEED, i as u64))?,
+                    approx_note: "",
+                    err_note: "",
+                })
+            })
+            .collect()
+    }
+
+    fn cells(&self, row: &DirectRow) -> Vec<Cell> {
+        cells_for(row)
+    }
+
+    fn notes(&self, effort: Effort, _rows: &[DirectRow], _cells: &[Cell]) -> Vec<String> {
+        let (horizon, trials) = Self::runs(effort);
         let mut notes: Vec<String> = COMMON_NOTES.iter().map(|s| s.to_string()).collect();
         notes.insert(
             1,
@@ -225,15 +290,7 @@ impl Experiment for Table6_1 {
                 "Runs: {trials} per row, {horizon} slots of generation each (the thesis: one run of 5,000 slots per row)."
             ),
         );
-        Ok(Table {
-            paper: Paper::Stamoulis,
-            id: "table6_1",
-            title: "Stamoulis, Table 6.1: mean broadcast delay T of the efficient direct scheme on the 8-cube, simulation and approximation (6.19)".into(),
-            key_columns: vec!["ρ".into(), "d".into(), "quantity".into()],
-            detail_column: "99% CI, difference, relative error".into(),
-            cells,
-            notes,
-        })
+        notes
     }
 }
 
@@ -244,12 +301,20 @@ fn excess_points(table: &Table, rho: &str, what: &str, paper: bool) -> Vec<(f64,
         .cells
         .iter()
         .filter(|c| c.key[0] == rho && c.key[2] == what)
-        .filter_map(|c| {
-            let d: f64 = c.key[1].parse().ok()?;
-            let text = if paper { c.paper.as_deref()? } else { &c.ours };
-            let v: f64 = text.parse().ok()?;
+        .map(|c| {
+            let d = c.key[1].shown();
+            let v = if paper {
+                c.paper.as_ref()
+            } else {
+                Some(&c.ours)
+            }
+            .and_then(Value::shown);
             // The cells carry 3 decimals; keep exactly those.
-            Some((d, ((v - d - 0.5) * 1000.0).round() / 1000.0))
+            point(
+                d,
+                d.zip(v)
+                    .map(|(d, v)| ((v - d - 0.5) * 1000.0).round() / 1000.0),
+            )
         })
         .collect()
 }
@@ -313,16 +378,43 @@ impl Experiment for Table6_2 {
     }
 
     fn run(&self, effort: Effort) -> Result<Table, ReproError> {
-        let (horizon, trials) = match effort {
+        tabulate(self, effort)
+    }
+}
+
+impl Table6_2 {
+    /// Slots of generation per run and runs per cell.
+    fn runs(effort: Effort) -> (u64, u64) {
+        match effort {
             Effort::Full => (2_200, 4),
             Effort::Quick => (660, 2),
-        };
-        let mut cells = Vec::new();
+        }
+    }
+}
+
+impl Tabular for Table6_2 {
+    type Row = DirectRow;
+
+    fn frame(&self) -> Frame {
+        Frame {
+            title: "Stamoulis, Table 6.2: mean broadcast delay T of the efficient direct scheme for d = 5 … 10, simulation and approximation (6.19)".into(),
+            key_columns: vec!["ρ".into(), "d".into(), "quantity".into()],
+            detail_column: "99% CI, difference, relative error".into(),
+        }
+    }
+
+    fn cells(&self, row: &DirectRow) -> Vec<Cell> {
+        cells_for(row)
+    }
+
+    fn compute(&self, effort: Effort) -> Result<Vec<DirectRow>, ReproError> {
+        let (horizon, trials) = Self::runs(effort);
+        let mut rows = Vec::new();
         let schemes = (5..=10)
             .map(DirectScheme::new)
             .collect::<Result<Vec<_>, _>>()
             .map_err(|e| err("table6_2", e.to_string()))?;
-        for (i, &(rho, d, sim, approx, rel)) in TABLE_6_2.iter().enumerate() {
+        for (i, &(rho, d, paper_sim, paper_approx, paper_err)) in TABLE_6_2.iter().enumerate() {
             let (approx_note, err_note) = match (d, rho) {
                 (6, r) if (r - 0.10).abs() < 1e-9 => (
                     "",
@@ -343,17 +435,22 @@ impl Experiment for Table6_2 {
                 trials,
                 derive_seed(SEED, 100 + i as u64),
             )?;
-            cells.extend(cells_for(
+            rows.push(DirectRow {
                 d,
                 rho,
-                sim,
-                approx,
-                rel,
-                &runs,
+                paper_sim,
+                paper_approx,
+                paper_err,
+                runs,
                 approx_note,
                 err_note,
-            ));
+            });
         }
+        Ok(rows)
+    }
+
+    fn notes(&self, effort: Effort, _rows: &[DirectRow], _cells: &[Cell]) -> Vec<String> {
+        let (horizon, trials) = Self::runs(effort);
         let mut notes: Vec<String> = COMMON_NOTES.iter().map(|s| s.to_string()).collect();
         notes.insert(
             1,
@@ -364,15 +461,7 @@ impl Experiment for Table6_2 {
         notes.push(
             "Figure 6.2 (`table6_2/fig6_2.svg`) plots T − d − 1/2 of these cells against d: ours, the thesis' (the notes take Fig. 6.2 to show the runs of Table 6.2), (6.19), and the lower bound of Props. 6.1–6.2, which is T ≥ d at every cell here (−1/2 on this axis; the scheme is oblivious, so Prop. 6.2 applies).".into(),
         );
-        Ok(Table {
-            paper: Paper::Stamoulis,
-            id: "table6_2",
-            title: "Stamoulis, Table 6.2: mean broadcast delay T of the efficient direct scheme for d = 5 … 10, simulation and approximation (6.19)".into(),
-            key_columns: vec!["ρ".into(), "d".into(), "quantity".into()],
-            detail_column: "99% CI, difference, relative error".into(),
-            cells,
-            notes,
-        })
+        notes
     }
 }
 
@@ -470,32 +559,32 @@ impl Experiment for IndirectScheme {
             let half = t * s.sd / (s.n as f64).sqrt();
             let want = proposition_7_4(d, rho);
             let delta = relative_difference(want, r.delay_mean);
-            let verdict = if (r.delay_mean - want).abs() <= half {
-                Verdict::Match
-            } else if delta.abs() <= 0.01 {
-                Verdict::WithinTolerance
-            } else {
-                Verdict::Mismatch
-            };
+            let estimate = Estimate::new(r.delay_mean, half, u64::from(batches), 99, 3);
+            let verdict = Verdict::noise_or_band(want, r.delay_mean, half, 0.01);
             let notes_mc = NOTES_INDIRECT
                 .iter()
                 .find(|&&(nd, nr, _)| nd == d && (nr - rho).abs() < 1e-9)
-                .map(|&(_, _, v)| format!("; the notes' Monte Carlo: {v:.3}"))
-                .unwrap_or_default();
+                .map_or(Detail::new(), |&(_, _, v)| {
+                    detail!["; the notes' Monte Carlo: ", fixed(v, 3)]
+                });
             cells.push(Cell {
-                key: vec![d.to_string(), format!("{rho:.2}")],
-                paper: Some(format!("{want:.3}")),
-                ours: format!("{:.3}", r.delay_mean),
-                detail: format!(
-                    "99% CI [{:.3}, {:.3}] ({} batch means of {} packets); Δ = {:+.2}%; ρ/ρ* = {:.2}; mean waiting per tree {:.2}{notes_mc}",
-                    r.delay_mean - half,
-                    r.delay_mean + half,
+                key: vec![d.into(), fixed(rho, 2)],
+                paper: Some(fixed(want, 3)),
+                ours: estimate.into(),
+                detail: detail![
+                    ..estimate.interval(),
+                    " (",
                     batches,
+                    " batch means of ",
                     r.measured,
-                    100.0 * delta,
-                    rho / stability_limit_7_3(d),
-                    r.mean_waiting
-                ),
+                    " packets); Δ = ",
+                    signed(100.0 * delta, 2),
+                    "%; ",
+                    field("ρ/ρ*", fixed(rho / stability_limit_7_3(d), 2)),
+                    "; mean waiting per tree ",
+                    fixed(r.mean_waiting, 2),
+                    ..notes_mc,
+                ],
                 verdict,
                 note: String::new(),
             });
@@ -575,6 +664,7 @@ impl Experiment for Figure7_7 {
             let corrected =
                 broadcast::prop_7_5_corrected(d, rho).map_err(|e| err("fig7_7", e.to_string()))?;
             let inside = |x: f64| (q - x).abs() <= half;
+            let estimate = Estimate::new(q, half, u64::from(batches), 99, 3);
             let verdict = if inside(printed) {
                 Verdict::Match
             } else if inside(corrected) {
@@ -585,16 +675,21 @@ impl Experiment for Figure7_7 {
             printed_off += usize::from(!inside(printed));
             corrected_in += usize::from(inside(corrected));
             cells.push(Cell {
-                key: vec![d.to_string(), format!("{rho:.1}")],
-                paper: Some(format!("{printed:.3}")),
-                ours: format!("{q:.3}"),
-                detail: format!(
-                    "99% CI [{:.3}, {:.3}] (20 batches of the time average, {} packets of one tree, {horizon} slots); corrected (notes) {corrected:.3}; (3d/4)ρ = {:.3}",
-                    q - half,
-                    q + half,
+                key: vec![d.into(), fixed(rho, 1)],
+                paper: Some(fixed(printed, 3)),
+                ours: estimate.into(),
+                detail: detail![
+                    ..estimate.interval(),
+                    " (20 batches of the time average, ",
                     r.packets,
-                    0.75 * f64::from(d) * rho
-                ),
+                    " packets of one tree, ",
+                    horizon,
+                    " slots); ",
+                    "corrected (notes) ",
+                    fixed(corrected, 3),
+                    "; ",
+                    field("(3d/4)ρ", fixed(0.75 * f64::from(d) * rho, 3)),
+                ],
                 verdict,
                 note: if inside(corrected) {
                     "the corrected formula lies in our interval".into()
@@ -621,26 +716,18 @@ impl Experiment for Figure7_7 {
 
     fn figures(&self, table: &Table) -> Vec<Figure> {
         let at = |c: &Cell| c.key[1] == "0.3";
-        let d_of = |c: &Cell| c.key[0].parse::<f64>().unwrap_or(f64::NAN);
+        let d_of = |c: &Cell| c.key[0].shown().unwrap_or(f64::NAN);
         let ours = table
             .cells
             .iter()
             .filter(|c| at(c))
-            .map(|c| (d_of(c), c.ours.parse().unwrap_or(f64::NAN)))
+            .map(|c| point(c.key[0].shown(), c.ours.shown()))
             .collect();
         let printed = table
             .cells
             .iter()
             .filter(|c| at(c))
-            .map(|c| {
-                (
-                    d_of(c),
-                    c.paper
-                        .as_deref()
-                        .and_then(|p| p.parse().ok())
-                        .unwrap_or(f64::NAN),
-                )
-            })
+            .map(|c| point(c.key[0].shown(), c.paper.as_ref().and_then(Value::shown)))
             .collect();
         let formula = |f: fn(u32, f64) -> Result<f64, fatnet::queueing::QueueingError>| {
             table
@@ -796,12 +883,8 @@ impl Experiment for Figure7_6 {
                     _ if rho <= 0.01 => {
                         let light = 1.5 * f64::from(d);
                         (
-                            Some(format!("→ {light:.1} as ρ → 0 (App. 7.B)")),
-                            if (s.mean - light).abs() <= half + 0.1 {
-                                Verdict::WithinTolerance
-                            } else {
-                                Verdict::Mismatch
-                            },
+                            Some(format!("→ {light:.1} as ρ → 0 (App. 7.B)").into()),
+                            Verdict::tolerance(light, s.mean, half + 0.1),
                             format!("T − 3d/2 = {:.3}", s.mean - light),
                         )
                     }
@@ -812,20 +895,26 @@ impl Experiment for Figure7_6 {
                     ),
                 };
                 let rules = if rho < stability_limit_7_3(d) {
-                    format!("{:.3}", proposition_7_4(d, rho))
+                    fixed(proposition_7_4(d, rho), 3)
                 } else {
                     "unstable".into()
                 };
+                let estimate = Estimate::new(s.mean, half, s.n, 99, 3);
                 cells.push(Cell {
-                    key: vec![(*name).into(), format!("{rho:.2}")],
+                    key: vec![(*name).into(), fixed(rho, 2)],
                     paper,
-                    ours: format!("{:.3}", s.mean),
-                    detail: format!(
-                        "99% CI [{:.3}, {:.3}] ({trials} runs of {horizon} slots, {} packets); Rules A–E (Prop. 7.4) {rules}",
-                        s.mean - half,
-                        s.mean + half,
-                        runs.iter().map(|r| r.1).sum::<u64>()
-                    ),
+                    ours: estimate.into(),
+                    detail: detail![
+                        ..estimate.interval(),
+                        " (",
+                        trials,
+                        " runs of ",
+                        horizon,
+                        " slots, ",
+                        runs.iter().map(|r| r.1).sum::<u64>(),
+                        " packets); Rules A–E (Prop. 7.4) ",
+                        rules,
+                    ],
                     verdict,
                     note,
                 });
@@ -867,7 +956,7 @@ impl Experiment for Figure7_6 {
                 .cells
                 .iter()
                 .filter(|c| c.key[0] == name)
-                .filter_map(|c| Some((c.key[1].parse().ok()?, c.ours.parse().ok()?)))
+                .map(|c| point(c.key[1].shown(), c.ours.shown()))
                 .collect()
         };
         let loads: Vec<f64> = series_of("direct").iter().map(|p| p.0).collect();

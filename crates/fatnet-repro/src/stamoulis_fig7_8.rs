@@ -26,9 +26,12 @@
 use fatnet::online::indirect_broadcast::{IndirectConfig, simulate_indirect_nodes};
 use fatnet::queueing::stats::batch_means_half_width;
 
-use crate::figure::detail_value;
+use crate::cell::{Estimate, field, fixed};
+use crate::figure::point;
 use crate::runner::try_run_trials;
-use crate::{Cell, Effort, Experiment, Figure, Paper, ReproError, Series, Table, Verdict};
+use crate::{
+    Cell, Effort, Experiment, Figure, Paper, ReproError, Series, Table, Value, Verdict, detail,
+};
 
 /// Master seed of Figure 7.8.
 pub const SEED: u64 = 78;
@@ -117,22 +120,41 @@ impl Experiment for Figure7_8 {
             let q = mean(&chunk.iter().map(|r| r.q).collect::<Vec<_>>());
             let busiest = mean(&chunk.iter().map(|r| r.busiest).collect::<Vec<_>>());
             let roots = chunk.iter().filter(|r| r.at_root).count();
+            let estimate = Estimate::new(m, half, runs, 99, 2);
             cells.push(Cell {
-                key: vec![d.to_string(), format!("{RHO:.1}")],
+                key: vec![d.into(), fixed(RHO, 1)],
                 paper: None,
-                ours: format!("{m:.2}"),
-                detail: format!(
-                    "99% CI [{:.2}, {:.2}] over {runs} runs of {MEASURED} slots; smallest M = {lo}, largest M = {hi}; Q = {q:.3}; busiest node's mean = {busiest:.3}; M at a root e_j in {roots} of {runs} runs",
-                    m - half,
-                    m + half
-                ),
+                ours: estimate.into(),
+                detail: detail![
+                    ..estimate.interval(),
+                    " over ",
+                    runs,
+                    " runs of ",
+                    MEASURED,
+                    " slots; ",
+                    field("smallest M", lo),
+                    ", ",
+                    field("largest M", hi),
+                    "; ",
+                    field("Q", fixed(q, 3)),
+                    "; ",
+                    field("busiest node's mean", fixed(busiest, 3)),
+                    "; M at a root e_j in ",
+                    roots,
+                    " of ",
+                    runs,
+                    " runs",
+                ],
                 verdict: Verdict::NotInPaper,
                 note: "the thesis' Fig. 7.8 has no curve for this scheme and no values in the OCR (caption only)".into(),
             });
         }
-        let value = |c: &Cell| c.ours.parse::<f64>().unwrap_or(f64::NAN);
-        let first = cells.first().map(|c| c.ours.clone()).unwrap_or_default();
-        let last = cells.last().map(|c| c.ours.clone()).unwrap_or_default();
+        let value = |c: &Cell| c.ours.shown().unwrap_or(f64::NAN);
+        let first = cells
+            .first()
+            .map(|c| c.ours.to_string())
+            .unwrap_or_default();
+        let last = cells.last().map(|c| c.ours.to_string()).unwrap_or_default();
         let lowest = cells
             .iter()
             .min_by(|a, b| value(a).total_cmp(&value(b)))
@@ -140,7 +162,13 @@ impl Experiment for Figure7_8 {
             .unwrap_or_default();
         let ratios: Vec<f64> = cells
             .iter()
-            .map(|c| value(c) / detail_value(&c.detail, "Q").unwrap_or(f64::NAN))
+            .map(|c| {
+                value(c)
+                    / c.detail
+                        .field("Q")
+                        .and_then(Value::shown)
+                        .unwrap_or(f64::NAN)
+            })
             .collect();
         let (rmin, rmax) = ratios.iter().fold((f64::INFINITY, 0.0f64), |(lo, hi), &r| {
             (lo.min(r), hi.max(r))
@@ -164,11 +192,14 @@ impl Experiment for Figure7_8 {
     }
 
     fn figures(&self, table: &Table) -> Vec<Figure> {
-        let d_of = |c: &Cell| c.key[0].parse::<f64>().unwrap_or(f64::NAN);
-        let detail = |c: &Cell, label: &str| detail_value(&c.detail, label).unwrap_or(f64::NAN);
-        let series = |name: &str, value: &dyn Fn(&Cell) -> f64| Series {
+        let detail = |c: &Cell, label: &str| c.detail.field(label).and_then(Value::shown);
+        let series = |name: &str, value: &dyn Fn(&Cell) -> Option<f64>| Series {
             name: name.into(),
-            points: table.cells.iter().map(|c| (d_of(c), value(c))).collect(),
+            points: table
+                .cells
+                .iter()
+                .map(|c| point(c.key[0].shown(), value(c)))
+                .collect(),
         };
         vec![Figure {
             id: "fig7_8",
@@ -176,9 +207,7 @@ impl Experiment for Figure7_8 {
             x_label: "d".into(),
             y_label: "packets stored at a node".into(),
             series: vec![
-                series("M, mean over runs (ours)", &|c| {
-                    c.ours.parse().unwrap_or(f64::NAN)
-                }),
+                series("M, mean over runs (ours)", &|c| c.ours.shown()),
                 series("M, smallest run", &|c| detail(c, "smallest M")),
                 series("M, largest run", &|c| detail(c, "largest M")),
                 series("Q, same runs", &|c| detail(c, "Q")),

@@ -22,9 +22,14 @@ use fatnet::topology::Hypercube;
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
 
+use crate::cell::{Estimate, field, fixed, float, interval};
+use crate::figure::point;
 use crate::greenberg_oh::Stat;
 use crate::runner::try_run_trials;
-use crate::{Cell, Effort, Experiment, Figure, Paper, ReproError, Series, Table, Verdict};
+use crate::{
+    Cell, Detail, Effort, Experiment, Figure, Paper, ReproError, Series, Table, Value, Verdict,
+    detail,
+};
 
 /// Master seed of the greedy-routing grid.
 pub const SEED: u64 = 5;
@@ -162,35 +167,32 @@ impl Experiment for GreedyGrid {
             let b = greedy::slotted_delay_bounds(Network::Hypercube, d, rho / p, p, 1.0)
                 .map_err(|e| err(e.to_string()))?;
             let (lower, upper, exact) = (b.lower, b.upper, b.exact);
+            let estimate = Estimate::new(s.mean, half, s.n, 99, 3);
             let (paper, verdict) = match exact {
                 Some(x) => (
-                    format!("{x:.3} (exact, p = 1)"),
-                    if (s.mean - x).abs() <= half {
-                        Verdict::Match
-                    } else {
-                        Verdict::Mismatch
-                    },
+                    format!("{x:.3} (exact, p = 1)").into(),
+                    Verdict::holds((s.mean - x).abs() <= half),
                 ),
                 None => (
-                    format!("[{lower:.3}, {upper:.3}]"),
-                    if s.mean + half >= lower && s.mean - half <= upper {
-                        Verdict::WithinBound
-                    } else {
-                        Verdict::BoundViolated
-                    },
+                    interval(lower, upper, 3),
+                    Verdict::bound(s.mean + half >= lower && s.mean - half <= upper),
                 ),
             };
             cells.push(Cell {
-                key: vec![d.to_string(), format!("{rho:.1}"), format!("{p:.2}")],
+                key: vec![d.into(), fixed(rho, 1), fixed(p, 2)],
                 paper: Some(paper),
-                ours: format!("{:.3}", s.mean),
-                detail: format!(
-                    "99% CI [{:.3}, {:.3}] ({} batch means, {} packets); bounds [{lower:.3}, {upper:.3}]; dp = {dp:.2}",
-                    s.mean - half,
-                    s.mean + half,
+                ours: estimate.into(),
+                detail: detail![
+                    ..estimate.interval(),
+                    " (",
                     s.n,
-                    measured
-                ),
+                    " batch means, ",
+                    *measured,
+                    " packets); bounds ",
+                    interval(lower, upper, 3),
+                    "; ",
+                    field("dp", fixed(dp, 2)),
+                ],
                 verdict,
                 note: String::new(),
             });
@@ -288,12 +290,8 @@ impl Experiment for Figure5_3 {
             let (name, paper, verdict, note) = match scheme {
                 SlottedScheme::Greedy => (
                     "greedy",
-                    Some(format!("[{lower:.3}, {upper:.3}]")),
-                    if q + half >= lower && q - half <= upper {
-                        Verdict::WithinBound
-                    } else {
-                        Verdict::BoundViolated
-                    },
+                    Some(interval(lower, upper, 3)),
+                    Verdict::bound(q + half >= lower && q - half <= upper),
                     if q + half < claimed {
                         format!("below the claimed bound (5.18), {claimed:.3}")
                     } else {
@@ -318,19 +316,24 @@ impl Experiment for Figure5_3 {
                     )
                 }
             };
+            let estimate = Estimate::new(q, half, 20, 99, 3);
             cells.push(Cell {
-                key: vec![d.to_string(), name.into()],
+                key: vec![d.into(), name.into()],
                 paper,
-                ours: format!("{q:.3}"),
-                detail: format!(
-                    "99% CI [{:.3}, {:.3}] (20 batch means, {} packets, {} slots); T̄ = {:.3}; claimed lower (5.18) {claimed:.3}; largest node queue {}",
-                    q - half,
-                    q + half,
+                ours: estimate.into(),
+                detail: detail![
+                    ..estimate.interval(),
+                    " (20 batch means, ",
                     r.measured,
+                    " packets, ",
                     horizon,
-                    r.delay_mean,
-                    r.max_node_queue
-                ),
+                    " slots); ",
+                    field("T̄", fixed(r.delay_mean, 3)),
+                    "; claimed lower (5.18) ",
+                    fixed(claimed, 3),
+                    "; largest node queue ",
+                    r.max_node_queue,
+                ],
                 verdict,
                 note,
             });
@@ -358,13 +361,14 @@ impl Experiment for Figure5_3 {
                 .cells
                 .iter()
                 .filter(|c| c.key[1] == scheme)
-                .filter_map(|c| Some((c.key[0].parse().ok()?, c.ours.parse().ok()?)))
+                .map(|c| point(c.key[0].shown(), c.ours.shown()))
                 .collect()
         };
-        // The bounds on T̄ − dp at each plotted d (the library's slotted bounds, τ = 1).
-        let bounds: Vec<(f64, greedy::DelayBounds)> = points("greedy")
+        // The bounds on T̄ − dp at each plotted d (the library's slotted bounds, τ = 1); a
+        // bound the library refuses is a missing (NaN) point, shown as such.
+        let bounds: Vec<(f64, Option<greedy::DelayBounds>)> = points("greedy")
             .iter()
-            .filter_map(|&(d, _)| {
+            .map(|&(d, _)| {
                 let b = greedy::slotted_delay_bounds(
                     Network::Hypercube,
                     d as u32,
@@ -372,12 +376,15 @@ impl Experiment for Figure5_3 {
                     FIG_P,
                     1.0,
                 )
-                .ok()?;
-                Some((d, b))
+                .ok();
+                (d, b)
             })
             .collect();
         let line = |f: &dyn Fn(&greedy::DelayBounds) -> f64| -> Vec<(f64, f64)> {
-            bounds.iter().map(|(d, b)| (*d, f(b) - d * FIG_P)).collect()
+            bounds
+                .iter()
+                .map(|(d, b)| point(Some(*d), b.as_ref().map(|b| f(b) - d * FIG_P)))
+                .collect()
         };
         vec![Figure {
             id: "fig5_3",
@@ -493,16 +500,21 @@ impl Experiment for ContinuousGrid {
                     GreedyNetwork::Hypercube => "hypercube".into(),
                     GreedyNetwork::Butterfly => "butterfly".into(),
                 },
-                d.to_string(),
-                format!("{rho:.1}"),
-                format!("{p:.2}"),
+                d.into(),
+                fixed(rho, 1),
+                fixed(p, 2),
             ];
             let (cell, claimed_fail) = bound_cell(
                 key,
-                r.delay_mean,
-                r.delay_half_width,
+                Estimate::new(
+                    r.delay_mean,
+                    r.delay_half_width,
+                    u64::from(r.config.batches),
+                    99,
+                    3,
+                ),
                 &b,
-                format!("{} packets, horizon {}", r.measured, r.config.horizon),
+                detail![r.measured, " packets, horizon ", float(r.config.horizon)],
             );
             claimed_fails += usize::from(claimed_fail);
             cells.push(cell);
@@ -527,44 +539,38 @@ impl Experiment for ContinuousGrid {
 /// 99% interval), else the proved interval (within bound if ours meets it); the note flags an
 /// interval entirely below the claimed bound. Returns the cell and whether that happened.
 fn bound_cell(
-    key: Vec<String>,
-    mean: f64,
-    half: f64,
+    key: Vec<Value>,
+    estimate: Estimate,
     b: &greedy::DelayBounds,
-    run: String,
+    run: Detail,
 ) -> (Cell, bool) {
+    let (mean, half) = (estimate.mean, estimate.half_width);
     let (paper, verdict) = match b.exact {
         Some(x) => (
-            format!("{x:.3} (exact)"),
-            if (mean - x).abs() <= half {
-                Verdict::Match
-            } else {
-                Verdict::Mismatch
-            },
+            format!("{x:.3} (exact)").into(),
+            Verdict::holds((mean - x).abs() <= half),
         ),
         None => (
-            format!("[{:.3}, {:.3}]", b.lower, b.upper),
-            if mean + half >= b.lower && mean - half <= b.upper {
-                Verdict::WithinBound
-            } else {
-                Verdict::BoundViolated
-            },
+            interval(b.lower, b.upper, 3),
+            Verdict::bound(mean + half >= b.lower && mean - half <= b.upper),
         ),
     };
     let claimed_fail = b.claimed_lower.is_some_and(|c| mean + half < c);
     let cell = Cell {
         key,
         paper: Some(paper),
-        ours: format!("{mean:.3}"),
-        detail: format!(
-            "99% CI [{:.3}, {:.3}] ({run}); {} ≤ T ≤ {}; claimed {}",
-            mean - half,
-            mean + half,
+        ours: estimate.into(),
+        detail: detail![
+            ..estimate.interval(),
+            " (",
+            ..run,
+            "); ",
             b.lower_source,
+            " ≤ T ≤ ",
             b.upper_source,
-            b.claimed_lower
-                .map_or_else(|| "—".to_string(), |c| format!("{c:.3}"))
-        ),
+            "; claimed ",
+            b.claimed_lower.map_or_else(|| "—".into(), |c| fixed(c, 3)),
+        ],
         verdict,
         note: match b.claimed_lower {
             Some(c) if claimed_fail => format!("below the claimed bound {c:.3}"),
@@ -641,11 +647,16 @@ impl Experiment for ButterflySlotted {
                 .map_err(|e| err(e.to_string()))?;
             raised += usize::from(b.lower_source.contains("5.18"));
             let (cell, _) = bound_cell(
-                vec![d.to_string(), format!("{rho:.1}"), format!("{p:.2}")],
-                r.delay_mean,
-                r.delay_half_width,
+                vec![d.into(), fixed(rho, 1), fixed(p, 2)],
+                Estimate::new(
+                    r.delay_mean,
+                    r.delay_half_width,
+                    u64::from(r.config.batches),
+                    99,
+                    3,
+                ),
                 &b,
-                format!("{} packets, {} slots", r.measured, r.config.horizon),
+                detail![r.measured, " packets, ", r.config.horizon, " slots"],
             );
             cells.push(cell);
         }

@@ -29,7 +29,7 @@ use fatnet::offline::clos::{
 use fatnet::topology::FoldedClos;
 use fatnet::traffic::{Message, MessageSet};
 
-use crate::{Cell, Effort, Experiment, Paper, ReproError, Table, Verdict};
+use crate::{Cell, Detail, Effort, Experiment, Paper, ReproError, Table, Value, Verdict, detail};
 
 /// The networks `(n, m, r)`, each with committed OpenSM dumps in `ftree-N-M-R/`.
 pub const NETWORKS: [(u32, u32, u32); 4] = [(2, 4, 4), (2, 3, 5), (3, 6, 6), (3, 9, 12)];
@@ -94,39 +94,45 @@ struct Row {
 
 struct RowResult {
     nonblocking: bool,
-    lemma1_detail: String,
+    lemma1_detail: Detail,
     worst: u32,
-    worst_detail: String,
+    worst_detail: Detail,
     shifts_free: usize,
     shifts: usize,
-    shifts_detail: String,
+    shifts_detail: Detail,
 }
 
-fn from_analysis(fabric: &Fabric, a: &Analysis, routes_detail: &str) -> RowResult {
+fn from_analysis(fabric: &Fabric, a: &Analysis, routes_detail: &Detail) -> RowResult {
     let lemma1_detail = match &a.lemma1.witness {
-        Some(w) => format!(
-            "{routes_detail}; {} blocking links; e.g. {} carries {}→{} and {}→{}",
+        Some(w) => detail![
+            ..routes_detail.clone(),
+            "; ",
             a.lemma1.blocking_links.len(),
+            " blocking links; e.g. ",
             fabric.link_label(w.link),
-            w.pairs[0].0,
-            w.pairs[0].1,
-            w.pairs[1].0,
-            w.pairs[1].1
-        ),
-        None => format!(
-            "{routes_detail}; at most {} routes on a link, each link single-source or single-destination",
-            a.lemma1.max_link_routes
-        ),
+            " carries ",
+            ..pairs_text([w.pairs[0], w.pairs[1]].into_iter()).separated(" and "),
+        ],
+        None => detail![
+            ..routes_detail.clone(),
+            "; at most ",
+            a.lemma1.max_link_routes,
+            " routes on a link, each link single-source or single-destination",
+        ],
     };
     let worst_detail = match a.worst.link {
         Some(l) => {
             let retraced = count_on_link(fabric, &a.worst.permutation, l);
-            format!(
-                "{} on {}: {} (re-traced: {retraced})",
+            detail![
                 a.worst.contention,
+                " on ",
                 fabric.link_label(l),
-                pairs_text(a.worst.permutation.iter().copied())
-            )
+                ": ",
+                ..pairs_text(a.worst.permutation.iter().copied()).separated(", "),
+                " (re-traced: ",
+                retraced,
+                ")",
+            ]
         }
         None => "no route uses a link".into(),
     };
@@ -142,22 +148,32 @@ fn from_analysis(fabric: &Fabric, a: &Analysis, routes_detail: &str) -> RowResul
     }
 }
 
-fn pairs_text(pairs: impl Iterator<Item = (u32, u32)>) -> String {
-    pairs
-        .map(|(s, d)| format!("{s}→{d}"))
-        .collect::<Vec<_>>()
-        .join(", ")
+/// Source–destination pairs `s→d`.
+struct Pairs(Vec<(u32, u32)>);
+
+fn pairs_text(pairs: impl Iterator<Item = (u32, u32)>) -> Pairs {
+    Pairs(pairs.collect())
 }
 
-/// "max load 2 at k = 1, 3": the shifts that are not congestion-free, by their load.
-fn shifts_text(loads: impl Iterator<Item = (u32, u32)>) -> String {
+impl Pairs {
+    /// `s→d` joined by `separator`.
+    fn separated(self, separator: &str) -> Detail {
+        Detail::join(
+            self.0.into_iter().map(|(s, d)| detail![s, "→", d]),
+            separator,
+        )
+    }
+}
+
+/// "contended at k = 1, 3 (max load 2)": the shifts that are not congestion-free.
+fn shifts_text(loads: impl Iterator<Item = (u32, u32)>) -> Detail {
     let bad: Vec<(u32, u32)> = loads.filter(|&(_, l)| l > 1).collect();
     if bad.is_empty() {
         return "every shift i → i+k mod N at most 1 per link".into();
     }
     let max = bad.iter().map(|&(_, l)| l).max().unwrap_or(0);
-    let ks: Vec<String> = bad.iter().map(|&(k, _)| k.to_string()).collect();
-    format!("contended at k = {} (max load {max})", ks.join(", "))
+    let ks = Detail::join(bad.iter().map(|&(k, _)| detail![k]), ", ");
+    detail!["contended at k = ", ..ks, " (max load ", max, ")"]
 }
 
 /// The OpenSM dumps of `engine` on `ftree-N-M-R`, CAs in processor order by GUID.
@@ -196,32 +212,37 @@ fn offline(clos: &FoldedClos, routing: &impl ClosRouting) -> Result<RowResult, R
     let worst = worst_contention(clos, routing).map_err(e)?;
     let p = clos.ports();
     let lemma1_detail = match &report.counterexample {
-        Some(cx) => format!(
-            "{} cross pairs; {} blocking links; e.g. {} carries {}→{} and {}→{}",
+        Some(cx) => detail![
             report.cross_pairs,
+            " cross pairs; ",
             report.blocking_links,
-            cx.link,
-            cx.pairs[0].src,
-            cx.pairs[0].dst,
-            cx.pairs[1].src,
-            cx.pairs[1].dst
-        ),
-        None => format!(
-            "{} cross pairs; at most {} on a link, each link single-source or single-destination",
-            report.cross_pairs, report.max_link_pairs
-        ),
+            " blocking links; e.g. ",
+            cx.link.to_string(),
+            " carries ",
+            ..pairs_text(cx.pairs.iter().map(|p| (p.src, p.dst))).separated(" and "),
+        ],
+        None => detail![
+            report.cross_pairs,
+            " cross pairs; at most ",
+            report.max_link_pairs,
+            " on a link, each link single-source or single-destination",
+        ],
     };
     let worst_detail = match worst.link {
         Some(l) => {
             let perm =
                 MessageSet::new(p, worst.permutation.clone()).map_err(|x| err(x.to_string()))?;
             let sim = simulate_routing(clos, routing, &perm).map_err(e)?;
-            format!(
-                "{} on {l}: {} (simulated: max load {})",
+            detail![
                 worst.contention,
-                pairs_text(worst.permutation.iter().map(|m| (m.src, m.dst))),
-                sim.max_load
-            )
+                " on ",
+                l.to_string(),
+                ": ",
+                ..pairs_text(worst.permutation.iter().map(|m| (m.src, m.dst))).separated(", "),
+                " (simulated: max load ",
+                sim.max_load,
+                ")",
+            ]
         }
         None => "no pair crosses bottom switches".into(),
     };
@@ -258,7 +279,13 @@ fn rows(n: u32, m: u32, r: u32) -> Result<(Vec<Row>, String), ReproError> {
         let fabric = read_opensm(&dir, engine, p)?;
         let a = analyze(&fabric).map_err(|e| err(e.to_string()))?;
         let s = a.routes.summary();
-        let routes = format!("{}/{} routes delivered", s.delivered, s.routes);
+        let routes = detail![
+            Value::Ratio {
+                numerator: s.delivered as u64,
+                denominator: s.routes as u64,
+            },
+            " routes delivered",
+        ];
         let mut note = String::new();
         if s.delivered != s.routes {
             note = format!(
@@ -325,13 +352,13 @@ fn rows(n: u32, m: u32, r: u32) -> Result<(Vec<Row>, String), ReproError> {
 }
 
 fn cells_of(network: &str, row: Row, cells: &mut Vec<Cell>) {
-    let key = |q: &str| vec![network.to_string(), row.routing.clone(), q.to_string()];
+    let key = |q: &str| vec![network.into(), row.routing.clone().into(), q.into()];
     let Some(res) = row.result else {
         cells.push(Cell {
             key: key("nonblocking (Lemma 1)"),
             paper: None,
             ours: "—".into(),
-            detail: String::new(),
+            detail: Detail::new(),
             verdict: Verdict::NotInPaper,
             note: row.note,
         });
@@ -339,12 +366,8 @@ fn cells_of(network: &str, row: Row, cells: &mut Vec<Cell>) {
     };
     let (paper, verdict) = match &row.expect_nonblocking {
         Some((want, text)) => (
-            Some(text.clone()),
-            if *want == res.nonblocking {
-                Verdict::Match
-            } else {
-                Verdict::Mismatch
-            },
+            Some(text.clone().into()),
+            Verdict::equal(*want, res.nonblocking),
         ),
         None => (None, Verdict::NotInPaper),
     };
@@ -357,28 +380,14 @@ fn cells_of(network: &str, row: Row, cells: &mut Vec<Cell>) {
         note: row.note,
     });
     let (paper, verdict) = match &row.expect_nonblocking {
-        Some((true, _)) => (
-            Some("1 (Def. 2)".to_string()),
-            if res.worst == 1 {
-                Verdict::Match
-            } else {
-                Verdict::Mismatch
-            },
-        ),
-        Some((false, _)) => (
-            Some("≥ 2 (Lemma 1)".to_string()),
-            if res.worst >= 2 {
-                Verdict::WithinBound
-            } else {
-                Verdict::BoundViolated
-            },
-        ),
+        Some((true, _)) => (Some("1 (Def. 2)".into()), Verdict::equal(res.worst, 1)),
+        Some((false, _)) => (Some("≥ 2 (Lemma 1)".into()), Verdict::bound(res.worst >= 2)),
         None => (None, Verdict::NotInPaper),
     };
     cells.push(Cell {
         key: key("worst-case permutation contention (exact)"),
         paper,
-        ours: res.worst.to_string(),
+        ours: res.worst.into(),
         detail: res.worst_detail,
         verdict,
         note: String::new(),
@@ -386,7 +395,10 @@ fn cells_of(network: &str, row: Row, cells: &mut Vec<Cell>) {
     cells.push(Cell {
         key: key("congestion-free cyclic shifts"),
         paper: None,
-        ours: format!("{}/{}", res.shifts_free, res.shifts),
+        ours: Value::Ratio {
+            numerator: res.shifts_free as u64,
+            denominator: res.shifts as u64,
+        },
         detail: res.shifts_detail,
         verdict: Verdict::NotInPaper,
         note: String::new(),

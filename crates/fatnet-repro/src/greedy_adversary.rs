@@ -18,8 +18,8 @@ use crate::cell::{Estimate, field, fixed, power};
 use crate::figure::{Figure, Series, point};
 use crate::runner::{Summary, try_run_trials};
 use crate::{
-    Cell, Effort, Experiment, Frame, Paper, ReproError, Table, Tabular, Verdict, derive_seed,
-    detail, tabulate,
+    Cell, Effort, Experiment, ExperimentId, Frame, Paper, ReproError, Table, Tabular, Verdict,
+    derive_seed, detail, tabulate,
 };
 
 /// Master seed of RANDOM's trials (GREEDY with deterministic switches draws nothing).
@@ -29,11 +29,14 @@ pub const SEED: u64 = 1985;
 #[derive(Clone, Copy, Debug, Default)]
 pub struct GreedyAdversary;
 
-fn err(e: impl std::fmt::Display) -> ReproError {
-    ReproError::Experiment {
-        experiment: "greenberg-leiserson/greedy_adversary".into(),
-        message: e.to_string(),
-    }
+/// The experiment, as its errors name it.
+const EXPERIMENT: ExperimentId = ExperimentId {
+    paper: Paper::GreenbergLeiserson,
+    id: "greedy_adversary",
+};
+
+fn err(source: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> ReproError {
+    ReproError::library(EXPERIMENT, source)
 }
 
 impl Experiment for GreedyAdversary {

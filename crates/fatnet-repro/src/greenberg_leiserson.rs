@@ -20,8 +20,8 @@ use crate::cell::{Detail, Estimate, field, fixed, power};
 use crate::figure::{Figure, Series, point};
 use crate::runner::{Summary, try_run_trials};
 use crate::{
-    Cell, Effort, Experiment, Frame, Paper, ReproError, Table, Tabular, Verdict, derive_seed,
-    detail, tabulate,
+    Cell, Effort, Experiment, ExperimentId, Frame, Paper, ReproError, Table, Tabular, Verdict,
+    derive_seed, detail, tabulate,
 };
 
 /// Master seed of the traffic and of the trials.
@@ -61,11 +61,21 @@ impl RandomCycles {
     }
 }
 
-fn err(message: String) -> ReproError {
-    ReproError::Experiment {
-        experiment: "greenberg-leiserson/random_cycles".into(),
-        message,
-    }
+/// The experiment, as its errors name it.
+const EXPERIMENT: ExperimentId = ExperimentId {
+    paper: Paper::GreenbergLeiserson,
+    id: "random_cycles",
+};
+
+fn err(source: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> ReproError {
+    ReproError::library(EXPERIMENT, source)
+}
+
+fn err_in(
+    context: impl std::fmt::Display,
+    source: impl Into<Box<dyn std::error::Error + Send + Sync>>,
+) -> ReproError {
+    ReproError::library_in(EXPERIMENT, context, source)
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -124,7 +134,7 @@ fn trials(
         }?;
         Ok((report.cycles, report.finished, report.lower_bound))
     })
-    .map_err(|e: online::OnlineError| err(e.to_string()))
+    .map_err(|e: online::OnlineError| err(e))
 }
 
 /// One computed row: a router's trials on one message set and tree.
@@ -206,7 +216,7 @@ fn cell(row: &Row) -> Cell {
 }
 
 fn lambda_of(tree: &FatTree, m: &MessageSet) -> Result<f64, ReproError> {
-    let loads = fatnet::load::fat_tree_loads(tree, m).map_err(|e| err(e.to_string()))?;
+    let loads = fatnet::load::fat_tree_loads(tree, m).map_err(err)?;
     Ok(fatnet::load::LoadReport::for_fat_tree(tree, loads)
         .load_factor
         .value())
@@ -304,8 +314,7 @@ impl Tabular for RandomCycles {
         let mut rows = Vec::new();
         for &levels in Self::sizes(effort) {
             let n = 1u64 << levels;
-            let tree =
-                |profile: CapacityProfile| FatTree::new(n, profile).map_err(|e| err(e.to_string()));
+            let tree = |profile: CapacityProfile| FatTree::new(n, profile).map_err(err);
             let trees = [
                 (
                     "area leaf=1".to_string(),
@@ -337,10 +346,10 @@ impl Tabular for RandomCycles {
                 // row group; seeds are indexed by (lg n, family, tree, router), never by a
                 // running counter, so quick rows equal the full run's traffic.
                 let group = u64::from(levels) * 100 + f as u64 * 10;
-                let spec: TrafficSpec = family.parse().map_err(|e| err(format!("{e}")))?;
+                let spec: TrafficSpec = family.parse().map_err(err)?;
                 let m = spec
                     .generate(n as u32, derive_seed(SEED, group))
-                    .map_err(|e| err(format!("{family}: {e}")))?;
+                    .map_err(|e| err_in(family, e))?;
                 for (t, (name, tree, algorithms)) in trees.iter().enumerate() {
                     let lambda = lambda_of(tree, &m)?;
                     for (a, &algorithm) in algorithms.iter().enumerate() {

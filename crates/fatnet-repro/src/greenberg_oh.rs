@@ -33,7 +33,8 @@ use rand_pcg::Pcg64;
 use crate::cell::{Detail, Estimate, field, fixed, float, signed};
 use crate::runner::{Summary, try_run_trials};
 use crate::{
-    Cell, Effort, Experiment, Paper, ReproError, Table, Value, Verdict, derive_seed, detail,
+    Cell, Effort, Experiment, ExperimentId, Paper, ReproError, Table, Value, Verdict, derive_seed,
+    detail,
 };
 
 /// Master seed of every Greenberg–Oh experiment (the year of the paper).
@@ -74,11 +75,25 @@ fn log4(n: u32) -> u32 {
     n.ilog2() / 2
 }
 
-fn err(message: impl std::fmt::Display) -> ReproError {
-    ReproError::Experiment {
-        experiment: "greenberg-oh".into(),
-        message: message.to_string(),
-    }
+/// The experiment, as its errors name it.
+const EXPERIMENT: ExperimentId = ExperimentId {
+    paper: Paper::GreenbergOh,
+    id: "runs",
+};
+
+fn err(source: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> ReproError {
+    ReproError::library(EXPERIMENT, source)
+}
+
+fn err_in(
+    context: impl std::fmt::Display,
+    source: impl Into<Box<dyn std::error::Error + Send + Sync>>,
+) -> ReproError {
+    ReproError::library_in(EXPERIMENT, context, source)
+}
+
+fn check(failure: impl Into<String>) -> ReproError {
+    ReproError::check(EXPERIMENT, failure)
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -361,27 +376,27 @@ pub fn runs(
     let net = net(n)?;
     let config = algorithm.config(n);
     let delays = algorithm.delays(n);
+    type Failure = Box<dyn std::error::Error + Send + Sync>;
     let outcomes = try_run_trials(row_seed(pattern, n), trials, |i, trial_seed| {
-        let messages = instance(pattern, n, trial_seed).map_err(|e| e.to_string())?;
-        let r = packet::batch_trial(&net, &messages, delays, &config, derive_seed(trial_seed, 1))
-            .map_err(|e| e.to_string())?;
+        let messages = instance(pattern, n, trial_seed)?;
+        let r = packet::batch_trial(&net, &messages, delays, &config, derive_seed(trial_seed, 1))?;
         if r.outcome != Outcome::Delivered {
             return Err(format!(
                 "trial {i} ended with {:?} after {} steps, {} of {} delivered",
                 r.outcome, r.steps, r.delivered, r.messages
-            ));
+            )
+            .into());
         }
         Ok(Trial {
             latency: r.latency,
             congestion: r.congestion,
         })
     })
-    .map_err(|m| {
-        err(format!(
-            "{} on {} at N = {n}: {m}",
-            algorithm.label(),
-            pattern.label()
-        ))
+    .map_err(|e: Failure| {
+        err_in(
+            format!("{} on {} at N = {n}", algorithm.label(), pattern.label()),
+            e,
+        )
     })?;
     let outcomes: Arc<[Trial]> = outcomes.into();
     lock(&RUNS).push((key, Arc::clone(&outcomes)));
@@ -973,11 +988,11 @@ fn table2(ns: &[u32], count: u64, effort: Effort) -> Result<Table, ReproError> {
         ns.first().copied().unwrap_or(0),
         ns.last().copied().unwrap_or(0)
     );
-    let fit = fit_power(&xs, &ratio_means).ok_or_else(|| err("latency/c fit failed"))?;
-    let fit_rom = fit_power(&xs, &ratio_of_means).ok_or_else(|| err("ratio-of-means fit"))?;
+    let fit = fit_power(&xs, &ratio_means).ok_or_else(|| check("latency/c fit failed"))?;
+    let fit_rom = fit_power(&xs, &ratio_of_means).ok_or_else(|| check("ratio-of-means fit"))?;
     let paper_x: Vec<f64> = SIZES.iter().map(|&n| f64::from(log4(n))).collect();
     let paper_fit =
-        fit_power(&paper_x, &PAPER_LATENCY_PER_C).ok_or_else(|| err("fit of the paper"))?;
+        fit_power(&paper_x, &PAPER_LATENCY_PER_C).ok_or_else(|| check("fit of the paper"))?;
     let in_band = |p: f64| (P_BAND.0..=P_BAND.1).contains(&p);
     let fitted = Detail::join(xs.iter().map(|&x| detail![fixed(fit.at(x), 1)]), ", ");
     cells.push(Cell {

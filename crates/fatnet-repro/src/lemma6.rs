@@ -28,8 +28,8 @@ use rand_pcg::Pcg64;
 use crate::cell::{field, fixed};
 use crate::runner::Proportion;
 use crate::{
-    Cell, Effort, Experiment, Frame, Paper, ReproError, Table, Tabular, Verdict, derive_seed,
-    detail, tabulate,
+    Cell, Effort, Experiment, ExperimentId, Frame, Paper, ReproError, Table, Tabular, Verdict,
+    derive_seed, detail, tabulate,
 };
 
 /// Master seed.
@@ -47,11 +47,18 @@ const TRAFFIC: [&str; 3] = ["replicated:k=4", "uniform", "many-to-one"];
 #[derive(Clone, Copy, Debug, Default)]
 pub struct DeliveryProbability;
 
-fn err(e: impl std::fmt::Display) -> ReproError {
-    ReproError::Experiment {
-        experiment: "greenberg-leiserson/lemma6".into(),
-        message: e.to_string(),
-    }
+/// The experiment, as its errors name it.
+const EXPERIMENT: ExperimentId = ExperimentId {
+    paper: Paper::GreenbergLeiserson,
+    id: "lemma6",
+};
+
+fn err(source: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> ReproError {
+    ReproError::library(EXPERIMENT, source)
+}
+
+fn check(failure: impl Into<String>) -> ReproError {
+    ReproError::check(EXPERIMENT, failure)
 }
 
 impl Experiment for DeliveryProbability {
@@ -173,7 +180,7 @@ impl Tabular for DeliveryProbability {
                 .map_err(err)?
                 .build()
                 .map_err(err)?;
-            let tree = topo.as_fat_tree().ok_or_else(|| err("not a fat-tree"))?;
+            let tree = topo.as_fat_tree().ok_or_else(|| check("not a fat-tree"))?;
             let r = congestion_parameter(tree.capacities()).map_err(err)?;
             for family in TRAFFIC {
                 let m = family
@@ -219,9 +226,9 @@ impl Tabular for DeliveryProbability {
                         .iter()
                         .enumerate()
                         .min_by_key(|&(i, &c)| (c, i))
-                        .ok_or_else(|| err("empty message set"))?;
+                        .ok_or_else(|| check("empty message set"))?;
                     let prop =
-                        Proportion::from_counts(least, cycles).ok_or_else(|| err("counts"))?;
+                        Proportion::from_counts(least, cycles).ok_or_else(|| check("counts"))?;
                     let mean = count.iter().sum::<u64>() as f64 / (m.len() as f64 * cycles as f64);
                     lemma6.push((policy, argmin, prop, mean));
                 }

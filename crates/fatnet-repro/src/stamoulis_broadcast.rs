@@ -18,18 +18,34 @@ use crate::cell::{Estimate, field, fixed, signed};
 use crate::figure::point;
 use crate::runner::try_run_trials;
 use crate::{
-    Cell, Detail, Effort, Experiment, Figure, Frame, Paper, ReproError, Series, Table, Tabular,
-    Value, Verdict, derive_seed, detail, tabulate,
+    Cell, Detail, Effort, Experiment, ExperimentId, Figure, Frame, Paper, ReproError, Series,
+    Table, Tabular, Value, Verdict, derive_seed, detail, tabulate,
 };
 
 /// Master seed of Tables 6.1 and 6.2.
 pub const SEED: u64 = 1991;
 
-fn err(experiment: &str, message: String) -> ReproError {
-    ReproError::Experiment {
-        experiment: format!("stamoulis/{experiment}"),
-        message,
-    }
+fn err(
+    experiment: &'static str,
+    source: impl Into<Box<dyn std::error::Error + Send + Sync>>,
+) -> ReproError {
+    ReproError::library(
+        ExperimentId {
+            paper: Paper::Stamoulis,
+            id: experiment,
+        },
+        source,
+    )
+}
+
+fn check(experiment: &'static str, failure: impl Into<String>) -> ReproError {
+    ReproError::check(
+        ExperimentId {
+            paper: Paper::Stamoulis,
+            id: experiment,
+        },
+        failure,
+    )
 }
 
 /// Runs `trials` independent runs for one cell: (mean delay, measured packets) per run.
@@ -49,9 +65,9 @@ fn cell_runs(
                 batches: 1,
                 seed: s,
             })
-            .map_err(|e| err("table6", e.to_string()))?;
+            .map_err(|e| err("table6", e))?;
         if !matches!(r.outcome, fatnet::online::packet::Outcome::Delivered) {
-            return Err(err(
+            return Err(check(
                 "table6",
                 format!("d = {}, ρ = {rho}: {:?}", scheme.d(), r.outcome),
             ));
@@ -258,7 +274,7 @@ impl Tabular for Table6_1 {
 
     fn compute(&self, effort: Effort) -> Result<Vec<DirectRow>, ReproError> {
         let (horizon, trials) = Self::runs(effort);
-        let scheme = DirectScheme::new(8).map_err(|e| err("table6_1", e.to_string()))?;
+        let scheme = DirectScheme::new(8).map_err(|e| err("table6_1", e))?;
         TABLE_6_1
             .iter()
             .enumerate()
@@ -413,7 +429,7 @@ impl Tabular for Table6_2 {
         let schemes = (5..=10)
             .map(DirectScheme::new)
             .collect::<Result<Vec<_>, _>>()
-            .map_err(|e| err("table6_2", e.to_string()))?;
+            .map_err(|e| err("table6_2", e))?;
         for (i, &(rho, d, paper_sim, paper_approx, paper_err)) in TABLE_6_2.iter().enumerate() {
             let (approx_note, err_note) = match (d, rho) {
                 (6, r) if (r - 0.10).abs() < 1e-9 => (
@@ -551,7 +567,7 @@ impl Experiment for IndirectScheme {
                 batches,
                 seed,
             })
-            .map_err(|e| err("indirect", e.to_string()))
+            .map_err(|e| err("indirect", e))
         })?;
         let mut cells = Vec::new();
         for (&(d, rho), r) in grid.iter().zip(&reports) {
@@ -650,7 +666,7 @@ impl Experiment for Figure7_7 {
                 batches,
                 seed,
             })
-            .map_err(|e| err("fig7_7", e.to_string()))
+            .map_err(|e| err("fig7_7", e))
         })?;
         let mut cells = Vec::new();
         let (mut printed_off, mut corrected_in) = (0, 0);
@@ -659,10 +675,8 @@ impl Experiment for Figure7_7 {
             let half = fatnet::queueing::stats::batch_means_half_width(&r.stored_batch_means, 0.99)
                 * scale;
             let q = r.queue_size;
-            let printed =
-                broadcast::prop_7_5_printed(d, rho).map_err(|e| err("fig7_7", e.to_string()))?;
-            let corrected =
-                broadcast::prop_7_5_corrected(d, rho).map_err(|e| err("fig7_7", e.to_string()))?;
+            let printed = broadcast::prop_7_5_printed(d, rho).map_err(|e| err("fig7_7", e))?;
+            let corrected = broadcast::prop_7_5_corrected(d, rho).map_err(|e| err("fig7_7", e))?;
             let inside = |x: f64| (q - x).abs() <= half;
             let estimate = Estimate::new(q, half, u64::from(batches), 99, 3);
             let verdict = if inside(printed) {
@@ -791,7 +805,7 @@ fn recheck(
         batches: 20,
         seed: derive_seed(FIG7_7_SEED, 1000 + cell as u64),
     })
-    .map_err(|e| err("fig7_7", e.to_string()))?;
+    .map_err(|e| err("fig7_7", e))?;
     let scale = f64::from(d) / f64::from(1u32 << d);
     let half = fatnet::queueing::stats::batch_means_half_width(&r.stored_batch_means, 0.99) * scale;
     let q = r.queue_size;
@@ -846,13 +860,12 @@ impl Experiment for Figure7_6 {
         let schemes = [
             (
                 "direct",
-                DirectScheme::with_trees(d, TreeFamily::Rotated)
-                    .map_err(|e| err("fig7_6", e.to_string()))?,
+                DirectScheme::with_trees(d, TreeFamily::Rotated).map_err(|e| err("fig7_6", e))?,
             ),
             (
                 "non-idling indirect",
                 DirectScheme::with_trees(d, TreeFamily::JohnssonHoFlood)
-                    .map_err(|e| err("fig7_6", e.to_string()))?,
+                    .map_err(|e| err("fig7_6", e))?,
             ),
         ];
         let t = crate::runner::student_t_995(trials - 1).unwrap_or(f64::NAN);

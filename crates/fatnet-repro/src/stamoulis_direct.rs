@@ -28,8 +28,8 @@ use crate::greenberg_oh::{Stat, relative_difference};
 use crate::runner::{student_t_995, try_run_trials};
 use crate::stamoulis_broadcast::lower_bound_6_1_6_2 as lower_bound;
 use crate::{
-    Cell, Detail, Effort, Experiment, Figure, Paper, ReproError, Series, Table, Value, Verdict,
-    detail,
+    Cell, Detail, Effort, Experiment, ExperimentId, Figure, Paper, ReproError, Series, Table,
+    Value, Verdict, detail,
 };
 
 /// Master seed of Figure 6.1.
@@ -51,11 +51,27 @@ const TABLE_6_2: [[f64; 6]; 3] = [
     [5.894, 7.001, 8.102, 9.177, 10.227, 11.379],
 ];
 
-fn err(experiment: &str, message: String) -> ReproError {
-    ReproError::Experiment {
-        experiment: format!("stamoulis/{experiment}"),
-        message,
-    }
+fn err(
+    experiment: &'static str,
+    source: impl Into<Box<dyn std::error::Error + Send + Sync>>,
+) -> ReproError {
+    ReproError::library(
+        ExperimentId {
+            paper: Paper::Stamoulis,
+            id: experiment,
+        },
+        source,
+    )
+}
+
+fn check(experiment: &'static str, failure: impl Into<String>) -> ReproError {
+    ReproError::check(
+        ExperimentId {
+            paper: Paper::Stamoulis,
+            id: experiment,
+        },
+        failure,
+    )
 }
 
 /// The two schemes compared.
@@ -86,8 +102,8 @@ struct Simulators {
 
 impl Simulators {
     /// Both schemes (`direct`), or the multinode-broadcast trees only (for their shapes).
-    fn new(id: &str, dims: &[u32], direct: bool) -> Result<Self, ReproError> {
-        let e = |x: fatnet::online::packet::PacketError| err(id, x.to_string());
+    fn new(id: &'static str, dims: &[u32], direct: bool) -> Result<Self, ReproError> {
+        let e = |x: fatnet::online::packet::PacketError| err(id, x);
         Ok(Simulators {
             dims: dims.to_vec(),
             direct: dims
@@ -111,7 +127,7 @@ impl Simulators {
     /// One run of `scheme` at (d, ρ).
     fn run(
         &self,
-        id: &str,
+        id: &'static str,
         scheme: Scheme,
         d: u32,
         rho: f64,
@@ -130,9 +146,9 @@ impl Simulators {
             Scheme::Sas85 => self.direct[k].simulate(&config),
             Scheme::Mnb => self.mnb[k].simulate(&config, PeriodicDiscipline::LabelPriority),
         }
-        .map_err(|e| err(id, e.to_string()))?;
+        .map_err(|e| err(id, e))?;
         if !matches!(r.outcome, fatnet::online::packet::Outcome::Delivered) {
-            return Err(err(
+            return Err(check(
                 id,
                 format!("{} d = {d}, ρ = {rho}: {:?}", scheme.name(), r.outcome),
             ));
@@ -183,7 +199,7 @@ struct Point {
 /// Runs every (scheme, d, ρ) of `grid`, `trials` runs each, as one parallel batch (trial `i`
 /// of point `k` has the seed derived from `seed` and `k·trials + i`).
 fn run_grid(
-    id: &str,
+    id: &'static str,
     sims: &Simulators,
     grid: &[(Scheme, u32, f64)],
     horizon: u64,

@@ -33,8 +33,8 @@ use crate::figure::point;
 use crate::greenberg_oh::Stat;
 use crate::runner::{student_t_995, try_run_trials};
 use crate::{
-    Cell, Detail, Effort, Experiment, Figure, Paper, ReproError, Series, Table, Value, Verdict,
-    detail,
+    Cell, Detail, Effort, Experiment, ExperimentId, Figure, Paper, ReproError, Series, Table,
+    Value, Verdict, detail,
 };
 
 /// Master seed of the experiment.
@@ -74,11 +74,18 @@ impl Scheme {
     }
 }
 
-fn err(message: String) -> ReproError {
-    ReproError::Experiment {
-        experiment: format!("stamoulis/{ID}"),
-        message,
-    }
+/// The experiment, as its errors name it.
+const EXPERIMENT: ExperimentId = ExperimentId {
+    paper: Paper::Stamoulis,
+    id: "fig7_7_schemes",
+};
+
+fn err(source: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> ReproError {
+    ReproError::library(EXPERIMENT, source)
+}
+
+fn check(failure: impl Into<String>) -> ReproError {
+    ReproError::check(EXPERIMENT, failure)
 }
 
 /// λ per node at load ρ: ρd/(2^d − 1).
@@ -182,8 +189,7 @@ impl Experiment for Figure7_7Schemes {
             Effort::Quick => (4, 7),
         };
         let ds: Vec<u32> = (MIN_D..=max_d).collect();
-        let build =
-            |d: u32, family| DirectScheme::with_trees(d, family).map_err(|e| err(e.to_string()));
+        let build = |d: u32, family| DirectScheme::with_trees(d, family).map_err(err);
         let direct: Vec<DirectScheme> = ds
             .iter()
             .map(|&d| build(d, TreeFamily::Rotated))
@@ -219,13 +225,13 @@ impl Experiment for Figure7_7Schemes {
                         batches: 1,
                         seed,
                     })
-                    .map_err(|e| err(e.to_string()))?;
+                    .map_err(err)?;
                     return Ok((r.queue_size, r.measured));
                 }
             }
-            .map_err(|e| err(e.to_string()))?;
+            .map_err(err)?;
             if !matches!(report.outcome, Outcome::Delivered) {
-                return Err(err(format!(
+                return Err(check(format!(
                     "{} d = {d}: {:?}",
                     scheme.name(),
                     report.outcome
@@ -247,7 +253,7 @@ impl Experiment for Figure7_7Schemes {
             points
                 .iter()
                 .find(|p| p.scheme == s && p.d == d)
-                .ok_or_else(|| err(format!("no point for {} at d = {d}", s.name())))
+                .ok_or_else(|| check(format!("no point for {} at d = {d}", s.name())))
         };
 
         let mut cells = Vec::new();
@@ -256,9 +262,8 @@ impl Experiment for Figure7_7Schemes {
             let (lo, hi) = interval(p.q.mean, p.q.half99);
             let i = forwarding_nodes(p.scheme, d, &flood[(d - MIN_D) as usize]);
             let little = lambda(d) * (i + 0.5);
-            let printed = broadcast::prop_7_5_printed(d, RHO).map_err(|e| err(e.to_string()))?;
-            let corrected =
-                broadcast::prop_7_5_corrected(d, RHO).map_err(|e| err(e.to_string()))?;
+            let printed = broadcast::prop_7_5_printed(d, RHO).map_err(err)?;
+            let corrected = broadcast::prop_7_5_corrected(d, RHO).map_err(err)?;
             let estimate = Estimate::new(p.q.mean, p.q.half99, p.q.n, 99, 3);
             let base = detail![
                 ..estimate.interval(),

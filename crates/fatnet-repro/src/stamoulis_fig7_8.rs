@@ -30,7 +30,8 @@ use crate::cell::{Estimate, field, fixed};
 use crate::figure::point;
 use crate::runner::try_run_trials;
 use crate::{
-    Cell, Effort, Experiment, Figure, Paper, ReproError, Series, Table, Value, Verdict, detail,
+    Cell, Effort, Experiment, ExperimentId, Figure, Paper, ReproError, Series, Table, Value,
+    Verdict, detail,
 };
 
 /// Master seed of Figure 7.8.
@@ -57,11 +58,14 @@ struct RunResult {
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Figure7_8;
 
-fn err(message: String) -> ReproError {
-    ReproError::Experiment {
-        experiment: "stamoulis/fig7_8".into(),
-        message,
-    }
+/// The experiment, as its errors name it.
+const EXPERIMENT: ExperimentId = ExperimentId {
+    paper: Paper::Stamoulis,
+    id: "fig7_8",
+};
+
+fn err(source: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> ReproError {
+    ReproError::library(EXPERIMENT, source)
 }
 
 fn mean(v: &[f64]) -> f64 {
@@ -102,7 +106,7 @@ impl Experiment for Figure7_8 {
                 batches: 1,
                 seed,
             })
-            .map_err(|e| err(e.to_string()))?;
+            .map_err(err)?;
             Ok::<_, ReproError>(RunResult {
                 m: r.max_queue,
                 q: r.queue_size,

@@ -27,18 +27,32 @@ use crate::figure::point;
 use crate::greenberg_oh::Stat;
 use crate::runner::try_run_trials;
 use crate::{
-    Cell, Detail, Effort, Experiment, Figure, Paper, ReproError, Series, Table, Value, Verdict,
-    detail,
+    Cell, Detail, Effort, Experiment, ExperimentId, Figure, Paper, ReproError, Series, Table,
+    Value, Verdict, detail,
 };
 
 /// Master seed of the greedy-routing grid.
 pub const SEED: u64 = 5;
 
-fn err(message: String) -> ReproError {
-    ReproError::Experiment {
-        experiment: "stamoulis/greedy".into(),
-        message,
-    }
+/// The experiment, as its errors name it.
+const EXPERIMENT: ExperimentId = ExperimentId {
+    paper: Paper::Stamoulis,
+    id: "greedy",
+};
+
+fn err(source: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> ReproError {
+    ReproError::library(EXPERIMENT, source)
+}
+
+fn err_in(
+    context: impl std::fmt::Display,
+    source: impl Into<Box<dyn std::error::Error + Send + Sync>>,
+) -> ReproError {
+    ReproError::library_in(EXPERIMENT, context, source)
+}
+
+fn check(failure: impl Into<String>) -> ReproError {
+    ReproError::check(EXPERIMENT, failure)
 }
 
 /// A Poisson(`mean`) draw by inversion (means here are below 10).
@@ -66,8 +80,7 @@ fn greedy_run(
     batches: u64,
     seed: u64,
 ) -> Result<(Vec<f64>, u64), ReproError> {
-    let net = PacketNet::new(Hypercube::new(u64::from(d)).map_err(|e| err(e.to_string()))?)
-        .map_err(|e| err(e.to_string()))?;
+    let net = PacketNet::new(Hypercube::new(u64::from(d)).map_err(err)?).map_err(err)?;
     let n = 1u32 << d;
     let lambda = rho / p;
     let mut rng = Pcg64::seed_from_u64(seed);
@@ -90,9 +103,12 @@ fn greedy_run(
         }
     }
     let config = PacketConfig::output_queued_unit(ScanPolicy::RoundRobin);
-    let r = simulate(&net, &injections, &config, rng.random()).map_err(|e| err(e.to_string()))?;
+    let r = simulate(&net, &injections, &config, rng.random()).map_err(err)?;
     if !r.finished() {
-        return Err(err(format!("d = {d}, ρ = {rho}, p = {p}: {:?}", r.outcome)));
+        return Err(check(format!(
+            "d = {d}, ρ = {rho}, p = {p}: {:?}",
+            r.outcome
+        )));
     }
     let lat = r.latencies.unwrap_or_default();
     let per = (horizon - warmup).div_ceil(batches).max(1);
@@ -165,7 +181,7 @@ impl Experiment for GreedyGrid {
             let half = t * s.sd / (s.n as f64).sqrt();
             let dp = f64::from(d) * p;
             let b = greedy::slotted_delay_bounds(Network::Hypercube, d, rho / p, p, 1.0)
-                .map_err(|e| err(e.to_string()))?;
+                .map_err(err)?;
             let (lower, upper, exact) = (b.lower, b.upper, b.exact);
             let estimate = Estimate::new(s.mean, half, s.n, 99, 3);
             let (paper, verdict) = match exact {
@@ -274,7 +290,7 @@ impl Experiment for Figure5_3 {
                 confidence: 0.99,
                 seed: crate::derive_seed(FIG5_3_SEED, u64::from(d)),
             })
-            .map_err(|e| err(format!("d = {d}, {scheme:?}: {e}")))
+            .map_err(|e| err_in(format!("d = {d}, {scheme:?}"), e))
         })?;
         let mut cells = Vec::new();
         let mut adaptive_below = 0;
@@ -283,7 +299,7 @@ impl Experiment for Figure5_3 {
             let q = r.delay_mean - dp;
             let half = r.delay_half_width;
             let b = greedy::slotted_delay_bounds(Network::Hypercube, d, lambda, FIG_P, 1.0)
-                .map_err(|e| err(e.to_string()))?;
+                .map_err(err)?;
             let lower = b.lower - dp;
             let claimed = b.claimed_lower.unwrap_or(f64::NAN) - dp;
             let upper = b.upper - dp;
@@ -484,7 +500,7 @@ impl Experiment for ContinuousGrid {
                 seed,
                 window: None,
             })
-            .map_err(|e| err(format!("{network:?} d = {d}, ρ = {rho}, p = {p}: {e}")))
+            .map_err(|e| err_in(format!("{network:?} d = {d}, ρ = {rho}, p = {p}"), e))
         })?;
         let mut cells = Vec::new();
         let mut claimed_fails = 0;
@@ -493,8 +509,7 @@ impl Experiment for ContinuousGrid {
                 GreedyNetwork::Hypercube => Network::Hypercube,
                 GreedyNetwork::Butterfly => Network::Butterfly,
             };
-            let b =
-                greedy::delay_bounds(net, d, r.config.lambda, p).map_err(|e| err(e.to_string()))?;
+            let b = greedy::delay_bounds(net, d, r.config.lambda, p).map_err(err)?;
             let key = vec![
                 match network {
                     GreedyNetwork::Hypercube => "hypercube".into(),
@@ -638,13 +653,13 @@ impl Experiment for ButterflySlotted {
                 confidence: 0.99,
                 seed,
             })
-            .map_err(|e| err(format!("butterfly d = {d}, ρ = {rho}, p = {p}: {e}")))
+            .map_err(|e| err_in(format!("butterfly d = {d}, ρ = {rho}, p = {p}"), e))
         })?;
         let mut cells = Vec::new();
         let mut raised = 0;
         for (&(d, rho, p), r) in grid.iter().zip(&runs) {
             let b = greedy::slotted_delay_bounds(Network::Butterfly, d, r.config.lambda, p, 1.0)
-                .map_err(|e| err(e.to_string()))?;
+                .map_err(err)?;
             raised += usize::from(b.lower_source.contains("5.18"));
             let (cell, _) = bound_cell(
                 vec![d.into(), fixed(rho, 1), fixed(p, 2)],

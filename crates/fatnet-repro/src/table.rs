@@ -158,7 +158,8 @@ pub trait Tabular: Experiment {
     ///
     /// # Errors
     ///
-    /// [`ReproError::Experiment`] when the library rejects the experiment's parameters.
+    /// [`ReproError::Experiment`] when the library rejects the experiment's parameters,
+    /// [`ReproError::ExperimentCheck`] when a check of the experiment's own fails.
     fn compute(&self, effort: Effort) -> Result<Vec<Self::Row>, ReproError>;
 
     /// The cells of one computed row, with their verdicts.

@@ -19,7 +19,8 @@
 use fatnet::topology::{FoldedClos, Topology};
 
 use crate::{
-    Cell, Effort, Experiment, Frame, Paper, ReproError, Table, Tabular, Verdict, detail, tabulate,
+    Cell, Effort, Experiment, ExperimentId, Frame, Paper, ReproError, Table, Tabular, Verdict,
+    detail, tabulate,
 };
 
 /// A value printed in the paper, with the implementation notes' remark if they flag it.
@@ -143,16 +144,21 @@ impl Tabular for TableOne {
     }
 
     fn compute(&self, _effort: Effort) -> Result<Vec<Sizes>, ReproError> {
-        let err = |message: String| ReproError::Experiment {
-            experiment: "yuan/table1".to_string(),
-            message,
+        const EXPERIMENT: ExperimentId = ExperimentId {
+            paper: Paper::Yuan,
+            id: "table1",
         };
+        let err = |e: fatnet::topology::TopologyError| ReproError::library(EXPERIMENT, e);
         ROWS.iter()
             .map(|row| {
-                let n = n_for_radix(row.radix)
-                    .ok_or_else(|| err(format!("radix {} is not of the form n+n²", row.radix)))?;
-                let nb = FoldedClos::nonblocking(n).map_err(|e| err(e.to_string()))?;
-                let ft = FoldedClos::two_level_mport(row.radix).map_err(|e| err(e.to_string()))?;
+                let n = n_for_radix(row.radix).ok_or_else(|| {
+                    ReproError::check(
+                        EXPERIMENT,
+                        format!("radix {} is not of the form n+n²", row.radix),
+                    )
+                })?;
+                let nb = FoldedClos::nonblocking(n).map_err(err)?;
+                let ft = FoldedClos::two_level_mport(row.radix).map_err(err)?;
                 Ok(Sizes {
                     row,
                     n,

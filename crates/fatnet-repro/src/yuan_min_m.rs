@@ -25,7 +25,7 @@ use fatnet::offline::clos::{
 use fatnet::topology::FoldedClos;
 
 use crate::cell::{Detail, range};
-use crate::{Cell, Effort, Experiment, Paper, ReproError, Table, Verdict, detail};
+use crate::{Cell, Effort, Experiment, ExperimentId, Paper, ReproError, Table, Verdict, detail};
 
 /// Budget of the exhaustive search: about a second per undecided value of `m` in a debug
 /// build; enough to decide every case but `(4, 3)`, `m = 7`.
@@ -100,15 +100,18 @@ const YUAN: [(u32, u32); 6] = [(2, 3), (2, 5), (3, 7), (4, 9), (4, 20), (6, 42)]
 #[derive(Clone, Copy, Debug, Default)]
 pub struct MinM;
 
-fn err(message: String) -> ReproError {
-    ReproError::Experiment {
-        experiment: "yuan/min_m".into(),
-        message,
-    }
+/// The experiment, as its errors name it.
+const EXPERIMENT: ExperimentId = ExperimentId {
+    paper: Paper::Yuan,
+    id: "min_m",
+};
+
+fn err(source: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> ReproError {
+    ReproError::library(EXPERIMENT, source)
 }
 
 fn ftree(n: u32, m: u32, r: u32) -> Result<FoldedClos, ReproError> {
-    FoldedClos::new(u64::from(n), u64::from(m), u64::from(r)).map_err(|e| err(e.to_string()))
+    FoldedClos::new(u64::from(n), u64::from(m), u64::from(r)).map_err(err)
 }
 
 /// How the search decided each value.
@@ -136,7 +139,7 @@ fn min_m_cells(cells: &mut Vec<Cell>) -> Result<(), ReproError> {
         let big_r = r > 2 * n;
         let n2 = n * n;
         if n >= 2 {
-            let cap = top_capacity(n, r, &SEARCH).map_err(|e| err(e.to_string()))?;
+            let cap = top_capacity(n, r, &SEARCH).map_err(err)?;
             let bound = lemma2_bound(n, r);
             let (paper, verdict, detail) = if big_r {
                 (
@@ -166,7 +169,7 @@ fn min_m_cells(cells: &mut Vec<Cell>) -> Result<(), ReproError> {
                 note: String::new(),
             });
         }
-        let res = min_top_switches(n, r, &SEARCH).map_err(|e| err(e.to_string()))?;
+        let res = min_top_switches(n, r, &SEARCH).map_err(err)?;
         let ours = match res.exact() {
             Some(m) => m.into(),
             None => range(res.lower, res.upper),
@@ -206,8 +209,8 @@ fn routing_cells(cells: &mut Vec<Cell>) -> Result<(), ReproError> {
     for (n, m, r, label) in DMODM {
         let clos = ftree(n, m, r)?;
         let routing = DModM::new(&clos);
-        let report = check_nonblocking(&clos, &routing).map_err(|e| err(e.to_string()))?;
-        let worst = worst_contention(&clos, &routing).map_err(|e| err(e.to_string()))?;
+        let report = check_nonblocking(&clos, &routing).map_err(err)?;
+        let worst = worst_contention(&clos, &routing).map_err(err)?;
         let ours: crate::Value = match &report.counterexample {
             Some(cx) => {
                 let verified = verify_counterexample(&clos, &routing, cx);
@@ -268,9 +271,9 @@ fn routing_cells(cells: &mut Vec<Cell>) -> Result<(), ReproError> {
     for (n, r) in YUAN {
         let m = n * n;
         let clos = ftree(n, m, r)?;
-        let routing = YuanRouting::new(&clos).map_err(|e| err(e.to_string()))?;
-        let report = check_nonblocking(&clos, &routing).map_err(|e| err(e.to_string()))?;
-        let worst = worst_contention(&clos, &routing).map_err(|e| err(e.to_string()))?;
+        let routing = YuanRouting::new(&clos).map_err(err)?;
+        let report = check_nonblocking(&clos, &routing).map_err(err)?;
+        let worst = worst_contention(&clos, &routing).map_err(err)?;
         let ours = if report.is_nonblocking() {
             "nonblocking"
         } else {

@@ -29,7 +29,10 @@ use fatnet::offline::clos::{
 use fatnet::topology::FoldedClos;
 use fatnet::traffic::{Message, MessageSet};
 
-use crate::{Cell, Detail, Effort, Experiment, Paper, ReproError, Table, Value, Verdict, detail};
+use crate::{
+    Cell, Detail, Effort, Experiment, ExperimentId, Paper, ReproError, Table, Value, Verdict,
+    detail,
+};
 
 /// The networks `(n, m, r)`, each with committed OpenSM dumps in `ftree-N-M-R/`.
 pub const NETWORKS: [(u32, u32, u32); 4] = [(2, 4, 4), (2, 3, 5), (3, 6, 6), (3, 9, 12)];
@@ -49,11 +52,21 @@ pub struct OpenSm;
 
 const ID: &str = "opensm";
 
-fn err(message: String) -> ReproError {
-    ReproError::Experiment {
-        experiment: format!("yuan/{ID}"),
-        message,
-    }
+/// The experiment, as its errors name it.
+const EXPERIMENT: ExperimentId = ExperimentId {
+    paper: Paper::Yuan,
+    id: "opensm",
+};
+
+fn err(source: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> ReproError {
+    ReproError::library(EXPERIMENT, source)
+}
+
+fn err_in(
+    context: impl std::fmt::Display,
+    source: impl Into<Box<dyn std::error::Error + Send + Sync>>,
+) -> ReproError {
+    ReproError::library_in(EXPERIMENT, context, source)
 }
 
 /// What Yuan's theorems say about every single-path deterministic routing of a network.
@@ -178,36 +191,35 @@ fn shifts_text(loads: impl Iterator<Item = (u32, u32)>) -> Detail {
 
 /// The OpenSM dumps of `engine` on `ftree-N-M-R`, CAs in processor order by GUID.
 fn read_opensm(dir: &Path, engine: &str, processors: u32) -> Result<Fabric, ReproError> {
-    let fail = |e: String| err(format!("{}: {e}", dir.display()));
-    let lst = read_text(&dir.join("opensm-subnet.lst")).map_err(|e| fail(e.to_string()))?;
+    let fail = |e: Box<dyn std::error::Error + Send + Sync>| err_in(dir.display(), e);
+    let lst = read_text(&dir.join("opensm-subnet.lst")).map_err(|e| fail(e.into()))?;
     let (fabric, _) =
-        opensm::parse_subnet_lst(&lst, "opensm-subnet.lst").map_err(|e| fail(e.to_string()))?;
+        opensm::parse_subnet_lst(&lst, "opensm-subnet.lst").map_err(|e| fail(e.into()))?;
     let file = format!("{engine}/opensm-lfts.dump");
-    let dump = read_text(&dir.join(&file)).map_err(|e| fail(e.to_string()))?;
-    let (tables, _) = opensm::parse_lfts(&dump, &file).map_err(|e| fail(e.to_string()))?;
-    let fabric = opensm::attach_tables(fabric, &tables, &file).map_err(|e| fail(e.to_string()))?;
+    let dump = read_text(&dir.join(&file)).map_err(|e| fail(e.into()))?;
+    let (tables, _) = opensm::parse_lfts(&dump, &file).map_err(|e| fail(e.into()))?;
+    let fabric = opensm::attach_tables(fabric, &tables, &file).map_err(|e| fail(e.into()))?;
     let order = export::ca_order_by_index(&fabric, processors)
         .ok_or_else(|| fail("a CA GUID of the export is missing".into()))?;
-    fabric.with_ca_order(order).map_err(|e| fail(e.to_string()))
+    fabric.with_ca_order(order).map_err(|e| fail(e.into()))
 }
 
 /// Whether OpenSM's ftree CA order (`ftree/opensm-ftree-ca-order.dump`) is processor order.
 fn ftree_order_is_processor_order(dir: &Path, processors: u32) -> Result<bool, ReproError> {
-    let fail = |e: String| err(format!("{}: {e}", dir.display()));
-    let lst = read_text(&dir.join("opensm-subnet.lst")).map_err(|e| fail(e.to_string()))?;
+    let fail = |e: Box<dyn std::error::Error + Send + Sync>| err_in(dir.display(), e);
+    let lst = read_text(&dir.join("opensm-subnet.lst")).map_err(|e| fail(e.into()))?;
     let (fabric, _) =
-        opensm::parse_subnet_lst(&lst, "opensm-subnet.lst").map_err(|e| fail(e.to_string()))?;
+        opensm::parse_subnet_lst(&lst, "opensm-subnet.lst").map_err(|e| fail(e.into()))?;
     let file = "ftree/opensm-ftree-ca-order.dump";
-    let text = read_text(&dir.join(file)).map_err(|e| fail(e.to_string()))?;
-    let (fabric, _) =
-        opensm::apply_ca_order(fabric, &text, file).map_err(|e| fail(e.to_string()))?;
+    let text = read_text(&dir.join(file)).map_err(|e| fail(e.into()))?;
+    let (fabric, _) = opensm::apply_ca_order(fabric, &text, file).map_err(|e| fail(e.into()))?;
     let ours = export::ca_order_by_index(&fabric, processors);
     Ok(ours.as_deref() == Some(fabric.ca_order()))
 }
 
 /// Lemma 1, the worst case and the shifts of an offline routing, by `fatnet::offline::clos`.
 fn offline(clos: &FoldedClos, routing: &impl ClosRouting) -> Result<RowResult, ReproError> {
-    let e = |x: fatnet::offline::OfflineError| err(x.to_string());
+    let e = |x: fatnet::offline::OfflineError| err(x);
     let report = check_nonblocking(clos, routing).map_err(e)?;
     let worst = worst_contention(clos, routing).map_err(e)?;
     let p = clos.ports();
@@ -230,8 +242,7 @@ fn offline(clos: &FoldedClos, routing: &impl ClosRouting) -> Result<RowResult, R
     };
     let worst_detail = match worst.link {
         Some(l) => {
-            let perm =
-                MessageSet::new(p, worst.permutation.clone()).map_err(|x| err(x.to_string()))?;
+            let perm = MessageSet::new(p, worst.permutation.clone()).map_err(err)?;
             let sim = simulate_routing(clos, routing, &perm).map_err(e)?;
             detail![
                 worst.contention,
@@ -249,7 +260,7 @@ fn offline(clos: &FoldedClos, routing: &impl ClosRouting) -> Result<RowResult, R
     let mut loads = Vec::new();
     for k in 1..p {
         let shift = MessageSet::new(p, (0..p).map(|i| Message::new(i, (i + k) % p)).collect())
-            .map_err(|x| err(x.to_string()))?;
+            .map_err(err)?;
         let sim = simulate_routing(clos, routing, &shift).map_err(e)?;
         loads.push((k, sim.max_load.max(1)));
     }
@@ -265,8 +276,7 @@ fn offline(clos: &FoldedClos, routing: &impl ClosRouting) -> Result<RowResult, R
 }
 
 fn rows(n: u32, m: u32, r: u32) -> Result<(Vec<Row>, String), ReproError> {
-    let clos = FoldedClos::new(u64::from(n), u64::from(m), u64::from(r))
-        .map_err(|e| err(e.to_string()))?;
+    let clos = FoldedClos::new(u64::from(n), u64::from(m), u64::from(r)).map_err(err)?;
     let p = clos.ports();
     let dir = fixtures().join(format!("ftree-{n}-{m}-{r}"));
     let blocks = match theory(n, m, r) {
@@ -277,7 +287,7 @@ fn rows(n: u32, m: u32, r: u32) -> Result<(Vec<Row>, String), ReproError> {
     let mut out = Vec::new();
     for engine in ENGINES {
         let fabric = read_opensm(&dir, engine, p)?;
-        let a = analyze(&fabric).map_err(|e| err(e.to_string()))?;
+        let a = analyze(&fabric).map_err(err)?;
         let s = a.routes.summary();
         let routes = detail![
             Value::Ratio {
@@ -311,7 +321,7 @@ fn rows(n: u32, m: u32, r: u32) -> Result<(Vec<Row>, String), ReproError> {
     // Yuan's n² routing: source-dependent, so no destination-based table can hold it.
     let n2 = n * n;
     if m >= n2 {
-        let routing = YuanRouting::new(&clos).map_err(|e| err(e.to_string()))?;
+        let routing = YuanRouting::new(&clos).map_err(err)?;
         out.push(Row {
             routing: "Yuan n² routing (offline)".into(),
             result: Some(offline(&clos, &routing)?),
@@ -329,8 +339,8 @@ fn rows(n: u32, m: u32, r: u32) -> Result<(Vec<Row>, String), ReproError> {
     // d-mod-m, offline and as forwarding tables.
     let dmodm = DModM::new(&clos);
     let res = offline(&clos, &dmodm)?;
-    let fabric = from_folded_clos(&clos, &dmodm).map_err(|e| err(e.to_string()))?;
-    let a = analyze(&fabric).map_err(|e| err(e.to_string()))?;
+    let fabric = from_folded_clos(&clos, &dmodm).map_err(err)?;
+    let a = analyze(&fabric).map_err(err)?;
     let agree = a.lemma1.is_nonblocking() == res.nonblocking
         && a.worst.contention == res.worst
         && a.shifts.iter().filter(|s| s.max_load <= 1).count() == res.shifts_free;

@@ -27,8 +27,8 @@ use crate::figure::point;
 use crate::greenberg_oh::Stat;
 use crate::runner::try_run_trials;
 use crate::{
-    Cell, Detail, Effort, Experiment, ExperimentId, Figure, Paper, ReproError, Series, Table,
-    Value, Verdict, detail,
+    Cell, Detail, Effort, Experiment, ExperimentId, Figure, Frame, Paper, ReproError, Series,
+    Table, Tabular, Value, Verdict, detail, tabulate,
 };
 
 /// Master seed of the greedy-routing grid.
@@ -153,6 +153,35 @@ impl Experiment for GreedyGrid {
     }
 
     fn run(&self, effort: Effort) -> Result<Table, ReproError> {
+        tabulate(self, effort)
+    }
+}
+
+/// One computed cell of the greedy grid: the run's batch means against the bounds.
+#[derive(Debug)]
+pub struct GridPoint {
+    d: u32,
+    rho: f64,
+    p: f64,
+    /// The batch means' summary and the 99% half-width.
+    stat: Stat,
+    half: f64,
+    measured: u64,
+    bounds: greedy::DelayBounds,
+}
+
+impl Tabular for GreedyGrid {
+    type Row = GridPoint;
+
+    fn frame(&self) -> Frame {
+        Frame {
+            title: "Stamoulis, chapter 5: mean delay of slotted greedy routing on the d-cube against dp + pρ/(2(1 − ρ)) ≤ T̄ ≤ dp/(1 − ρ) + 1".into(),
+            key_columns: vec!["d".into(), "ρ".into(), "p".into()],
+            detail_column: "99% CI and the bounds".into(),
+        }
+    }
+
+    fn compute(&self, effort: Effort) -> Result<Vec<GridPoint>, ReproError> {
         // About `budget` packets per cell, at least 2,000 slots (the quick form leaves out
         // d = 8, whose short runs would not reach steady state at ρ = 0.8).
         let (budget, dims): (f64, &[u32]) = match effort {
@@ -175,56 +204,72 @@ impl Experiment for GreedyGrid {
             greedy_run(d, rho, p, horizon, horizon / 10, batches, seed)
         })?;
         let t = crate::runner::student_t_995(batches - 1).unwrap_or(f64::NAN);
-        let mut cells = Vec::new();
-        for (&(d, rho, p), (means, measured)) in grid.iter().zip(&runs) {
-            let s = Stat::of(means);
-            let half = t * s.sd / (s.n as f64).sqrt();
-            let dp = f64::from(d) * p;
-            let b = greedy::slotted_delay_bounds(Network::Hypercube, d, rho / p, p, 1.0)
-                .map_err(err)?;
-            let (lower, upper, exact) = (b.lower, b.upper, b.exact);
-            let estimate = Estimate::new(s.mean, half, s.n, 99, 3);
-            let (paper, verdict) = match exact {
-                Some(x) => (
-                    format!("{x:.3} (exact, p = 1)").into(),
-                    Verdict::holds((s.mean - x).abs() <= half),
-                ),
-                None => (
-                    interval(lower, upper, 3),
-                    Verdict::bound(s.mean + half >= lower && s.mean - half <= upper),
-                ),
-            };
-            cells.push(Cell {
-                key: vec![d.into(), fixed(rho, 1), fixed(p, 2)],
-                paper: Some(paper),
-                ours: estimate.into(),
-                detail: detail![
-                    ..estimate.interval(),
-                    " (",
-                    s.n,
-                    " batch means, ",
-                    *measured,
-                    " packets); bounds ",
-                    interval(lower, upper, 3),
-                    "; ",
-                    field("dp", fixed(dp, 2)),
-                ],
-                verdict,
-                note: String::new(),
-            });
-        }
-        Ok(Table {
-            paper: Paper::Stamoulis,
-            id: "greedy",
-            title: "Stamoulis, chapter 5: mean delay of slotted greedy routing on the d-cube against dp + pρ/(2(1 − ρ)) ≤ T̄ ≤ dp/(1 − ρ) + 1".into(),
-            key_columns: vec!["d".into(), "ρ".into(), "p".into()],
-            detail_column: "99% CI and the bounds".into(),
-            cells,
-            notes: vec![
+        grid.iter()
+            .zip(&runs)
+            .map(|(&(d, rho, p), (means, measured))| {
+                let stat = Stat::of(means);
+                Ok(GridPoint {
+                    d,
+                    rho,
+                    p,
+                    stat,
+                    half: t * stat.sd / (stat.n as f64).sqrt(),
+                    measured: *measured,
+                    bounds: greedy::slotted_delay_bounds(Network::Hypercube, d, rho / p, p, 1.0)
+                        .map_err(err)?,
+                })
+            })
+            .collect()
+    }
+
+    fn cells(&self, point: &GridPoint) -> Vec<Cell> {
+        let GridPoint {
+            d,
+            rho,
+            p,
+            stat: s,
+            half,
+            measured,
+            bounds: b,
+        } = *point;
+        let dp = f64::from(d) * p;
+        let (lower, upper, exact) = (b.lower, b.upper, b.exact);
+        let estimate = Estimate::new(s.mean, half, s.n, 99, 3);
+        let (paper, verdict) = match exact {
+            Some(x) => (
+                format!("{x:.3} (exact, p = 1)").into(),
+                Verdict::holds((s.mean - x).abs() <= half),
+            ),
+            None => (
+                interval(lower, upper, 3),
+                Verdict::bound(s.mean + half >= lower && s.mean - half <= upper),
+            ),
+        };
+        vec![Cell {
+            key: vec![d.into(), fixed(rho, 1), fixed(p, 2)],
+            paper: Some(paper),
+            ours: estimate.into(),
+            detail: detail![
+                ..estimate.interval(),
+                " (",
+                s.n,
+                " batch means, ",
+                measured,
+                " packets); bounds ",
+                interval(lower, upper, 3),
+                "; ",
+                field("dp", fixed(dp, 2)),
+            ],
+            verdict,
+            note: String::new(),
+        }]
+    }
+
+    fn notes(&self, _effort: Effort, _rows: &[GridPoint], _cells: &[Cell]) -> Vec<String> {
+        vec![
                 "Simulation: the output-queued packet engine (`Queueing::Output`, dimension order, random ties), Poisson(λ = ρ/p) batches per node at every slot boundary, destinations by flipping each bit with probability p (packets to themselves count with delay 0). Each cell is one run of about 2,000,000 packets (2,000 to 200,000 slots), the first tenth discarded, every packet run to delivery; the 99% interval is over 20 batch means by generation slot.".into(),
                 "The paper column is the bound interval: the continuous-time bounds of Props. 5.13 and 5.12 with T ≤ T̄ ≤ T + τ (§5.4, τ = 1; `fatnet_queueing::stamoulis::greedy::slotted_delay_bounds`); within bound if our interval meets it. For p = 1 the delay is exact (a discrete M/D/1 at the first arc, thesis (2.4)): match if it lies in our interval.".into(),
-            ],
-        })
+        ]
     }
 }
 

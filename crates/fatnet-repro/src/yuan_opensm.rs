@@ -30,8 +30,8 @@ use fatnet::topology::FoldedClos;
 use fatnet::traffic::{Message, MessageSet};
 
 use crate::{
-    Cell, Detail, Effort, Experiment, ExperimentId, Paper, ReproError, Table, Value, Verdict,
-    detail,
+    Cell, Detail, Effort, Experiment, ExperimentId, Frame, Paper, ReproError, Table, Tabular,
+    Value, Verdict, detail, tabulate,
 };
 
 /// The networks `(n, m, r)`, each with committed OpenSM dumps in `ftree-N-M-R/`.
@@ -95,6 +95,7 @@ fn theory(n: u32, m: u32, r: u32) -> Theory {
 }
 
 /// One routing's three numbers and how they were obtained.
+#[derive(Debug)]
 struct Row {
     routing: String,
     /// `None` when the routing does not exist on this network.
@@ -105,6 +106,7 @@ struct Row {
     expect_nonblocking: Option<(bool, String)>,
 }
 
+#[derive(Debug)]
 struct RowResult {
     nonblocking: bool,
     lemma1_detail: Detail,
@@ -361,16 +363,16 @@ fn rows(n: u32, m: u32, r: u32) -> Result<(Vec<Row>, String), ReproError> {
     Ok((out, context))
 }
 
-fn cells_of(network: &str, row: Row, cells: &mut Vec<Cell>) {
+fn cells_of(network: &str, row: &Row, cells: &mut Vec<Cell>) {
     let key = |q: &str| vec![network.into(), row.routing.clone().into(), q.into()];
-    let Some(res) = row.result else {
+    let Some(res) = &row.result else {
         cells.push(Cell {
             key: key("nonblocking (Lemma 1)"),
             paper: None,
             ours: "—".into(),
             detail: Detail::new(),
             verdict: Verdict::NotInPaper,
-            note: row.note,
+            note: row.note.clone(),
         });
         return;
     };
@@ -385,9 +387,9 @@ fn cells_of(network: &str, row: Row, cells: &mut Vec<Cell>) {
         key: key("nonblocking (Lemma 1)"),
         paper,
         ours: if res.nonblocking { "yes" } else { "no" }.into(),
-        detail: res.lemma1_detail,
+        detail: res.lemma1_detail.clone(),
         verdict,
-        note: row.note,
+        note: row.note.clone(),
     });
     let (paper, verdict) = match &row.expect_nonblocking {
         Some((true, _)) => (Some("1 (Def. 2)".into()), Verdict::equal(res.worst, 1)),
@@ -398,7 +400,7 @@ fn cells_of(network: &str, row: Row, cells: &mut Vec<Cell>) {
         key: key("worst-case permutation contention (exact)"),
         paper,
         ours: res.worst.into(),
-        detail: res.worst_detail,
+        detail: res.worst_detail.clone(),
         verdict,
         note: String::new(),
     });
@@ -409,7 +411,7 @@ fn cells_of(network: &str, row: Row, cells: &mut Vec<Cell>) {
             numerator: res.shifts_free as u64,
             denominator: res.shifts as u64,
         },
-        detail: res.shifts_detail,
+        detail: res.shifts_detail.clone(),
         verdict: Verdict::NotInPaper,
         note: String::new(),
     });
@@ -432,30 +434,60 @@ impl Experiment for OpenSm {
         false
     }
 
-    fn run(&self, _effort: Effort) -> Result<Table, ReproError> {
-        let mut cells = Vec::new();
-        let mut contexts = Vec::new();
-        for (n, m, r) in NETWORKS {
-            let (rows, context) = rows(n, m, r)?;
-            let network = format!("ftree({n}+{m}, {r})");
-            for row in rows {
-                cells_of(&network, row, &mut cells);
-            }
-            contexts.push(context);
-        }
-        Ok(Table {
-            paper: Paper::Yuan,
-            id: ID,
+    fn run(&self, effort: Effort) -> Result<Table, ReproError> {
+        tabulate(self, effort)
+    }
+}
+
+/// One computed row: every routing analysed on one network.
+#[derive(Debug)]
+pub struct Network {
+    name: String,
+    routings: Vec<Row>,
+    /// The network's sizes and the table-routing bounds, for the notes.
+    context: String,
+}
+
+impl Tabular for OpenSm {
+    type Row = Network;
+
+    fn frame(&self) -> Frame {
+        Frame {
             title: "Yuan on a real subnet manager: OpenSM ftree, updn and minhop vs the n² routing vs d-mod-m on the same ftree(n+m, r)".into(),
             key_columns: vec!["network".into(), "routing".into(), "quantity".into()],
             detail_column: "how".into(),
-            cells,
-            notes: vec![
+        }
+    }
+
+    fn compute(&self, _effort: Effort) -> Result<Vec<Network>, ReproError> {
+        NETWORKS
+            .into_iter()
+            .map(|(n, m, r)| {
+                let (routings, context) = rows(n, m, r)?;
+                Ok(Network {
+                    name: format!("ftree({n}+{m}, {r})"),
+                    routings,
+                    context,
+                })
+            })
+            .collect()
+    }
+
+    fn cells(&self, network: &Network) -> Vec<Cell> {
+        let mut cells = Vec::new();
+        for row in &network.routings {
+            cells_of(&network.name, row, &mut cells);
+        }
+        cells
+    }
+
+    fn notes(&self, _effort: Effort, networks: &[Network], _cells: &[Cell]) -> Vec<String> {
+        let contexts: Vec<&str> = networks.iter().map(|n| n.context.as_str()).collect();
+        vec![
                 "OpenSM rows: forwarding tables of OpenSM 3.3.23 (`-R ftree|updn|minhop`) on the fabric simulated by ibsim 0.10, read from the dumps committed under `crates/fatnet-fabric/tests/fixtures/opensm/ftree-N-M-R/` (regenerate them with `scripts/opensm-loop.sh`, see the README there; this table never runs OpenSM). Every route between two CAs is traced through the tables; CAs are numbered by their exported GUIDs (CA x = 0x4341000000000000 | x<<8), i.e. Yuan's leaf x = v·n + k, not by OpenSM's LIDs. Switch `S-5357LL00IIII00` is level LL (01 bottom, 02 top), index IIII; its port p ≤ n leads to leaf p−1, port n+1+t to top t.".into(),
                 "Yuan's n² routing and d-mod-m are computed with `fatnet::offline::clos` (Lemma 1 checker, exact worst case by bipartite matching per link, simulator). The n² routing picks the top switch from the source's and the destination's local ports: it is source-dependent and cannot be a destination-based forwarding table with one LID per CA (it needs LMC, n LIDs per CA), which is why OpenSM cannot produce it. d-mod-m is destination-based; its tables are also built and traced like OpenSM's as a cross-check.".into(),
                 "Paper column: what Yuan's theorems say about the instance. Theorem 3: the n² routing is nonblocking for m ≥ n² (worst contention 1). Theorem 2 (r ≥ 2n+1, m < n²) and Theorem 1 (r ≤ 2n+1, m < ⌈(r−1)n/2⌉): every single-path deterministic routing blocks, which includes every table routing with one LID per CA (OpenSM here) and d-mod-m; then Lemma 1 gives a two-pair permutation with contention 2, so the worst case is ≥ 2. Elsewhere the paper says nothing about these routings: `not in paper`. Shifts are not in Yuan's paper: OpenSM's ftree engine claims shift permutations are congestion-free, and the column checks it.".into(),
                 format!("[ours, not the paper's] With one LID per CA every source of a bottom switch reaches a destination through the same uplink, so a nonblocking table routing needs a distinct top switch per outside destination: m ≥ (r−1)·n. d-mod-m is nonblocking iff m ≥ r·n (r ≥ 3). No network here meets either, so every table routing, OpenSM's included, must block on all of them, m = n² or not. Per network: {}.", contexts.join("; ")),
-            ],
-        })
+        ]
     }
 }

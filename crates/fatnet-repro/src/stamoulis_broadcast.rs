@@ -695,87 +695,6 @@ impl Experiment for Figure7_7 {
         true
     }
 
-    fn run(&self, effort: Effort) -> Result<Table, ReproError> {
-        use fatnet::online::indirect_broadcast::{IndirectConfig, simulate_indirect};
-        let (horizon, max_d) = match effort {
-            Effort::Full => (600_000u64, 12u32),
-            Effort::Quick => (60_000, 8),
-        };
-        let batches = 20u32;
-        let mut grid: Vec<(u32, f64)> = (2..=max_d).map(|d| (d, 0.3)).collect();
-        grid.extend([(5, 0.1), (5, 0.5), (6, 0.6)]);
-        let reports = try_run_trials(FIG7_7_SEED, grid.len() as u64, |i, seed| {
-            let (d, rho) = grid[i as usize];
-            simulate_indirect(&IndirectConfig {
-                d,
-                rho,
-                horizon,
-                warmup: horizon / 100,
-                batches,
-                seed,
-            })
-            .map_err(|e| err("fig7_7", e))
-        })?;
-        let mut cells = Vec::new();
-        let (mut printed_off, mut corrected_in) = (0, 0);
-        for (i, (&(d, rho), r)) in grid.iter().zip(&reports).enumerate() {
-            let scale = f64::from(d) / f64::from(1u32 << d);
-            let half = fatnet::queueing::stats::batch_means_half_width(&r.stored_batch_means, 0.99)
-                * scale;
-            let q = r.queue_size;
-            let printed = broadcast::prop_7_5_printed(d, rho).map_err(|e| err("fig7_7", e))?;
-            let corrected = broadcast::prop_7_5_corrected(d, rho).map_err(|e| err("fig7_7", e))?;
-            let inside = |x: f64| (q - x).abs() <= half;
-            let estimate = Estimate::new(q, half, u64::from(batches), 99, 3);
-            let verdict = if inside(printed) {
-                Verdict::Match
-            } else if inside(corrected) {
-                Verdict::SuspectedMisprint
-            } else {
-                Verdict::Mismatch
-            };
-            printed_off += usize::from(!inside(printed));
-            corrected_in += usize::from(inside(corrected));
-            cells.push(Cell {
-                key: vec![d.into(), fixed(rho, 1)],
-                paper: Some(fixed(printed, 3)),
-                ours: estimate.into(),
-                detail: detail![
-                    ..estimate.interval(),
-                    " (20 batches of the time average, ",
-                    r.packets,
-                    " packets of one tree, ",
-                    horizon,
-                    " slots); ",
-                    "corrected (notes) ",
-                    fixed(corrected, 3),
-                    "; ",
-                    field("(3d/4)ρ", fixed(0.75 * f64::from(d) * rho, 3)),
-                ],
-                verdict,
-                note: if inside(corrected) {
-                    "the corrected formula lies in our interval".into()
-                } else {
-                    recheck(d, rho, horizon, corrected, i)?
-                },
-            });
-        }
-        let n = cells.len();
-        Ok(Table {
-            paper: Paper::Stamoulis,
-            id: "fig7_7",
-            title: "Stamoulis, Prop. 7.5 and Figure 7.7: mean queue size Q of the indirect scheme, simulated, against the printed and the corrected formula".into(),
-            key_columns: vec!["d".into(), "ρ".into()],
-            detail_column: "99% CI, the corrected formula, (3d/4)ρ".into(),
-            cells,
-            notes: vec![
-                format!("The printed Prop. 7.5 lies outside our 99% interval in {printed_off} of {n} cells; the notes' correction (Little's law with the per-slot rate (λ/d)2^(d−1) per buffer, not the per-frame rate 3(λ/d)2^(d−1)) lies inside it in {corrected_in} of {n}. The verdict `MISMATCH (suspected misprint)` marks a cell where the printed value is outside and the corrected one inside. A cell whose interval misses the corrected formula too is run once more over ten times the slots (its own derived seed); the note column reports that run, the verdict stays the first run's (with {n} independent cells at 99%, at least one miss has probability {:.0}%).", (1.0 - 0.99f64.powi(n as i32)) * 100.0),
-                "Simulation: `fatnet_online::indirect_broadcast` (Rules A–E, tree T^(1), per-node rate λ/d = ρ/(2^d − 1)); Q = d·N/2^d with N the time average over the measured window of the tree's stored packets, by the thesis' convention (§6.4): a packet is stored at a node while that node still has to forward it, transmission slots included — from generation to the end of its first broadcast slot, then at every non-leaf node from reception to the end of its forwarding slot. The 99% interval is over 20 equal sub-windows.".into(),
-                "Figure 7.7 (`fig7_7/fig7_7.svg`) plots Q against d at ρ = 0.3: ours, the printed and the corrected formula, and the large-d limit (3d/4)ρ.".into(),
-            ],
-        })
-    }
-
     fn figures(&self, table: &Table) -> Vec<Figure> {
         let at = |c: &Cell| c.key[1] == "0.3";
         let d_of = |c: &Cell| c.key[0].shown().unwrap_or(f64::NAN);
@@ -829,6 +748,137 @@ impl Experiment for Figure7_7 {
             log_x: false,
             ..Figure::default()
         }]
+    }
+
+    fn run(&self, effort: Effort) -> Result<Table, ReproError> {
+        tabulate(self, effort)
+    }
+}
+
+/// One computed row of Figure 7.7: the simulated Q at one (d, ρ), the printed and corrected
+/// Prop. 7.5, and the long re-run's report where the interval misses the corrected formula.
+#[derive(Debug)]
+pub struct QueuePoint {
+    d: u32,
+    rho: f64,
+    horizon: u64,
+    packets: u64,
+    estimate: Estimate,
+    printed: f64,
+    corrected: f64,
+    recheck: Option<String>,
+}
+
+impl QueuePoint {
+    /// Whether `x` lies in our 99% interval.
+    fn inside(&self, x: f64) -> bool {
+        (self.estimate.mean - x).abs() <= self.estimate.half_width
+    }
+}
+
+impl Tabular for Figure7_7 {
+    type Row = QueuePoint;
+
+    fn frame(&self) -> Frame {
+        Frame {
+            title: "Stamoulis, Prop. 7.5 and Figure 7.7: mean queue size Q of the indirect scheme, simulated, against the printed and the corrected formula".into(),
+            key_columns: vec!["d".into(), "ρ".into()],
+            detail_column: "99% CI, the corrected formula, (3d/4)ρ".into(),
+        }
+    }
+
+    fn compute(&self, effort: Effort) -> Result<Vec<QueuePoint>, ReproError> {
+        use fatnet::online::indirect_broadcast::{IndirectConfig, simulate_indirect};
+        let (horizon, max_d) = match effort {
+            Effort::Full => (600_000u64, 12u32),
+            Effort::Quick => (60_000, 8),
+        };
+        let batches = 20u32;
+        let mut grid: Vec<(u32, f64)> = (2..=max_d).map(|d| (d, 0.3)).collect();
+        grid.extend([(5, 0.1), (5, 0.5), (6, 0.6)]);
+        let reports = try_run_trials(FIG7_7_SEED, grid.len() as u64, |i, seed| {
+            let (d, rho) = grid[i as usize];
+            simulate_indirect(&IndirectConfig {
+                d,
+                rho,
+                horizon,
+                warmup: horizon / 100,
+                batches,
+                seed,
+            })
+            .map_err(|e| err("fig7_7", e))
+        })?;
+        let mut rows = Vec::new();
+        for (i, (&(d, rho), r)) in grid.iter().zip(&reports).enumerate() {
+            let scale = f64::from(d) / f64::from(1u32 << d);
+            let half = fatnet::queueing::stats::batch_means_half_width(&r.stored_batch_means, 0.99)
+                * scale;
+            let mut row = QueuePoint {
+                d,
+                rho,
+                horizon,
+                packets: r.packets,
+                estimate: Estimate::new(r.queue_size, half, u64::from(batches), 99, 3),
+                printed: broadcast::prop_7_5_printed(d, rho).map_err(|e| err("fig7_7", e))?,
+                corrected: broadcast::prop_7_5_corrected(d, rho).map_err(|e| err("fig7_7", e))?,
+                recheck: None,
+            };
+            if !row.inside(row.corrected) {
+                row.recheck = Some(recheck(d, rho, horizon, row.corrected, i)?);
+            }
+            rows.push(row);
+        }
+        Ok(rows)
+    }
+
+    fn cells(&self, row: &QueuePoint) -> Vec<Cell> {
+        let QueuePoint {
+            d,
+            rho,
+            horizon,
+            packets,
+            estimate,
+            printed,
+            corrected,
+            ref recheck,
+        } = *row;
+        let verdict = if row.inside(printed) {
+            Verdict::Match
+        } else {
+            Verdict::differs(row.inside(corrected))
+        };
+        vec![Cell {
+            key: vec![d.into(), fixed(rho, 1)],
+            paper: Some(fixed(printed, 3)),
+            ours: estimate.into(),
+            detail: detail![
+                ..estimate.interval(),
+                " (20 batches of the time average, ",
+                packets,
+                " packets of one tree, ",
+                horizon,
+                " slots); ",
+                "corrected (notes) ",
+                fixed(corrected, 3),
+                "; ",
+                field("(3d/4)ρ", fixed(0.75 * f64::from(d) * rho, 3)),
+            ],
+            verdict,
+            note: recheck
+                .clone()
+                .unwrap_or_else(|| "the corrected formula lies in our interval".into()),
+        }]
+    }
+
+    fn notes(&self, _effort: Effort, rows: &[QueuePoint], _cells: &[Cell]) -> Vec<String> {
+        let printed_off = rows.iter().filter(|r| !r.inside(r.printed)).count();
+        let corrected_in = rows.iter().filter(|r| r.inside(r.corrected)).count();
+        let n = rows.len();
+        vec![
+                format!("The printed Prop. 7.5 lies outside our 99% interval in {printed_off} of {n} cells; the notes' correction (Little's law with the per-slot rate (λ/d)2^(d−1) per buffer, not the per-frame rate 3(λ/d)2^(d−1)) lies inside it in {corrected_in} of {n}. The verdict `MISMATCH (suspected misprint)` marks a cell where the printed value is outside and the corrected one inside. A cell whose interval misses the corrected formula too is run once more over ten times the slots (its own derived seed); the note column reports that run, the verdict stays the first run's (with {n} independent cells at 99%, at least one miss has probability {:.0}%).", (1.0 - 0.99f64.powi(n as i32)) * 100.0),
+                "Simulation: `fatnet_online::indirect_broadcast` (Rules A–E, tree T^(1), per-node rate λ/d = ρ/(2^d − 1)); Q = d·N/2^d with N the time average over the measured window of the tree's stored packets, by the thesis' convention (§6.4): a packet is stored at a node while that node still has to forward it, transmission slots included — from generation to the end of its first broadcast slot, then at every non-leaf node from reception to the end of its forwarding slot. The 99% interval is over 20 equal sub-windows.".into(),
+                "Figure 7.7 (`fig7_7/fig7_7.svg`) plots Q against d at ρ = 0.3: ours, the printed and the corrected formula, and the large-d limit (3d/4)ρ.".into(),
+        ]
     }
 }
 

@@ -508,6 +508,46 @@ impl Experiment for ContinuousGrid {
     }
 
     fn run(&self, effort: Effort) -> Result<Table, ReproError> {
+        tabulate(self, effort)
+    }
+}
+
+/// One computed row of the continuous-time grid: a run and the bounds at its parameters.
+#[derive(Debug)]
+pub struct ContinuousPoint {
+    network: fatnet::online::greedy_cube::GreedyNetwork,
+    d: u32,
+    rho: f64,
+    p: f64,
+    report: fatnet::online::greedy_cube::GreedyReport,
+    bounds: greedy::DelayBounds,
+}
+
+impl ContinuousPoint {
+    fn estimate(&self) -> Estimate {
+        let r = &self.report;
+        Estimate::new(
+            r.delay_mean,
+            r.delay_half_width,
+            u64::from(r.config.batches),
+            99,
+            3,
+        )
+    }
+}
+
+impl Tabular for ContinuousGrid {
+    type Row = ContinuousPoint;
+
+    fn frame(&self) -> Frame {
+        Frame {
+            title: "Stamoulis, chapter 5: mean delay of greedy routing in continuous time on the d-cube and the d-dimensional butterfly, beside the proved bounds".into(),
+            key_columns: vec!["network".into(), "d".into(), "ρ".into(), "p".into()],
+            detail_column: "99% CI, bounds' sources, the claimed lower bound".into(),
+        }
+    }
+
+    fn compute(&self, effort: Effort) -> Result<Vec<ContinuousPoint>, ReproError> {
         use fatnet::online::greedy_cube::{GreedyConfig, GreedyNetwork, steady_state};
         let (budget, dims): (f64, &[u32]) = match effort {
             Effort::Full => (3_000_000.0, &[3, 6, 10]),
@@ -547,63 +587,76 @@ impl Experiment for ContinuousGrid {
             })
             .map_err(|e| err_in(format!("{network:?} d = {d}, ρ = {rho}, p = {p}"), e))
         })?;
-        let mut cells = Vec::new();
-        let mut claimed_fails = 0;
-        for (&(network, d, rho, p), r) in grid.iter().zip(&runs) {
-            let net = match network {
-                GreedyNetwork::Hypercube => Network::Hypercube,
-                GreedyNetwork::Butterfly => Network::Butterfly,
-            };
-            let b = greedy::delay_bounds(net, d, r.config.lambda, p).map_err(err)?;
-            let key = vec![
-                match network {
-                    GreedyNetwork::Hypercube => "hypercube".into(),
-                    GreedyNetwork::Butterfly => "butterfly".into(),
-                },
-                d.into(),
-                fixed(rho, 1),
-                fixed(p, 2),
-            ];
-            let (cell, claimed_fail) = bound_cell(
-                key,
-                Estimate::new(
-                    r.delay_mean,
-                    r.delay_half_width,
-                    u64::from(r.config.batches),
-                    99,
-                    3,
-                ),
-                &b,
-                detail![r.measured, " packets, horizon ", float(r.config.horizon)],
-            );
-            claimed_fails += usize::from(claimed_fail);
-            cells.push(cell);
-        }
-        Ok(Table {
-            paper: Paper::Stamoulis,
-            id: "greedy_continuous",
-            title: "Stamoulis, chapter 5: mean delay of greedy routing in continuous time on the d-cube and the d-dimensional butterfly, beside the proved bounds".into(),
-            key_columns: vec!["network".into(), "d".into(), "ρ".into(), "p".into()],
-            detail_column: "99% CI, bounds' sources, the claimed lower bound".into(),
-            cells,
-            notes: vec![
+        grid.into_iter()
+            .zip(runs)
+            .map(|((network, d, rho, p), report)| {
+                let net = match network {
+                    GreedyNetwork::Hypercube => Network::Hypercube,
+                    GreedyNetwork::Butterfly => Network::Butterfly,
+                };
+                let bounds = greedy::delay_bounds(net, d, report.config.lambda, p).map_err(err)?;
+                Ok(ContinuousPoint {
+                    network,
+                    d,
+                    rho,
+                    p,
+                    report,
+                    bounds,
+                })
+            })
+            .collect()
+    }
+
+    fn cells(&self, point: &ContinuousPoint) -> Vec<Cell> {
+        use fatnet::online::greedy_cube::GreedyNetwork;
+        let ContinuousPoint {
+            network,
+            d,
+            rho,
+            p,
+            report: ref r,
+            bounds: ref b,
+        } = *point;
+        let key = vec![
+            match network {
+                GreedyNetwork::Hypercube => "hypercube".into(),
+                GreedyNetwork::Butterfly => "butterfly".into(),
+            },
+            d.into(),
+            fixed(rho, 1),
+            fixed(p, 2),
+        ];
+        vec![bound_cell(
+            key,
+            point.estimate(),
+            b,
+            detail![r.measured, " packets, horizon ", float(r.config.horizon)],
+        )]
+    }
+
+    fn notes(&self, _effort: Effort, points: &[ContinuousPoint], _cells: &[Cell]) -> Vec<String> {
+        let claimed_fails = points
+            .iter()
+            .filter(|p| below_claimed(&p.estimate(), &p.bounds))
+            .count();
+        vec![
                 "Simulation: `fatnet_online::greedy_cube`, exact in continuous time (each arc's departures D_k = max(D_(k−1), t_k) + 1, level by level); Poisson generation at rate λ per node (butterfly: per level-1 node), destinations flipping each bit with probability p; λ = ρ/p on the cube, ρ/max{p, 1 − p} on the butterfly. One run per cell of about 3,000,000 packets (horizon 2,000 to 400,000), the first tenth discarded; 99% intervals over 20 batch means.".into(),
                 "The paper column is the proved bound interval (cube: Props. 5.13 and 5.12; butterfly: Props. 5.14 and 5.17); within bound if our interval meets it. Where paths are disjoint (p = 1; on the butterfly also p = 0) the lower bound is the exact delay d + ρ/(2(1 − ρ)): match if it lies in our interval.".into(),
                 format!("The claimed bounds ((5.18) on the cube; Prop. 5.18 in continuous time on the butterfly, which the thesis transfers from slotted time by an inequality in the wrong direction) are checked too: our interval lies below the claimed bound in {claimed_fails} cells (note column)."),
-            ],
-        })
+        ]
     }
+}
+
+/// Whether our interval lies entirely below the bound the thesis claims without proof.
+fn below_claimed(estimate: &Estimate, b: &greedy::DelayBounds) -> bool {
+    b.claimed_lower
+        .is_some_and(|c| estimate.mean + estimate.half_width < c)
 }
 
 /// A cell of a bounds table: exact where the thesis gives the value (match if it lies in our
 /// 99% interval), else the proved interval (within bound if ours meets it); the note flags an
-/// interval entirely below the claimed bound. Returns the cell and whether that happened.
-fn bound_cell(
-    key: Vec<Value>,
-    estimate: Estimate,
-    b: &greedy::DelayBounds,
-    run: Detail,
-) -> (Cell, bool) {
+/// interval entirely below the claimed bound ([`below_claimed`]).
+fn bound_cell(key: Vec<Value>, estimate: Estimate, b: &greedy::DelayBounds, run: Detail) -> Cell {
     let (mean, half) = (estimate.mean, estimate.half_width);
     let (paper, verdict) = match b.exact {
         Some(x) => (
@@ -615,8 +668,8 @@ fn bound_cell(
             Verdict::bound(mean + half >= b.lower && mean - half <= b.upper),
         ),
     };
-    let claimed_fail = b.claimed_lower.is_some_and(|c| mean + half < c);
-    let cell = Cell {
+    let claimed_fail = below_claimed(&estimate, b);
+    Cell {
         key,
         paper: Some(paper),
         ours: estimate.into(),
@@ -636,8 +689,7 @@ fn bound_cell(
             Some(c) if claimed_fail => format!("below the claimed bound {c:.3}"),
             _ => String::new(),
         },
-    };
-    (cell, claimed_fail)
+    }
 }
 
 /// Master seed of the slotted butterfly grid.
@@ -668,6 +720,32 @@ impl Experiment for ButterflySlotted {
     }
 
     fn run(&self, effort: Effort) -> Result<Table, ReproError> {
+        tabulate(self, effort)
+    }
+}
+
+/// One computed row of the slotted butterfly grid: a run and the bounds at its parameters.
+#[derive(Debug)]
+pub struct SlottedPoint {
+    d: u32,
+    rho: f64,
+    p: f64,
+    report: fatnet::online::slotted_cube::SlottedReport,
+    bounds: greedy::DelayBounds,
+}
+
+impl Tabular for ButterflySlotted {
+    type Row = SlottedPoint;
+
+    fn frame(&self) -> Frame {
+        Frame {
+            title: "Stamoulis §5.6: mean delay of slotted greedy routing on the d-dimensional butterfly, beside the proved bounds (Props. 5.14, 5.17 and the slotted Prop. 5.18)".into(),
+            key_columns: vec!["d".into(), "ρ".into(), "p".into()],
+            detail_column: "99% CI and the bounds' sources".into(),
+        }
+    }
+
+    fn compute(&self, effort: Effort) -> Result<Vec<SlottedPoint>, ReproError> {
         use fatnet::online::greedy_cube::GreedyNetwork;
         use fatnet::online::slotted_cube::{SlottedConfig, SlottedScheme, run};
         let (budget, dims): (f64, &[u32]) = match effort {
@@ -700,37 +778,58 @@ impl Experiment for ButterflySlotted {
             })
             .map_err(|e| err_in(format!("butterfly d = {d}, ρ = {rho}, p = {p}"), e))
         })?;
-        let mut cells = Vec::new();
-        let mut raised = 0;
-        for (&(d, rho, p), r) in grid.iter().zip(&runs) {
-            let b = greedy::slotted_delay_bounds(Network::Butterfly, d, r.config.lambda, p, 1.0)
+        grid.into_iter()
+            .zip(runs)
+            .map(|((d, rho, p), report)| {
+                let bounds = greedy::slotted_delay_bounds(
+                    Network::Butterfly,
+                    d,
+                    report.config.lambda,
+                    p,
+                    1.0,
+                )
                 .map_err(err)?;
-            raised += usize::from(b.lower_source.contains("5.18"));
-            let (cell, _) = bound_cell(
-                vec![d.into(), fixed(rho, 1), fixed(p, 2)],
-                Estimate::new(
-                    r.delay_mean,
-                    r.delay_half_width,
-                    u64::from(r.config.batches),
-                    99,
-                    3,
-                ),
-                &b,
-                detail![r.measured, " packets, ", r.config.horizon, " slots"],
-            );
-            cells.push(cell);
-        }
-        Ok(Table {
-            paper: Paper::Stamoulis,
-            id: "butterfly_slotted",
-            title: "Stamoulis §5.6: mean delay of slotted greedy routing on the d-dimensional butterfly, beside the proved bounds (Props. 5.14, 5.17 and the slotted Prop. 5.18)".into(),
-            key_columns: vec!["d".into(), "ρ".into(), "p".into()],
-            detail_column: "99% CI and the bounds' sources".into(),
-            cells,
-            notes: vec![
+                Ok(SlottedPoint {
+                    d,
+                    rho,
+                    p,
+                    report,
+                    bounds,
+                })
+            })
+            .collect()
+    }
+
+    fn cells(&self, point: &SlottedPoint) -> Vec<Cell> {
+        let SlottedPoint {
+            d,
+            rho,
+            p,
+            report: ref r,
+            bounds: ref b,
+        } = *point;
+        vec![bound_cell(
+            vec![d.into(), fixed(rho, 1), fixed(p, 2)],
+            Estimate::new(
+                r.delay_mean,
+                r.delay_half_width,
+                u64::from(r.config.batches),
+                99,
+                3,
+            ),
+            b,
+            detail![r.measured, " packets, ", r.config.horizon, " slots"],
+        )]
+    }
+
+    fn notes(&self, _effort: Effort, points: &[SlottedPoint], _cells: &[Cell]) -> Vec<String> {
+        let raised = points
+            .iter()
+            .filter(|p| p.bounds.lower_source.contains("5.18"))
+            .count();
+        vec![
                 "Simulation: `fatnet_online::slotted_cube` on the butterfly: Poisson(λ) batches per level-1 node at every slot boundary (the continuous arrivals advanced to the slot start), destinations flipping each bit with probability p, λ = ρ/max{p, 1 − p}; each arc sends one packet per slot, FIFO by arrival at the node with uniformly random ties. One run per cell of about 2,000,000 packets (2,000 to 400,000 slots), the first tenth discarded, 99% intervals over 20 batch means.".into(),
-                format!("The paper column is the bound interval for T̄: the larger of Prop. 5.14 and Prop. 5.18's slotted form (5.33), which the thesis proves in slotted time, below, and Prop. 5.17 + τ (5.26) above; (5.33) is the larger lower bound in {raised} of {} cells. For p = 1 (disjoint paths) the delay is the discrete M/D/1 value d + ρ/(2(1 − ρ)): match if it lies in our interval.", grid.len()),
-            ],
-        })
+                format!("The paper column is the bound interval for T̄: the larger of Prop. 5.14 and Prop. 5.18's slotted form (5.33), which the thesis proves in slotted time, below, and Prop. 5.17 + τ (5.26) above; (5.33) is the larger lower bound in {raised} of {} cells. For p = 1 (disjoint paths) the delay is the discrete M/D/1 value d + ρ/(2(1 − ρ)): match if it lies in our interval.", points.len()),
+        ]
     }
 }

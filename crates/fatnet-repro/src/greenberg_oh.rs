@@ -1010,11 +1010,7 @@ fn table2(ns: &[u32], count: u64, effort: Effort) -> Result<Table, ReproError> {
             ", k = ",
             fixed(fit_rom.k, 2),
         ],
-        verdict: if in_band(fit.p) {
-            Verdict::WithinTolerance
-        } else {
-            Verdict::Mismatch
-        },
+        verdict: Verdict::graded(false, in_band(fit.p)),
         note: format!(
             "accepted range {}–{}: the fit is sensitive to the noisy N = 16 point (notes §5.4)",
             P_BAND.0, P_BAND.1

@@ -691,11 +691,7 @@ impl Experiment for Broadcasts {
                 format!("⌈2^(d−1)/d⌉ = {printed}"),
                 r.slots as u64,
                 "the optimum, as above".into(),
-                if printed == opt {
-                    Verdict::Match
-                } else {
-                    Verdict::SuspectedMisprint
-                },
+                Verdict::compared(printed == opt, true),
                 "§4.4 prints the optimal multinode time as ⌈2^(d−1)/d⌉; §6.3.2 and [BOSTT91] give ⌈(2^d−1)/d⌉ (each node receives 2^d − 1 packets, at most d per slot). Likely an OCR slip of 2^d − 1 into 2^(d−1).",
             );
         }

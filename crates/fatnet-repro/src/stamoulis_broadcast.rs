@@ -201,13 +201,7 @@ fn cells_for(row: &DirectRow) -> Vec<Cell> {
                 signed(printed_err, 2),
                 "%)",
             ],
-            verdict: if approx_matches {
-                Verdict::Match
-            } else if approx_note.is_empty() {
-                Verdict::Mismatch
-            } else {
-                Verdict::SuspectedMisprint
-            },
+            verdict: Verdict::compared(approx_matches, !approx_note.is_empty()),
             note: [approx_note, err_note]
                 .iter()
                 .filter(|s| !s.is_empty())
@@ -842,11 +836,7 @@ impl Tabular for Figure7_7 {
             corrected,
             ref recheck,
         } = *row;
-        let verdict = if row.inside(printed) {
-            Verdict::Match
-        } else {
-            Verdict::differs(row.inside(corrected))
-        };
+        let verdict = Verdict::compared(row.inside(printed), row.inside(corrected));
         vec![Cell {
             key: vec![d.into(), fixed(rho, 1)],
             paper: Some(fixed(printed, 3)),

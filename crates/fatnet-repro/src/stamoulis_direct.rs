@@ -707,13 +707,10 @@ impl Experiment for Figure6_4 {
                 Scheme::Sas85 => {
                     let printed = TABLE_6_2_AT_015[(p.d - 5) as usize];
                     let rel = relative_difference(printed, p.delay.mean);
-                    let verdict = if (p.delay.mean - printed).abs() <= half(&p.delay) {
-                        Verdict::Match
-                    } else if rel.abs() <= 0.02 {
-                        Verdict::WithinTolerance
-                    } else {
-                        Verdict::Mismatch
-                    };
+                    let verdict = Verdict::graded(
+                        (p.delay.mean - printed).abs() <= half(&p.delay),
+                        rel.abs() <= 0.02,
+                    );
                     (
                         Some(fixed(printed, 3)),
                         verdict,

@@ -281,11 +281,7 @@ impl Experiment for Figure7_7Schemes {
             let (paper, detail, verdict, note) = match p.scheme {
                 Scheme::RulesAE => {
                     let inside = |x: f64| lo <= x && x <= hi;
-                    let verdict = if inside(printed) {
-                        Verdict::Match
-                    } else {
-                        Verdict::differs(inside(corrected))
-                    };
+                    let verdict = Verdict::compared(inside(printed), inside(corrected));
                     (
                         Some(fixed(printed, 3)),
                         detail![

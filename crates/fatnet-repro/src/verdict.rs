@@ -75,6 +75,28 @@ impl Verdict {
         }
     }
 
+    /// A printed value against ours: [`Verdict::Match`] if they agree, else
+    /// [`Verdict::differs`].
+    pub fn compared(agree: bool, suspected_misprint: bool) -> Verdict {
+        if agree {
+            Verdict::Match
+        } else {
+            Verdict::differs(suspected_misprint)
+        }
+    }
+
+    /// Two grades of agreement: [`Verdict::Match`] if the strict test passes,
+    /// [`Verdict::WithinTolerance`] if only the tolerant one does, else [`Verdict::Mismatch`].
+    pub fn graded(strict: bool, tolerant: bool) -> Verdict {
+        if strict {
+            Verdict::Match
+        } else if tolerant {
+            Verdict::WithinTolerance
+        } else {
+            Verdict::Mismatch
+        }
+    }
+
     /// A printed value that differs from ours: [`Verdict::SuspectedMisprint`] when the
     /// implementation notes flag it, else [`Verdict::Mismatch`].
     pub fn differs(suspected_misprint: bool) -> Verdict {
@@ -199,6 +221,10 @@ mod tests {
             Verdict::smaller((1.0, 3.6), (2.5, 3.0), 2.8, 2.7),
             Verdict::Mismatch
         );
+        assert_eq!(Verdict::compared(false, true), Verdict::SuspectedMisprint);
+        assert_eq!(Verdict::compared(true, true), Verdict::Match);
+        assert_eq!(Verdict::graded(false, true), Verdict::WithinTolerance);
+        assert_eq!(Verdict::graded(false, false), Verdict::Mismatch);
         assert_eq!(Verdict::every_sample(5, &[5, 5]), Verdict::Match);
         assert_eq!(Verdict::every_sample(5, &[]), Verdict::Mismatch);
         assert_eq!(

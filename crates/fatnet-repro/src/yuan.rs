@@ -207,11 +207,7 @@ impl Tabular for TableOne {
                     None => (None, Verdict::NotInPaper, String::new()),
                     Some(p) => (
                         Some(p.value.into()),
-                        if p.value == ours[i] {
-                            Verdict::Match
-                        } else {
-                            Verdict::differs(p.suspected_misprint.is_some())
-                        },
+                        Verdict::compared(p.value == ours[i], p.suspected_misprint.is_some()),
                         match p.suspected_misprint {
                             Some(why) if p.value != ours[i] => why.to_string(),
                             _ => String::new(),

@@ -10,8 +10,14 @@
 //! a fixed palette and no timestamp gives byte-identical output with no new dependency.
 //!
 //! The figure's data must be the numbers of the table it illustrates: experiments build their
-//! figures from their own [`Table`](crate::Table) cells (see [`detail_value`]), and the CSV
-//! written next to the SVG lists exactly the plotted points.
+//! figures from the typed values of their own [`Table`](crate::Table) cells
+//! ([`Value::shown`](crate::Value::shown), [`Detail::field`](crate::Detail::field)), never from
+//! the rendered text, and the CSV written next to the SVG lists exactly the plotted points.
+//!
+//! **A missing point never vanishes silently.** A point whose value is missing (the cell has no
+//! number there) or non-finite is built as NaN ([`point`]); it is listed in the CSV like any
+//! other point, and the SVG, which cannot draw it, names it in a visible note under the plot
+//! ("not drawn: …").
 
 use std::fmt::Write as _;
 
@@ -22,8 +28,8 @@ use crate::ReproError;
 pub struct Series {
     /// Legend entry.
     pub name: String,
-    /// The points `(x, y)`, in drawing order. Non-finite points are listed in the CSV but not
-    /// drawn.
+    /// The points `(x, y)`, in drawing order. Non-finite points (and, on a logarithmic axis,
+    /// `x ≤ 0`) are listed in the CSV and named in the SVG's "not drawn" note.
     pub points: Vec<(f64, f64)>,
 }
 
@@ -320,6 +326,26 @@ impl Figure {
                 y = num(ly)
             );
         }
+        let undrawn: Vec<String> = self
+            .series
+            .iter()
+            .flat_map(|series| {
+                series
+                    .points
+                    .iter()
+                    .filter(|&&(x, y)| !(x.is_finite() && y.is_finite() && (!log_x || x > 0.0)))
+                    .map(|&(x, y)| format!("{} ({x}, {y})", series.name))
+            })
+            .collect();
+        if !undrawn.is_empty() {
+            let _ = writeln!(
+                s,
+                "<text x=\"{}\" y=\"{}\" font-size=\"9\" fill=\"#d62728\">not drawn (missing or non-finite, listed in the CSV): {}</text>",
+                num(LEFT),
+                num(HEIGHT - 4.0),
+                xml(&undrawn.join("; "))
+            );
+        }
         s.push_str("</svg>\n");
         s
     }
@@ -404,17 +430,11 @@ fn marker(i: usize, x: &str, y: &str, color: &str) -> String {
     }
 }
 
-/// The number printed after `label = ` in a table's detail text, e.g.
-/// `detail_value("…, cycles/λ(M) = 1.33", "cycles/λ(M)")` is `Some(1.33)`: lets an experiment
-/// plot exactly the values its table reports.
-pub fn detail_value(detail: &str, label: &str) -> Option<f64> {
-    let needle = format!("{label} = ");
-    let start = detail.find(&needle)? + needle.len();
-    let rest = &detail[start..];
-    let end = rest
-        .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '-' || c == 'N' || c == 'a'))
-        .unwrap_or(rest.len());
-    rest[..end].parse().ok()
+/// A point from typed values: a missing coordinate (`None`: the cell holds no number there)
+/// becomes NaN, so that the point is listed in the CSV and named in the SVG's note instead of
+/// being dropped.
+pub fn point(x: Option<f64>, y: Option<f64>) -> (f64, f64) {
+    (x.unwrap_or(f64::NAN), y.unwrap_or(f64::NAN))
 }
 
 #[cfg(test)]
@@ -459,8 +479,14 @@ mod tests {
             let body = comment.split("-->").next().unwrap();
             assert!(!body.contains("--"), "{body}");
         }
-        // Two finite points per series are drawn; the NaN point is not.
-        assert!(!a.contains("NaN"));
+        // Two finite points per series are drawn; the NaN point is not, and the note says so.
+        assert_eq!(a.matches("<circle").count(), 2 + 1);
+        assert!(
+            a.contains("not drawn (missing or non-finite, listed in the CSV): GREEDY (FixedPriority) (1024, NaN)</text>"),
+            "{a}"
+        );
+        assert_eq!(point(Some(1.0), None).0, 1.0);
+        assert!(point(Some(1.0), None).1.is_nan());
         let linear = Figure {
             log_x: false,
             ..figure()
@@ -472,6 +498,7 @@ mod tests {
     fn csv_lists_every_point() {
         let csv = figure().to_csv("cmd", None).unwrap();
         assert_eq!(csv.lines().count(), 2 + 5);
+        assert!(csv.contains("GREEDY (FixedPriority),1024,NaN\n"));
         assert!(csv.contains("GREEDY (FixedPriority),256,1.5\n"));
     }
 
@@ -514,13 +541,5 @@ mod tests {
         let csv = f.to_csv("cmd", Some(1)).unwrap();
         assert!(csv.contains("series,x,y,low,high\n"));
         assert!(csv.contains("s,store,20,15,47\n"), "{csv}");
-    }
-
-    #[test]
-    fn detail_value_reads_the_printed_number() {
-        let d = "95% CI [1.0, 2.0], cycles/(λ + lg n lg lg n) = 0.875, cycles/λ = 2.50";
-        assert_eq!(detail_value(d, "cycles/(λ + lg n lg lg n)"), Some(0.875));
-        assert_eq!(detail_value(d, "cycles/λ"), Some(2.5));
-        assert_eq!(detail_value(d, "missing"), None);
     }
 }

@@ -16,9 +16,13 @@ use fatnet::online::{
 use fatnet::topology::{AreaGrowth, CapacityProfile, FatTree, VolumeGrowth};
 use fatnet::traffic::{MessageSet, TrafficSpec};
 
-use crate::figure::{Figure, Series, detail_value};
+use crate::cell::{Detail, Estimate, field, fixed, power};
+use crate::figure::{Figure, Series, point};
 use crate::runner::{Summary, try_run_trials};
-use crate::{Cell, Effort, Experiment, Paper, ReproError, Table, Verdict, derive_seed};
+use crate::{
+    Cell, Effort, Experiment, ExperimentId, Frame, Paper, ReproError, Table, Tabular, Verdict,
+    derive_seed, detail, tabulate,
+};
 
 /// Master seed of the traffic and of the trials.
 pub const SEED: u64 = 1986;
@@ -57,11 +61,21 @@ impl RandomCycles {
     }
 }
 
-fn err(message: String) -> ReproError {
-    ReproError::Experiment {
-        experiment: "greenberg-leiserson/random_cycles".into(),
-        message,
-    }
+/// The experiment, as its errors name it.
+const EXPERIMENT: ExperimentId = ExperimentId {
+    paper: Paper::GreenbergLeiserson,
+    id: "random_cycles",
+};
+
+fn err(source: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> ReproError {
+    ReproError::library(EXPERIMENT, source)
+}
+
+fn err_in(
+    context: impl std::fmt::Display,
+    source: impl Into<Box<dyn std::error::Error + Send + Sync>>,
+) -> ReproError {
+    ReproError::library_in(EXPERIMENT, context, source)
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -120,18 +134,22 @@ fn trials(
         }?;
         Ok((report.cycles, report.finished, report.lower_bound))
     })
-    .map_err(|e: online::OnlineError| err(e.to_string()))
+    .map_err(|e: online::OnlineError| err(e))
 }
 
-struct Row<'a> {
+/// One computed row: a router's trials on one message set and tree.
+#[derive(Debug)]
+pub struct Row {
     levels: u32,
-    family: &'a str,
-    tree: &'a str,
+    family: &'static str,
+    tree: String,
     algorithm: Algorithm,
     lambda: f64,
+    outcomes: Vec<Outcome>,
 }
 
-fn cell(row: &Row<'_>, outcomes: &[Outcome]) -> Cell {
+fn cell(row: &Row) -> Cell {
+    let outcomes = &row.outcomes;
     let lg = f64::from(row.levels);
     let reference = row.lambda + lg * lg.log2();
     let lower = outcomes.first().map_or(0, |o| o.2);
@@ -140,9 +158,9 @@ fn cell(row: &Row<'_>, outcomes: &[Outcome]) -> Cell {
     let mean = s.mean.unwrap_or(f64::NAN);
     let unfinished = outcomes.iter().filter(|o| !o.1).count();
     let below = outcomes.iter().filter(|o| o.0 < o.2).count();
-    let ci = match (s.ci95_low, s.ci95_high) {
-        (Some(lo), Some(hi)) => format!("95% CI [{lo:.1}, {hi:.1}]"),
-        _ => "no CI".to_string(),
+    let ci: Detail = match (s.ci95_low, s.ci95_high) {
+        (Some(lo), Some(hi)) => detail!["95% CI [", fixed(lo, 1), ", ", fixed(hi, 1), "]"],
+        _ => "no CI".into(),
     };
     let claim = match row.algorithm {
         Algorithm::RandomPrime => "O(λ) (Thm 11, cap ≥ 2 lg n); ≥ ⌈λ⌉",
@@ -160,36 +178,45 @@ fn cell(row: &Row<'_>, outcomes: &[Outcome]) -> Cell {
     }
     Cell {
         key: vec![
-            format!("2^{}", row.levels),
-            row.family.to_string(),
-            row.tree.to_string(),
-            row.algorithm.label().to_string(),
+            power(2, row.levels),
+            row.family.into(),
+            row.tree.clone().into(),
+            row.algorithm.label().into(),
         ],
-        paper: Some(claim.to_string()),
-        ours: format!("{mean:.1}"),
-        detail: format!(
-            "{ci}, min {:.0}, max {:.0}; λ = {:.3}, ⌈λ⌉ = {lower}; cycles/(λ + lg n lg lg n) = {:.3}, cycles/λ = {:.2}",
-            s.min.unwrap_or(f64::NAN),
-            s.max.unwrap_or(f64::NAN),
-            row.lambda,
-            mean / reference,
-            if row.lambda > 0.0 {
-                mean / row.lambda
-            } else {
-                f64::NAN
-            },
-        ),
-        verdict: if unfinished == 0 && below == 0 {
-            Verdict::WithinBound
-        } else {
-            Verdict::BoundViolated
-        },
+        paper: Some(claim.into()),
+        ours: Estimate::student95(&s, 1).into(),
+        detail: detail![
+            ..ci,
+            ", min ",
+            fixed(s.min.unwrap_or(f64::NAN), 0),
+            ", max ",
+            fixed(s.max.unwrap_or(f64::NAN), 0),
+            "; ",
+            field("λ", fixed(row.lambda, 3)),
+            ", ",
+            field("⌈λ⌉", lower),
+            "; ",
+            field("cycles/(λ + lg n lg lg n)", fixed(mean / reference, 3)),
+            ", ",
+            field(
+                "cycles/λ",
+                fixed(
+                    if row.lambda > 0.0 {
+                        mean / row.lambda
+                    } else {
+                        f64::NAN
+                    },
+                    2
+                )
+            ),
+        ],
+        verdict: Verdict::bound(unfinished == 0 && below == 0),
         note: note.join("; "),
     }
 }
 
 fn lambda_of(tree: &FatTree, m: &MessageSet) -> Result<f64, ReproError> {
-    let loads = fatnet::load::fat_tree_loads(tree, m).map_err(|e| err(e.to_string()))?;
+    let loads = fatnet::load::fat_tree_loads(tree, m).map_err(err)?;
     Ok(fatnet::load::LoadReport::for_fat_tree(tree, loads)
         .load_factor
         .value())
@@ -236,14 +263,11 @@ impl Experiment for RandomCycles {
                                     && c.key[3] == algorithm.label()
                             })
                             .map(|c| {
-                                let lg: i32 = c.key[0]
-                                    .trim_start_matches("2^")
-                                    .parse()
-                                    .unwrap_or(i32::MIN);
-                                (
-                                    2f64.powi(lg),
-                                    detail_value(&c.detail, "cycles/(λ + lg n lg lg n)")
-                                        .unwrap_or(f64::NAN),
+                                point(
+                                    c.key[0].shown(),
+                                    c.detail
+                                        .field("cycles/(λ + lg n lg lg n)")
+                                        .and_then(|v| v.shown()),
                                 )
                             })
                             .collect(),
@@ -266,12 +290,31 @@ impl Experiment for RandomCycles {
     }
 
     fn run(&self, effort: Effort) -> Result<Table, ReproError> {
+        tabulate(self, effort)
+    }
+}
+
+impl Tabular for RandomCycles {
+    type Row = Row;
+
+    fn frame(&self) -> Frame {
+        Frame {
+            title: "Greenberg–Leiserson, Figure 4 and Theorem 11: delivery cycles of RANDOM, GREEDY and RANDOM′ against λ(M)".into(),
+            key_columns: vec!["n".into(), "traffic".into(), "tree".into(), "router".into()],
+            detail_column: "95% CI of the mean, λ(M), ⌈λ⌉, normalised cycles".into(),
+        }
+    }
+
+    fn cells(&self, row: &Row) -> Vec<Cell> {
+        vec![cell(row)]
+    }
+
+    fn compute(&self, effort: Effort) -> Result<Vec<Row>, ReproError> {
         let count = Self::trials(effort);
-        let mut cells = Vec::new();
+        let mut rows = Vec::new();
         for &levels in Self::sizes(effort) {
             let n = 1u64 << levels;
-            let tree =
-                |profile: CapacityProfile| FatTree::new(n, profile).map_err(|e| err(e.to_string()));
+            let tree = |profile: CapacityProfile| FatTree::new(n, profile).map_err(err);
             let trees = [
                 (
                     "area leaf=1".to_string(),
@@ -303,48 +346,43 @@ impl Experiment for RandomCycles {
                 // row group; seeds are indexed by (lg n, family, tree, router), never by a
                 // running counter, so quick rows equal the full run's traffic.
                 let group = u64::from(levels) * 100 + f as u64 * 10;
-                let spec: TrafficSpec = family.parse().map_err(|e| err(format!("{e}")))?;
+                let spec: TrafficSpec = family.parse().map_err(err)?;
                 let m = spec
                     .generate(n as u32, derive_seed(SEED, group))
-                    .map_err(|e| err(format!("{family}: {e}")))?;
+                    .map_err(|e| err_in(family, e))?;
                 for (t, (name, tree, algorithms)) in trees.iter().enumerate() {
                     let lambda = lambda_of(tree, &m)?;
                     for (a, &algorithm) in algorithms.iter().enumerate() {
                         let row_seed = derive_seed(SEED, group + 1 + (t * 3 + a) as u64);
                         let outcomes = trials(tree, &m, algorithm, row_seed, count)?;
-                        cells.push(cell(
-                            &Row {
-                                levels,
-                                family,
-                                tree: name,
-                                algorithm,
-                                lambda,
-                            },
-                            &outcomes,
-                        ));
+                        rows.push(Row {
+                            levels,
+                            family,
+                            tree: name.clone(),
+                            algorithm,
+                            lambda,
+                            outcomes,
+                        });
                     }
                 }
             }
         }
+        Ok(rows)
+    }
+
+    fn notes(&self, effort: Effort, _rows: &[Row], _cells: &[Cell]) -> Vec<String> {
+        let count = Self::trials(effort);
         let sizes = Self::sizes(effort)
             .iter()
             .map(|l| format!("2^{l}"))
             .collect::<Vec<_>>()
             .join(", ");
-        Ok(Table {
-            paper: Paper::GreenbergLeiserson,
-            id: "random_cycles",
-            title: "Greenberg–Leiserson, Figure 4 and Theorem 11: delivery cycles of RANDOM, GREEDY and RANDOM′ against λ(M)".into(),
-            key_columns: vec!["n".into(), "traffic".into(), "tree".into(), "router".into()],
-            detail_column: "95% CI of the mean, λ(M), ⌈λ⌉, normalised cycles".into(),
-            cells,
-            notes: vec![
+        vec![
                 "The paper prints no measured numbers: Figure 4 is asymptotic. The \"paper\" column states the claim; \"ours\" is the mean number of delivery cycles over the trials. The verdict checks only the lower bound ⌈λ(M)⌉ (every trial finished and used at least ⌈λ⌉ cycles; a violation would be a bug of the engine). The O(·) claims have no constant, so there is no verdict on them: instead the detail gives cycles/(λ + lg n·lg lg n) (lg = log2), which Figure 4 predicts to stay roughly flat across n for RANDOM, and cycles/λ, which Theorem 11 predicts to stay bounded for RANDOM′.".into(),
                 format!("n ∈ {{{sizes}}}, {count} trials per row; each trial is one run of the delivery-cycle engine with its own derived seed (router choices and switch drops), at most {MAX_CYCLES} cycles. The full run is limited to n ≤ 2^10 and 30 trials to keep it near a minute on two cores; the quick run uses n ∈ {{2^6, 2^8}} and 5 trials."),
                 "Trees: area-universal (capacity round(2^(h/2)), leaf 1) and volume-universal (round(2^(2h/3)), leaf 1) for RANDOM and GREEDY; RANDOM′ runs on the area-universal tree with leaf capacity 2·lg n, so every capacity is ≥ a·lg n with a = 2 (Theorem 11's hypothesis).".into(),
                 "RANDOM uses the library's practical constants k1 = 2, k2 = 1, r = 2 (p = 1/(rλ_guess)), not the paper's proved constants (k1 ≈ 10^5, which would make every run dominated by its constants). GREEDY sends every undelivered message every cycle. RANDOM′ starts its passes at z = 1 and doubles z. All routers use randomised admissible switches (DropPolicy::Random: a congested channel keeps cap(c) of its messages chosen uniformly).".into(),
                 "Traffic is drawn from seed 1986 with one derived seed per (n, family), shared by the trees and routers of that n and family so that rows compare on the same M; `replicated:k=K` is K independent random permutations, `uniform` excludes self-messages, `mesh` is the √n×√n mesh in Morton order.".into(),
-            ],
-        })
+        ]
     }
 }

@@ -30,8 +30,12 @@ use fatnet::traffic::{MessageSet, TrafficError, patterns};
 use rand::SeedableRng;
 use rand_pcg::Pcg64;
 
+use crate::cell::{Detail, Estimate, field, fixed, float, signed};
 use crate::runner::{Summary, try_run_trials};
-use crate::{Cell, Effort, Experiment, Paper, ReproError, Table, Verdict, derive_seed};
+use crate::{
+    Cell, Effort, Experiment, ExperimentId, Paper, ReproError, Table, Value, Verdict, derive_seed,
+    detail,
+};
 
 /// Master seed of every Greenberg–Oh experiment (the year of the paper).
 pub const SEED: u64 = 1997;
@@ -71,11 +75,25 @@ fn log4(n: u32) -> u32 {
     n.ilog2() / 2
 }
 
-fn err(message: impl std::fmt::Display) -> ReproError {
-    ReproError::Experiment {
-        experiment: "greenberg-oh".into(),
-        message: message.to_string(),
-    }
+/// The experiment, as its errors name it.
+const EXPERIMENT: ExperimentId = ExperimentId {
+    paper: Paper::GreenbergOh,
+    id: "runs",
+};
+
+fn err(source: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> ReproError {
+    ReproError::library(EXPERIMENT, source)
+}
+
+fn err_in(
+    context: impl std::fmt::Display,
+    source: impl Into<Box<dyn std::error::Error + Send + Sync>>,
+) -> ReproError {
+    ReproError::library_in(EXPERIMENT, context, source)
+}
+
+fn check(failure: impl Into<String>) -> ReproError {
+    ReproError::check(EXPERIMENT, failure)
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -358,27 +376,27 @@ pub fn runs(
     let net = net(n)?;
     let config = algorithm.config(n);
     let delays = algorithm.delays(n);
+    type Failure = Box<dyn std::error::Error + Send + Sync>;
     let outcomes = try_run_trials(row_seed(pattern, n), trials, |i, trial_seed| {
-        let messages = instance(pattern, n, trial_seed).map_err(|e| e.to_string())?;
-        let r = packet::batch_trial(&net, &messages, delays, &config, derive_seed(trial_seed, 1))
-            .map_err(|e| e.to_string())?;
+        let messages = instance(pattern, n, trial_seed)?;
+        let r = packet::batch_trial(&net, &messages, delays, &config, derive_seed(trial_seed, 1))?;
         if r.outcome != Outcome::Delivered {
             return Err(format!(
                 "trial {i} ended with {:?} after {} steps, {} of {} delivered",
                 r.outcome, r.steps, r.delivered, r.messages
-            ));
+            )
+            .into());
         }
         Ok(Trial {
             latency: r.latency,
             congestion: r.congestion,
         })
     })
-    .map_err(|m| {
-        err(format!(
-            "{} on {} at N = {n}: {m}",
-            algorithm.label(),
-            pattern.label()
-        ))
+    .map_err(|e: Failure| {
+        err_in(
+            format!("{} on {} at N = {n}", algorithm.label(), pattern.label()),
+            e,
+        )
     })?;
     let outcomes: Arc<[Trial]> = outcomes.into();
     lock(&RUNS).push((key, Arc::clone(&outcomes)));
@@ -431,14 +449,29 @@ impl Stat {
         self.mean + self.half99
     }
 
+    /// The mean with its 99% interval, printed with `d` decimals.
+    pub fn estimate(&self, d: usize) -> Value {
+        Estimate {
+            mean: self.mean,
+            half_width: self.half99,
+            n: self.n,
+            confidence: 99,
+            decimals: d,
+        }
+        .into()
+    }
+
     /// `99% CI [lo, hi] (half-width = h)` with `d` decimals.
-    pub fn ci_text(&self, d: usize) -> String {
-        format!(
-            "99% CI [{:.d$}, {:.d$}] (half-width = {:.d$})",
-            self.low(),
-            self.high(),
-            self.half99
-        )
+    pub fn ci(&self, d: usize) -> Detail {
+        detail![
+            "99% CI [",
+            fixed(self.low(), d),
+            ", ",
+            fixed(self.high(), d),
+            "] (",
+            field("half-width", fixed(self.half99, d)),
+            ")",
+        ]
     }
 }
 
@@ -450,21 +483,13 @@ pub fn relative_difference(paper: f64, ours: f64) -> f64 {
 /// Within a relative band: [`Verdict::WithinTolerance`] if `|ours − paper| ≤ tolerance·paper`,
 /// else [`Verdict::Mismatch`] (also for NaN).
 pub fn band_verdict(paper: f64, ours: f64, tolerance: f64) -> Verdict {
-    if (ours - paper).abs() <= tolerance * paper.abs() {
-        Verdict::WithinTolerance
-    } else {
-        Verdict::Mismatch
-    }
+    Verdict::band(paper, ours, tolerance)
 }
 
 /// Exactness: [`Verdict::Match`] if every sample equals the paper's value (so their mean does),
 /// else [`Verdict::Mismatch`]; no samples is a mismatch.
 pub fn exact_verdict(paper: u64, samples: &[u64]) -> Verdict {
-    if !samples.is_empty() && samples.iter().all(|&s| s == paper) {
-        Verdict::Match
-    } else {
-        Verdict::Mismatch
-    }
+    Verdict::every_sample(paper, samples)
 }
 
 /// Within a relative band **or** within sampling noise: [`Verdict::WithinTolerance`] if
@@ -474,11 +499,7 @@ pub fn exact_verdict(paper: u64, samples: &[u64]) -> Verdict {
 /// band narrower than that would fail a faithful reproduction by chance.
 pub fn noise_verdict(paper: f64, ours: &Stat, tolerance: f64) -> Verdict {
     let allowed = (tolerance * paper.abs()).max(std::f64::consts::SQRT_2 * ours.half99);
-    if (ours.mean - paper).abs() <= allowed {
-        Verdict::WithinTolerance
-    } else {
-        Verdict::Mismatch
-    }
+    Verdict::tolerance(paper, ours.mean, allowed)
 }
 
 /// A least-squares fit `y ≈ k·x^p`.
@@ -661,22 +682,30 @@ pub fn table1_cells(sizes: &[u32], trials: u64) -> Result<Vec<Cell>, ReproError>
                         "cL + d − 2"
                     };
                     let spread = if s.min == s.max {
-                        format!("all {trials} trials = {}", s.min)
+                        detail!["all ", trials, " trials = ", float(s.min)]
                     } else {
-                        format!("trials range {}–{}", s.min, s.max)
+                        detail!["trials range ", float(s.min), "–", float(s.max)]
                     };
                     let ours = if s.min == s.max {
-                        format!("{}", s.min)
+                        // Every trial took the same (integer) number of steps.
+                        Value::Int(s.min as i128)
                     } else {
-                        format!("{:.1}", s.mean)
+                        s.estimate(1)
                     };
                     (
                         ours,
-                        format!(
-                            "{spread}; closed form {form} = {formula} (c = N/2 = {}, d = {})",
+                        detail![
+                            ..spread,
+                            "; closed form ",
+                            form,
+                            " = ",
+                            formula,
+                            " (c = N/2 = ",
                             n / 2,
-                            2 * log4(n)
-                        ),
+                            ", d = ",
+                            2 * log4(n),
+                            ")",
+                        ],
                         verdict,
                     )
                 } else {
@@ -687,36 +716,43 @@ pub fn table1_cells(sizes: &[u32], trials: u64) -> Result<Vec<Cell>, ReproError>
                     };
                     let delta = relative_difference(printed as f64, s.mean);
                     let noise = std::f64::consts::SQRT_2 * s.half99 / printed as f64;
-                    let mut detail = format!(
-                        "{}, sd = {:.1}, range {}–{}; Δ = {:+.1}% (band ±{:.0}%; two-sample 99% noise ±{:.1}%)",
-                        s.ci_text(1),
-                        s.sd,
-                        s.min,
-                        s.max,
-                        100.0 * delta,
-                        100.0 * tolerance,
-                        100.0 * noise
-                    );
+                    let mut detail = detail![
+                        ..s.ci(1),
+                        ", ",
+                        field("sd", fixed(s.sd, 1)),
+                        ", range ",
+                        float(s.min),
+                        "–",
+                        float(s.max),
+                        "; Δ = ",
+                        signed(100.0 * delta, 1),
+                        "% (band ±",
+                        fixed(100.0 * tolerance, 0),
+                        "%; two-sample 99% noise ±",
+                        fixed(100.0 * noise, 1),
+                        "%)",
+                    ];
                     if pattern == Pattern::Complement {
-                        detail.push_str(&format!(
-                            "; notes' lower bound {} = {}",
+                        detail.append(detail![
+                            "; notes' lower bound ",
                             if alg.flow == FlowControl::StoreAndForward {
                                 "L·(2c + d − 3)"
                             } else {
                                 "cL + d − 2"
                             },
-                            complement_bound(alg.flow, n)
-                        ));
+                            " = ",
+                            complement_bound(alg.flow, n),
+                        ]);
                     }
                     let verdict = band_verdict(printed as f64, s.mean, tolerance);
                     if verdict == Verdict::Mismatch && delta.abs() <= noise {
                         note = NOISE_NOTE.into();
                     }
-                    (format!("{:.1}", s.mean), detail, verdict)
+                    (s.estimate(1), detail, verdict)
                 };
                 cells.push(Cell {
-                    key: vec![n.to_string(), alg.label(), pattern.label().into()],
-                    paper: Some(printed.to_string()),
+                    key: vec![n.into(), alg.label().into(), pattern.label().into()],
+                    paper: Some(printed.into()),
                     ours,
                     detail,
                     verdict,
@@ -735,27 +771,32 @@ pub fn table1_cells(sizes: &[u32], trials: u64) -> Result<Vec<Cell>, ReproError>
                 .count();
             let holds = means[1][p] < means[0][p];
             cells.push(Cell {
-                key: vec![n.to_string(), "WORM < STORE".into(), pattern.label().into()],
-                paper: Some(format!(
-                    "holds (STORE/WORM = {:.2})",
-                    paper[p] as f64 / paper[3 + p] as f64
-                )),
+                key: vec![n.into(), "WORM < STORE".into(), pattern.label().into()],
+                paper: Some(
+                    format!(
+                        "holds (STORE/WORM = {:.2})",
+                        paper[p] as f64 / paper[3 + p] as f64
+                    )
+                    .into(),
+                ),
                 ours: format!(
                     "{} (STORE/WORM = {:.2})",
                     if holds { "holds" } else { "does not hold" },
                     means[0][p] / means[1][p]
-                ),
-                detail: format!(
-                    "means {:.1} vs {:.1}; WORM faster in {faster} of {} paired trials (same instance and seed)",
-                    means[0][p],
-                    means[1][p],
-                    store.len()
-                ),
-                verdict: if holds {
-                    Verdict::Match
-                } else {
-                    Verdict::Mismatch
-                },
+                )
+                .into(),
+                detail: detail![
+                    "means ",
+                    fixed(means[0][p], 1),
+                    " vs ",
+                    fixed(means[1][p], 1),
+                    "; WORM faster in ",
+                    faster,
+                    " of ",
+                    store.len(),
+                    " paired trials (same instance and seed)",
+                ],
+                verdict: Verdict::holds(holds),
                 note: String::new(),
             });
         }
@@ -897,38 +938,47 @@ fn table2(ns: &[u32], count: u64, effort: Effort) -> Result<Table, ReproError> {
         ratio_means.push(ratio.mean);
         ratio_of_means.push(rom);
         let explain = |paper: f64, s: &Stat, tolerance: f64, d: usize| {
-            format!(
-                "{}, sd = {:.d$}; Δ = {:+.1}% (band ±{:.0}%; two-sample 99% noise ±{:.1}%)",
-                s.ci_text(d),
-                s.sd,
-                100.0 * relative_difference(paper, s.mean),
-                100.0 * tolerance,
-                100.0 * std::f64::consts::SQRT_2 * s.half99 / paper
-            )
+            detail![
+                ..s.ci(d),
+                ", ",
+                field("sd", fixed(s.sd, d)),
+                "; Δ = ",
+                signed(100.0 * relative_difference(paper, s.mean), 1),
+                "% (band ±",
+                fixed(100.0 * tolerance, 0),
+                "%; two-sample 99% noise ±",
+                fixed(100.0 * std::f64::consts::SQRT_2 * s.half99 / paper, 1),
+                "%)",
+            ]
         };
         cells.push(Cell {
-            key: vec![n.to_string(), "c".into()],
-            paper: Some(format!("{:.1}", PAPER_C[i])),
-            ours: format!("{:.2}", c.mean),
-            detail: format!(
-                "{}; range {}–{}",
-                explain(PAPER_C[i], &c, C_TOLERANCE, 2),
-                c.min,
-                c.max
-            ),
+            key: vec![n.into(), "c".into()],
+            paper: Some(fixed(PAPER_C[i], 1)),
+            ours: c.estimate(2),
+            detail: detail![
+                ..explain(PAPER_C[i], &c, C_TOLERANCE, 2),
+                "; range ",
+                float(c.min),
+                "–",
+                float(c.max),
+            ],
             verdict: noise_verdict(PAPER_C[i], &c, C_TOLERANCE),
             note: String::new(),
         });
         cells.push(Cell {
-            key: vec![n.to_string(), "latency/c".into()],
-            paper: Some(format!("{:.1}", PAPER_LATENCY_PER_C[i])),
-            ours: format!("{:.1}", ratio.mean),
-            detail: format!(
-                "{}; ratio of means = {rom:.1}; c × latency/c = {:.1} (Table I: {})",
-                explain(PAPER_LATENCY_PER_C[i], &ratio, RATIO_TOLERANCE, 1),
-                c.mean * ratio.mean,
-                PAPER_TABLE1[i][3]
-            ),
+            key: vec![n.into(), "latency/c".into()],
+            paper: Some(fixed(PAPER_LATENCY_PER_C[i], 1)),
+            ours: ratio.estimate(1),
+            detail: detail![
+                ..explain(PAPER_LATENCY_PER_C[i], &ratio, RATIO_TOLERANCE, 1),
+                "; ",
+                field("ratio of means", fixed(rom, 1)),
+                "; ",
+                field("c × latency/c", fixed(c.mean * ratio.mean, 1)),
+                " (Table I: ",
+                PAPER_TABLE1[i][3],
+                ")",
+            ],
             verdict: noise_verdict(PAPER_LATENCY_PER_C[i], &ratio, RATIO_TOLERANCE),
             note: String::new(),
         });
@@ -938,59 +988,57 @@ fn table2(ns: &[u32], count: u64, effort: Effort) -> Result<Table, ReproError> {
         ns.first().copied().unwrap_or(0),
         ns.last().copied().unwrap_or(0)
     );
-    let fit = fit_power(&xs, &ratio_means).ok_or_else(|| err("latency/c fit failed"))?;
-    let fit_rom = fit_power(&xs, &ratio_of_means).ok_or_else(|| err("ratio-of-means fit"))?;
+    let fit = fit_power(&xs, &ratio_means).ok_or_else(|| check("latency/c fit failed"))?;
+    let fit_rom = fit_power(&xs, &ratio_of_means).ok_or_else(|| check("ratio-of-means fit"))?;
     let paper_x: Vec<f64> = SIZES.iter().map(|&n| f64::from(log4(n))).collect();
     let paper_fit =
-        fit_power(&paper_x, &PAPER_LATENCY_PER_C).ok_or_else(|| err("fit of the paper"))?;
+        fit_power(&paper_x, &PAPER_LATENCY_PER_C).ok_or_else(|| check("fit of the paper"))?;
     let in_band = |p: f64| (P_BAND.0..=P_BAND.1).contains(&p);
-    let fitted: Vec<String> = xs.iter().map(|&x| format!("{:.1}", fit.at(x))).collect();
+    let fitted = Detail::join(xs.iter().map(|&x| detail![fixed(fit.at(x), 1)]), ", ");
     cells.push(Cell {
-        key: vec![range.clone(), "fit p".into()],
-        paper: Some(format!("≈ {PAPER_P}")),
-        ours: format!("{:.3}", fit.p),
-        detail: format!(
-            "k = {:.2}, SSE = {:.2}, fitted latency/c = {}; fit of the ratio of means: p = {:.3}, k = {:.2}",
-            fit.k,
-            fit.sse,
-            fitted.join(", "),
-            fit_rom.p,
-            fit_rom.k
-        ),
-        verdict: if in_band(fit.p) {
-            Verdict::WithinTolerance
-        } else {
-            Verdict::Mismatch
-        },
+        key: vec![range.clone().into(), "fit p".into()],
+        paper: Some(format!("≈ {PAPER_P}").into()),
+        ours: fixed(fit.p, 3),
+        detail: detail![
+            field("k", fixed(fit.k, 2)),
+            ", ",
+            field("SSE", fixed(fit.sse, 2)),
+            ", fitted latency/c = ",
+            ..fitted,
+            "; fit of the ratio of means: p = ",
+            fixed(fit_rom.p, 3),
+            ", k = ",
+            fixed(fit_rom.k, 2),
+        ],
+        verdict: Verdict::graded(false, in_band(fit.p)),
         note: format!(
             "accepted range {}–{}: the fit is sensitive to the noisy N = 16 point (notes §5.4)",
             P_BAND.0, P_BAND.1
         ),
     });
     cells.push(Cell {
-        key: vec![range, "fit k".into()],
+        key: vec![range.into(), "fit k".into()],
         paper: None,
-        ours: format!("{:.2}", fit.k),
-        detail: format!(
-            "the paper prints no k; the fit of its own numbers gives k = {:.2}",
-            paper_fit.k
-        ),
+        ours: fixed(fit.k, 2),
+        detail: detail![
+            "the paper prints no k; the fit of its own numbers gives k = ",
+            fixed(paper_fit.k, 2),
+        ],
         verdict: Verdict::NotInPaper,
         note: String::new(),
     });
     cells.push(Cell {
         key: vec!["16–4096 (paper's numbers)".into(), "fit p".into()],
-        paper: Some(format!("≈ {PAPER_P}")),
-        ours: format!("{:.4}", paper_fit.p),
-        detail: format!(
-            "fit of the printed latency/c column: k = {:.2}, SSE = {:.2} (notes §4: p = 0.2244, k = 31.53)",
-            paper_fit.k, paper_fit.sse
-        ),
-        verdict: if (paper_fit.p - PAPER_P).abs() < 0.005 {
-            Verdict::Match
-        } else {
-            Verdict::Mismatch
-        },
+        paper: Some(format!("≈ {PAPER_P}").into()),
+        ours: fixed(paper_fit.p, 4),
+        detail: detail![
+            "fit of the printed latency/c column: k = ",
+            fixed(paper_fit.k, 2),
+            ", SSE = ",
+            fixed(paper_fit.sse, 2),
+            " (notes §4: p = 0.2244, k = 31.53)",
+        ],
+        verdict: Verdict::holds((paper_fit.p - PAPER_P).abs() < 0.005),
         note: "checks the fitting method, not the simulation".into(),
     });
     let quick = if effort == Effort::Quick {

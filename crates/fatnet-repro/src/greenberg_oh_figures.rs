@@ -24,9 +24,10 @@ use std::sync::Arc;
 
 use fatnet::online::packet::{FlowControl, PathPolicy};
 
-use crate::figure::{Figure, Series, detail_value};
+use crate::cell::{Detail, field, fixed, range, signed};
+use crate::figure::{Figure, Series, point};
 use crate::greenberg_oh::{Algorithm, Pattern, SEED, SIZES, Scan, Stat, Trial, runs, trials};
-use crate::{Cell, Effort, Experiment, Paper, ReproError, Table, Verdict};
+use crate::{Cell, Effort, Experiment, Paper, ReproError, Table, Value, Verdict, detail};
 
 const STORE: FlowControl = FlowControl::StoreAndForward;
 const WORM: FlowControl = FlowControl::Wormhole;
@@ -101,15 +102,17 @@ impl Data {
                     .iter()
                     .zip(per_size)
                     .map(move |(n, (_, s))| Cell {
-                        key: vec![a.label(), n.to_string()],
+                        key: vec![a.label().into(), (*n).into()],
                         paper: None,
-                        ours: format!("{:.1}", s.mean),
-                        detail: format!(
-                            "{}, sd = {:.1}, {} trials",
-                            s.ci_text(1),
-                            s.sd,
-                            self.trials
-                        ),
+                        ours: s.estimate(1),
+                        detail: detail![
+                            ..s.ci(1),
+                            ", ",
+                            field("sd", fixed(s.sd, 1)),
+                            ", ",
+                            self.trials,
+                            " trials",
+                        ],
                         verdict: Verdict::NotInPaper,
                         note: String::new(),
                     })
@@ -143,18 +146,21 @@ impl Data {
 
     /// `N = 16: +12.3%, N = 64: +1.0% (n.s.), …`: the gain of `a` over `b` at `ns`, marked
     /// `(n.s.)` where neither is significantly faster (paired 99%).
-    fn gains_text(&self, a: Algorithm, b: Algorithm, ns: &[u32]) -> String {
-        ns.iter()
-            .map(|&n| {
+    fn gains_text(&self, a: Algorithm, b: Algorithm, ns: &[u32]) -> Detail {
+        Detail::join(
+            ns.iter().map(|&n| {
                 let sig = self.significantly_faster(a, b, n) || self.significantly_faster(b, a, n);
-                format!(
-                    "N = {n}: {:+.1}%{}",
-                    100.0 * self.gain(a, b, n),
-                    if sig { "" } else { " (n.s.)" }
-                )
-            })
-            .collect::<Vec<_>>()
-            .join(", ")
+                detail![
+                    "N = ",
+                    n,
+                    ": ",
+                    signed(100.0 * self.gain(a, b, n), 1),
+                    "%",
+                    if sig { "" } else { " (n.s.)" },
+                ]
+            }),
+            ", ",
+        )
     }
 }
 
@@ -168,7 +174,7 @@ struct Claim {
     sizes: Vec<u32>,
     holds: bool,
     /// The numbers that decide it.
-    detail: String,
+    detail: Detail,
     /// How we read the claim.
     criterion: String,
 }
@@ -176,20 +182,16 @@ struct Claim {
 impl Claim {
     fn cell(self) -> Cell {
         let sizes = match self.sizes.as_slice() {
-            [one] => one.to_string(),
-            [first, .., last] => format!("{first}–{last}"),
-            [] => String::new(),
+            [one] => (*one).into(),
+            [first, .., last] => range(*first, *last),
+            [] => "".into(),
         };
         Cell {
-            key: vec![format!("claim: {}", self.name), sizes],
-            paper: Some(self.paper.to_string()),
+            key: vec![format!("claim: {}", self.name).into(), sizes],
+            paper: Some(self.paper.into()),
             ours: if self.holds { "holds" } else { "does not hold" }.into(),
             detail: self.detail,
-            verdict: if self.holds {
-                Verdict::Match
-            } else {
-                Verdict::Mismatch
-            },
+            verdict: Verdict::holds(self.holds),
             note: self.criterion,
         }
     }
@@ -229,23 +231,30 @@ fn beats(
         Strength::Plain => 2 * wins > ns.len() && losses == 0,
         Strength::Uniform => wins == ns.len(),
     };
-    let mut detail = format!(
-        "{} over {}: {}; significantly faster at {wins} of {} sizes, significantly slower at {losses}",
+    let mut detail = detail![
         a.label(),
+        " over ",
         b.label(),
-        d.gains_text(a, b, &ns),
-        ns.len()
-    );
+        ": ",
+        ..d.gains_text(a, b, &ns),
+        "; significantly faster at ",
+        wins,
+        " of ",
+        ns.len(),
+        " sizes, significantly slower at ",
+        losses,
+    ];
     if strength == Strength::Uniform && !holds && losses == 0 && wins > 0 {
-        let ties: Vec<String> = ns
-            .iter()
-            .filter(|&&n| !d.significantly_faster(a, b, n))
-            .map(|n| n.to_string())
-            .collect();
-        detail.push_str(&format!(
-            "; the uniform test fails only for lack of significance at N = {}",
-            ties.join(", ")
-        ));
+        let ties = Detail::join(
+            ns.iter()
+                .filter(|&&n| !d.significantly_faster(a, b, n))
+                .map(|&n| detail![n]),
+            ", ",
+        );
+        detail.append(detail![
+            "; the uniform test fails only for lack of significance at N = ",
+            ..ties
+        ]);
     }
     Claim {
         name,
@@ -298,7 +307,7 @@ fn points(table: &Table, label: &str) -> Vec<(f64, f64)> {
         .cells
         .iter()
         .filter(|c| c.key[0] == label && c.verdict == Verdict::NotInPaper)
-        .filter_map(|c| Some((c.key[1].parse().ok()?, c.ours.parse().ok()?)))
+        .map(|c| point(c.key[1].shown(), c.ours.shown()))
         .collect()
 }
 
@@ -422,21 +431,26 @@ impl Experiment for Figure2 {
             holds: ns
                 .iter()
                 .all(|&n| d.gain(store, univ, n) > 0.0 && d.disjoint(store, univ, n)),
-            detail: ns
-                .iter()
-                .map(|&n| {
+            detail: Detail::join(
+                ns.iter().map(|&n| {
                     let (a, b) = (d.stat(store, n), d.stat(univ, n));
-                    format!(
-                        "N = {n}: STORE [{:.0}, {:.0}] vs UNIV [{:.0}, {:.0}]{}",
-                        a.low(),
-                        a.high(),
-                        b.low(),
-                        b.high(),
-                        if d.disjoint(store, univ, n) { "" } else { " overlap" }
-                    )
-                })
-                .collect::<Vec<_>>()
-                .join("; "),
+                    detail![
+                        "N = ",
+                        n,
+                        ": STORE [",
+                        fixed(a.low(), 0),
+                        ", ",
+                        fixed(a.high(), 0),
+                        "] vs UNIV [",
+                        fixed(b.low(), 0),
+                        ", ",
+                        fixed(b.high(), 0),
+                        "]",
+                        if d.disjoint(store, univ, n) { "" } else { " overlap" },
+                    ]
+                }),
+                "; ",
+            ),
             sizes: ns.clone(),
             criterion: "holds if STORE's mean is lower and the two 99% confidence intervals (the error bars of the figure) are disjoint at every N".into(),
         });
@@ -449,14 +463,15 @@ impl Experiment for Figure2 {
             name: "initial delays never help much".into(),
             paper: "random initial delays can reduce latency, but we did not find any cases in which they provided much advantage",
             holds: change.iter().all(|&r| r > -0.10),
-            detail: format!(
-                "STORE-RP-RR latency with R = log₂N relative to R = 1 (negative: the delays help): {}",
-                ns.iter()
-                    .zip(&change)
-                    .map(|(n, r)| format!("N = {n}: {:+.1}%", 100.0 * r))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
+            detail: detail![
+                "STORE-RP-RR latency with R = log₂N relative to R = 1 (negative: the delays help): ",
+                ..Detail::join(
+                    ns.iter()
+                        .zip(&change)
+                        .map(|(&n, r)| detail!["N = ", n, ": ", signed(100.0 * r, 1), "%"]),
+                    ", ",
+                ),
+            ],
             sizes: ns,
             criterion: "holds if R = log₂N lowers STORE-RP-RR's mean by less than 10% at every N (\"much\" read as 10%; the paper calls gaps of 4–8% a win elsewhere)".into(),
         });
@@ -486,10 +501,12 @@ impl Experiment for Figure2 {
                     .cells
                     .iter()
                     .filter(|c| c.key[0] == label && c.verdict == Verdict::NotInPaper)
-                    .filter_map(|c| {
-                        let n: f64 = c.key[1].parse().ok()?;
-                        let mean: f64 = c.ours.parse().ok()?;
-                        Some((n, mean + sign * detail_value(&c.detail, "half-width")?))
+                    .map(|c| {
+                        let half = c.detail.field("half-width").and_then(Value::shown);
+                        point(
+                            c.key[1].shown(),
+                            c.ours.shown().zip(half).map(|(m, h)| m + sign * h),
+                        )
                     })
                     .collect();
                 bands.push(Series {
@@ -583,12 +600,16 @@ impl Experiment for Figure3 {
             claims.push(Claim {
                 name: format!("{flow}: RP is the best path selection"),
                 paper: "RP is the best path selection scheme",
-                detail: format!(
-                    "RP has the lowest mean at {lowest} of {} sizes; RP over GP: {}; RP over FP: {}",
+                detail: detail![
+                    "RP has the lowest mean at ",
+                    lowest,
+                    " of ",
                     ns.len(),
-                    d.gains_text(rp, gp, &ns),
-                    d.gains_text(rp, fp, &ns)
-                ),
+                    " sizes; RP over GP: ",
+                    ..d.gains_text(rp, gp, &ns),
+                    "; RP over FP: ",
+                    ..d.gains_text(rp, fp, &ns),
+                ],
                 sizes: ns,
                 holds,
                 criterion: format!("holds if at no N is GP or FP significantly faster than RP (paired 99% test): a scheme is refuted as the best only by a significant difference; {GAIN_NOTE}"),
@@ -682,33 +703,33 @@ impl Experiment for Figure4 {
             }
         }
         let case_text = |f: &dyn Fn(&Case) -> f64| {
-            cases
-                .iter()
-                .map(|c| {
-                    format!(
-                        "{} N = {}: {:+.1}%",
+            Detail::join(
+                cases.iter().map(|c| {
+                    detail![
                         c.0.flow.name().to_uppercase(),
+                        " N = ",
                         c.3,
-                        100.0 * f(c)
-                    )
-                })
-                .collect::<Vec<_>>()
-                .join(", ")
+                        ": ",
+                        signed(100.0 * f(c), 1),
+                        "%",
+                    ]
+                }),
+                ", ",
+            )
         };
         let rr_gain = |c: &Case| d.gain(c.1, c.0, c.3);
         let ff_diff = |c: &Case| d.stat(c.2, c.3).mean / d.stat(c.0, c.3).mean - 1.0;
         let (k_dir, dir) = most(&cases, |c| d.significantly_faster(c.1, c.0, c.3));
-        let rr_text = cases
-            .iter()
-            .map(|c| {
-                format!(
-                    "{} {}",
+        let rr_text = Detail::join(
+            cases.iter().map(|c| {
+                detail![
                     c.0.flow.name().to_uppercase(),
-                    d.gains_text(c.1, c.0, &[c.3])
-                )
-            })
-            .collect::<Vec<_>>()
-            .join(", ");
+                    " ",
+                    ..d.gains_text(c.1, c.0, &[c.3]),
+                ]
+            }),
+            ", ",
+        );
         let (k_mag, mag) = most(&cases, |c| (0.04..=0.08).contains(&rr_gain(c)));
         let (k_ff, ff) = most(&cases, |c| ff_diff(c).abs() < 0.04);
         let total = cases.len();
@@ -716,9 +737,14 @@ impl Experiment for Figure4 {
             Claim {
                 name: "RR beats FO in most cases".into(),
                 paper: "RR beats FO by 4–8% for most cases",
-                detail: format!(
-                    "RP-RR significantly faster than RP-FO in {k_dir} of {total} cases: {rr_text}"
-                ),
+                detail: detail![
+                    "RP-RR significantly faster than RP-FO in ",
+                    k_dir,
+                    " of ",
+                    total,
+                    " cases: ",
+                    ..rr_text,
+                ],
                 sizes: ns.clone(),
                 holds: dir,
                 criterion: format!("holds if RP-RR is significantly faster than RP-FO (paired 99% test) in more than half of the (flow, N) cases; {GAIN_NOTE}"),
@@ -726,10 +752,14 @@ impl Experiment for Figure4 {
             Claim {
                 name: "… by 4–8%".into(),
                 paper: "RR beats FO by 4–8% for most cases",
-                detail: format!(
-                    "mean(RP-FO)/mean(RP-RR) − 1 in [4%, 8%] in {k_mag} of {total} cases: {}",
-                    case_text(&rr_gain)
-                ),
+                detail: detail![
+                    "mean(RP-FO)/mean(RP-RR) − 1 in [4%, 8%] in ",
+                    k_mag,
+                    " of ",
+                    total,
+                    " cases: ",
+                    ..case_text(&rr_gain),
+                ],
                 sizes: ns.clone(),
                 holds: mag,
                 criterion: "holds if mean(RP-FO)/mean(RP-RR) − 1 lies in [4%, 8%] in more than half of the (flow, N) cases".into(),
@@ -737,10 +767,14 @@ impl Experiment for Figure4 {
             Claim {
                 name: "FF performs similarly to FO".into(),
                 paper: "FF performs similarly to FO",
-                detail: format!(
-                    "FF relative to FO (within 4% in {k_ff} of {total} cases): {}",
-                    case_text(&ff_diff)
-                ),
+                detail: detail![
+                    "FF relative to FO (within 4% in ",
+                    k_ff,
+                    " of ",
+                    total,
+                    " cases): ",
+                    ..case_text(&ff_diff),
+                ],
                 sizes: ns.clone(),
                 holds: ff,
                 criterion: "holds if RP-FF's mean is within 4% of RP-FO's in more than half of the (flow, N) cases (\"similar\" read as a gap smaller than the smallest the paper calls a win, RR over FO's 4%)".into(),
@@ -760,7 +794,7 @@ impl Experiment for Figure4 {
             claims.push(Claim {
                 name: format!("{flow}: RP-RR beats GP-FO by {:.0}–{:.0}%", 100.0 * lo, 100.0 * hi),
                 paper: "GP-FO is also a good choice, but RP-RR beats it by 5–9% for STORE and 12–15% for WORM at N = 1024 and 4096",
-                detail: format!("RP-RR over GP-FO: {}", d.gains_text(rr, gpfo, &big)),
+                detail: detail!["RP-RR over GP-FO: ", ..d.gains_text(rr, gpfo, &big)],
                 sizes: big,
                 holds,
                 criterion: format!(
@@ -864,10 +898,10 @@ impl Experiment for Figure5 {
             Claim {
                 name: "… only slightly".into(),
                 paper: "SPLIT RP-RR is slightly better than WORM RP-RR; even a slight increase in flits for SPLIT would make WORM win",
-                detail: format!(
-                    "SPLIT-RP-RR over WORM-RP-RR: {}",
-                    d.gains_text(split_rr, worm, &ns)
-                ),
+                detail: detail![
+                    "SPLIT-RP-RR over WORM-RP-RR: ",
+                    ..d.gains_text(split_rr, worm, &ns),
+                ],
                 sizes: ns.clone(),
                 holds: slight,
                 criterion: format!(
@@ -986,17 +1020,17 @@ mod tests {
         assert!(claim(b, a, Strength::Plain).holds);
         // c: no significant difference from b at either size.
         assert!(!claim(c, b, Strength::Plain).holds && !claim(b, c, Strength::Plain).holds);
-        assert!(d.gains_text(c, b, &[64]).ends_with("(n.s.)"));
+        assert!(d.gains_text(c, b, &[64]).to_string().ends_with("(n.s.)"));
         let cell = claim(b, a, Strength::Plain).cell();
         assert_eq!(
-            (cell.ours.as_str(), cell.verdict),
-            ("holds", Verdict::Match)
+            (cell.ours.as_text(), cell.verdict),
+            (Some("holds"), Verdict::Match)
         );
-        assert_eq!(cell.key, ["claim: x", "16–64"]);
+        assert_eq!(cell.key, [Value::text("claim: x"), range(16, 64)]);
         let cell = claim(a, b, Strength::Plain).cell();
         assert_eq!(
-            (cell.ours.as_str(), cell.verdict),
-            ("does not hold", Verdict::Mismatch)
+            (cell.ours.as_text(), cell.verdict),
+            (Some("does not hold"), Verdict::Mismatch)
         );
         assert_eq!(most(&[1, 2, 3, 4], |&x| x > 2), (2, false));
         assert_eq!(most(&[1, 2, 3, 4], |&x| x > 1), (3, true));

@@ -17,7 +17,11 @@ use fatnet::offline::leiserson::{FictitiousCapacity, LeisersonSchedule, corollar
 use fatnet::topology::{AreaGrowth, CapacityProfile, FatTree};
 use fatnet::traffic::TrafficSpec;
 
-use crate::{Cell, Effort, Experiment, Paper, ReproError, Table, Verdict, derive_seed};
+use crate::cell::{field, fixed, int, power};
+use crate::{
+    Cell, Effort, Experiment, ExperimentId, Frame, Paper, ReproError, Table, Tabular, Verdict,
+    derive_seed, detail, tabulate,
+};
 
 /// Master seed of the random traffic.
 pub const SEED: u64 = 2026;
@@ -48,54 +52,83 @@ impl Schedules {
     }
 }
 
-fn err(message: String) -> ReproError {
-    ReproError::Experiment {
-        experiment: "leiserson/schedules".into(),
-        message,
-    }
+/// The experiment, as its errors name it.
+const EXPERIMENT: ExperimentId = ExperimentId {
+    paper: Paper::Leiserson,
+    id: "schedules",
+};
+
+fn err(source: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> ReproError {
+    ReproError::library(EXPERIMENT, source)
 }
 
-fn cell(
+fn err_in(
+    context: impl std::fmt::Display,
+    source: impl Into<Box<dyn std::error::Error + Send + Sync>>,
+) -> ReproError {
+    ReproError::library_in(EXPERIMENT, context, source)
+}
+
+/// One computed row: a verified schedule of one traffic family on one tree.
+#[derive(Debug)]
+pub struct Scheduled {
     n: u64,
-    traffic: &str,
-    algorithm: &str,
-    tree: &str,
-    s: &LeisersonSchedule,
+    traffic: &'static str,
+    algorithm: &'static str,
+    tree: String,
+    schedule: LeisersonSchedule,
     verified: bool,
+    /// The theorem's bound for the instance, as printed and as a number.
     paper_bound: (String, f64),
-) -> Cell {
+}
+
+fn cell(row: &Scheduled) -> Cell {
+    let Scheduled {
+        n,
+        traffic,
+        algorithm,
+        ref tree,
+        schedule: ref s,
+        verified,
+        ref paper_bound,
+    } = *row;
     let cycles = s.cycles() as u64;
     let lambda = s.load_factor.value();
     let within = verified && cycles <= s.bound && (cycles as f64) <= paper_bound.1 + 1e-9;
     Cell {
         key: vec![
-            format!("2^{}", n.trailing_zeros()),
-            traffic.to_string(),
-            algorithm.to_string(),
-            tree.to_string(),
+            power(2, n.trailing_zeros()),
+            traffic.into(),
+            algorithm.into(),
+            tree.clone().into(),
         ],
-        paper: Some(paper_bound.0),
-        ours: cycles.to_string(),
-        detail: format!(
-            "λ = {lambda:.3}, ⌈λ⌉ = {}, cycles/λ = {:.2}, proof bound {}{}",
-            s.lower_bound,
-            if lambda > 0.0 {
-                cycles as f64 / lambda
-            } else {
-                0.0
-            },
-            s.bound,
+        paper: Some(paper_bound.0.clone().into()),
+        ours: cycles.into(),
+        detail: detail![
+            field("λ", fixed(lambda, 3)),
+            ", ",
+            field("⌈λ⌉", s.lower_bound),
+            ", ",
+            field(
+                "cycles/λ",
+                fixed(
+                    if lambda > 0.0 {
+                        cycles as f64 / lambda
+                    } else {
+                        0.0
+                    },
+                    2
+                )
+            ),
+            ", proof bound ",
+            int(s.bound),
             if verified {
                 ", verified"
             } else {
                 ", NOT verified"
             },
-        ),
-        verdict: if within {
-            Verdict::WithinBound
-        } else {
-            Verdict::BoundViolated
-        },
+        ],
+        verdict: Verdict::bound(within),
         note: String::new(),
     }
 }
@@ -118,12 +151,39 @@ impl Experiment for Schedules {
     }
 
     fn run(&self, effort: Effort) -> Result<Table, ReproError> {
-        let mut cells = Vec::new();
+        tabulate(self, effort)
+    }
+}
+
+impl Tabular for Schedules {
+    type Row = Scheduled;
+
+    fn frame(&self) -> Frame {
+        Frame {
+            title:
+                "Leiserson, Theorem 1 and Corollary 2: delivery cycles of the off-line schedulers"
+                    .into(),
+            key_columns: vec![
+                "n".into(),
+                "traffic".into(),
+                "algorithm".into(),
+                "tree".into(),
+            ],
+            detail_column: "λ(M), cycles/λ, the proof's integer bound".into(),
+        }
+    }
+
+    fn cells(&self, row: &Scheduled) -> Vec<Cell> {
+        vec![cell(row)]
+    }
+
+    fn compute(&self, effort: Effort) -> Result<Vec<Scheduled>, ReproError> {
+        let mut rows = Vec::new();
         let mut row = 0u64;
         for &levels in Self::sizes(effort) {
             let n = 1u64 << levels;
             let w = 1u64 << (2 * levels).div_ceil(3);
-            let universal = FatTree::universal(n, w).map_err(|e| err(e.to_string()))?;
+            let universal = FatTree::universal(n, w).map_err(err)?;
             let area = FatTree::new(
                 n,
                 CapacityProfile::Area {
@@ -131,54 +191,49 @@ impl Experiment for Schedules {
                     growth: AreaGrowth::Smooth,
                 },
             )
-            .map_err(|e| err(e.to_string()))?;
+            .map_err(err)?;
             for family in FAMILIES {
-                let spec: TrafficSpec = family.parse().map_err(|e| err(format!("{e}")))?;
+                let spec: TrafficSpec = family.parse().map_err(err)?;
                 let m = spec
                     .generate(n as u32, derive_seed(SEED, row))
-                    .map_err(|e| err(format!("{family}: {e}")))?;
+                    .map_err(|e| err_in(family, e))?;
                 row += 1;
-                let t1 = theorem1(&universal, &m).map_err(|e| err(e.to_string()))?;
+                let t1 = theorem1(&universal, &m).map_err(err)?;
                 let ok1 = t1.schedule.verify(&universal, &m).is_ok();
                 let l = t1.load_factor.value();
                 let b1 = (2.0 * l * f64::from(levels)).max(1.0);
-                cells.push(cell(
+                rows.push(Scheduled {
                     n,
-                    family,
-                    "Theorem 1",
-                    &format!("universal w={w}"),
-                    &t1,
-                    ok1,
-                    (format!("≤ 2λ lg n = {b1:.1}"), b1),
-                ));
-                let c2 = corollary2(&area, &m, FictitiousCapacity::LgN)
-                    .map_err(|e| err(e.to_string()))?;
+                    traffic: family,
+                    algorithm: "Theorem 1",
+                    tree: format!("universal w={w}"),
+                    schedule: t1,
+                    verified: ok1,
+                    paper_bound: (format!("≤ 2λ lg n = {b1:.1}"), b1),
+                });
+                let c2 = corollary2(&area, &m, FictitiousCapacity::LgN).map_err(err)?;
                 let ok2 = c2.schedule.verify(&area, &m).is_ok();
                 let a = c2.capacity_ratio.unwrap_or(f64::NAN);
                 let b2 = (2.0 * a / (a - 1.0) * c2.load_factor.value()).max(1.0);
-                cells.push(cell(
+                rows.push(Scheduled {
                     n,
-                    family,
-                    "Corollary 2",
-                    &format!("area leaf={}", 2 * levels),
-                    &c2,
-                    ok2,
-                    (format!("≤ 2(a/(a−1))λ = {b2:.1}"), b2),
-                ));
+                    traffic: family,
+                    algorithm: "Corollary 2",
+                    tree: format!("area leaf={}", 2 * levels),
+                    schedule: c2,
+                    verified: ok2,
+                    paper_bound: (format!("≤ 2(a/(a−1))λ = {b2:.1}"), b2),
+                });
             }
         }
-        Ok(Table {
-            paper: Paper::Leiserson,
-            id: "schedules",
-            title: "Leiserson, Theorem 1 and Corollary 2: delivery cycles of the off-line schedulers".into(),
-            key_columns: vec!["n".into(), "traffic".into(), "algorithm".into(), "tree".into()],
-            detail_column: "λ(M), cycles/λ, the proof's integer bound".into(),
-            cells,
-            notes: vec![
+        Ok(rows)
+    }
+
+    fn notes(&self, _effort: Effort, _rows: &[Scheduled], _cells: &[Cell]) -> Vec<String> {
+        vec![
                 "The paper prints no numbers; the \"paper\" column is the theorem's bound for the instance (Theorem 1: 2λ lg n; Corollary 2: 2(a/(a−1))λ with a = min cap / lg n = 2 here, i.e. 4λ), and \"ours\" is the number of cycles of our schedule, which is verified (every message once, no channel over capacity in any cycle).".into(),
                 "The proof's integer bound is lg n · 2^⌈lg λ⌉ for Theorem 1 and 2^⌈lg λ'⌉ for Corollary 2 (λ' for the fictitious capacities cap − lg n).".into(),
                 "Random patterns are drawn from seed 2026 with one derived seed per row; permutations are uniform, `replicated:k=K` is K independent permutations, `uniform` excludes self-messages, `mesh` is the √n×√n mesh in Morton order.".into(),
-            ],
-        })
+        ]
     }
 }

@@ -25,8 +25,12 @@ use fatnet::traffic::TrafficSpec;
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
 
+use crate::cell::{field, fixed};
 use crate::runner::Proportion;
-use crate::{Cell, Effort, Experiment, Paper, ReproError, Table, Verdict, derive_seed};
+use crate::{
+    Cell, Effort, Experiment, ExperimentId, Frame, Paper, ReproError, Table, Tabular, Verdict,
+    derive_seed, detail, tabulate,
+};
 
 /// Master seed.
 pub const SEED: u64 = 6;
@@ -43,11 +47,18 @@ const TRAFFIC: [&str; 3] = ["replicated:k=4", "uniform", "many-to-one"];
 #[derive(Clone, Copy, Debug, Default)]
 pub struct DeliveryProbability;
 
-fn err(e: impl std::fmt::Display) -> ReproError {
-    ReproError::Experiment {
-        experiment: "greenberg-leiserson/lemma6".into(),
-        message: e.to_string(),
-    }
+/// The experiment, as its errors name it.
+const EXPERIMENT: ExperimentId = ExperimentId {
+    paper: Paper::GreenbergLeiserson,
+    id: "lemma6",
+};
+
+fn err(source: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> ReproError {
+    ReproError::library(EXPERIMENT, source)
+}
+
+fn check(failure: impl Into<String>) -> ReproError {
+    ReproError::check(EXPERIMENT, failure)
 }
 
 impl Experiment for DeliveryProbability {
@@ -68,11 +79,100 @@ impl Experiment for DeliveryProbability {
     }
 
     fn run(&self, effort: Effort) -> Result<Table, ReproError> {
+        tabulate(self, effort)
+    }
+}
+
+/// One computed row: Lemma 5 on every loaded channel and Lemma 6 under both switch policies,
+/// for one tree and traffic family.
+#[derive(Debug)]
+pub struct Measured {
+    spec: &'static str,
+    family: &'static str,
+    /// `p = 1/(rλ)`, `r` and `λ`.
+    p: f64,
+    r: f64,
+    lambda: f64,
+    /// Largest exact / bound over the loaded channels.
+    worst: f64,
+    /// Per policy: the least-delivered message, its delivery proportion, the mean rate.
+    lemma6: Vec<(DropPolicy, usize, Proportion, f64)>,
+    cycles: u64,
+}
+
+impl Tabular for DeliveryProbability {
+    type Row = Measured;
+
+    fn frame(&self) -> Frame {
+        Frame {
+            title: "Greenberg–Leiserson, Lemmas 5 and 6: congestion and delivery probabilities of a p-subset with p = 1/(rλ)".into(),
+            key_columns: vec!["tree".into(), "traffic".into(), "quantity".into()],
+            detail_column: "p, r, λ; interval".into(),
+        }
+    }
+
+    fn cells(&self, row: &Measured) -> Vec<Cell> {
+        let &Measured {
+            spec,
+            family,
+            p,
+            r,
+            lambda,
+            worst,
+            cycles,
+            ..
+        } = row;
+        let key = |what: &str| vec![spec.into(), family.into(), what.into()];
+        let mut cells = vec![Cell {
+            key: key("Lemma 5: max over channels of exact / (e·p·λ)^cap"),
+            paper: Some("≤ 1".into()),
+            ours: fixed(worst, 4),
+            detail: detail![
+                field("p = 1/(rλ)", fixed(p, 5)),
+                ", ",
+                field("r", fixed(r, 3)),
+                ", ",
+                field("λ", fixed(lambda, 3)),
+            ],
+            verdict: Verdict::bound(worst <= 1.0 + 1e-12),
+            note: String::new(),
+        }];
+        for (policy, argmin, prop, mean) in &row.lemma6 {
+            let high = prop.wilson95_high.unwrap_or(f64::NAN);
+            cells.push(Cell {
+                key: key(&format!(
+                    "Lemma 6: min per-message delivery rate ({policy:?})"
+                )),
+                paper: Some(format!("≥ p/2 = {:.5}", p / 2.0).into()),
+                ours: fixed(prop.estimate.unwrap_or(f64::NAN), 5),
+                detail: detail![
+                    "message ",
+                    *argmin,
+                    ": 95% Wilson [",
+                    fixed(prop.wilson95_low.unwrap_or(f64::NAN), 5),
+                    ", ",
+                    fixed(high, 5),
+                    "] over ",
+                    cycles,
+                    " cycles; mean over messages ",
+                    fixed(*mean, 5),
+                    " (",
+                    field("p", fixed(p, 5)),
+                    ")",
+                ],
+                verdict: Verdict::bound(high >= p / 2.0),
+                note: String::new(),
+            });
+        }
+        cells
+    }
+
+    fn compute(&self, effort: Effort) -> Result<Vec<Measured>, ReproError> {
         let cycles: u64 = match effort {
             Effort::Full => 40_000,
             Effort::Quick => 4_000,
         };
-        let mut cells = Vec::new();
+        let mut rows = Vec::new();
         let mut row = 0u64;
         for spec in TREES {
             let topo = spec
@@ -80,7 +180,7 @@ impl Experiment for DeliveryProbability {
                 .map_err(err)?
                 .build()
                 .map_err(err)?;
-            let tree = topo.as_fat_tree().ok_or_else(|| err("not a fat-tree"))?;
+            let tree = topo.as_fat_tree().ok_or_else(|| check("not a fat-tree"))?;
             let r = congestion_parameter(tree.capacities()).map_err(err)?;
             for family in TRAFFIC {
                 let m = family
@@ -93,7 +193,6 @@ impl Experiment for DeliveryProbability {
                     .load_factor
                     .value();
                 let p = (1.0 / (r * lambda)).min(1.0);
-                let key = |what: &str| vec![spec.to_string(), family.to_string(), what.to_string()];
                 // Lemma 5 on every loaded channel.
                 let mut worst = 0.0f64;
                 for (c, &load) in loads.per_channel.iter().enumerate() {
@@ -107,18 +206,7 @@ impl Experiment for DeliveryProbability {
                         worst = worst.max(exact / bound);
                     }
                 }
-                cells.push(Cell {
-                    key: key("Lemma 5: max over channels of exact / (e·p·λ)^cap"),
-                    paper: Some("≤ 1".into()),
-                    ours: format!("{worst:.4}"),
-                    detail: format!("p = 1/(rλ) = {p:.5}, r = {r:.3}, λ = {lambda:.3}"),
-                    verdict: if worst <= 1.0 + 1e-12 {
-                        Verdict::WithinBound
-                    } else {
-                        Verdict::BoundViolated
-                    },
-                    note: String::new(),
-                });
+                let mut lemma6 = Vec::new();
                 // Lemma 6, Monte Carlo.
                 for policy in [DropPolicy::Pessimistic, DropPolicy::Random] {
                     let mut engine = DeliveryEngine::new(tree, &m, policy).map_err(err)?;
@@ -138,42 +226,33 @@ impl Experiment for DeliveryProbability {
                         .iter()
                         .enumerate()
                         .min_by_key(|&(i, &c)| (c, i))
-                        .ok_or_else(|| err("empty message set"))?;
+                        .ok_or_else(|| check("empty message set"))?;
                     let prop =
-                        Proportion::from_counts(least, cycles).ok_or_else(|| err("counts"))?;
+                        Proportion::from_counts(least, cycles).ok_or_else(|| check("counts"))?;
                     let mean = count.iter().sum::<u64>() as f64 / (m.len() as f64 * cycles as f64);
-                    let high = prop.wilson95_high.unwrap_or(f64::NAN);
-                    cells.push(Cell {
-                        key: key(&format!("Lemma 6: min per-message delivery rate ({policy:?})")),
-                        paper: Some(format!("≥ p/2 = {:.5}", p / 2.0)),
-                        ours: format!("{:.5}", prop.estimate.unwrap_or(f64::NAN)),
-                        detail: format!(
-                            "message {argmin}: 95% Wilson [{:.5}, {high:.5}] over {cycles} cycles; mean over messages {mean:.5} (p = {p:.5})",
-                            prop.wilson95_low.unwrap_or(f64::NAN)
-                        ),
-                        verdict: if high >= p / 2.0 {
-                            Verdict::WithinBound
-                        } else {
-                            Verdict::BoundViolated
-                        },
-                        note: String::new(),
-                    });
+                    lemma6.push((policy, argmin, prop, mean));
                 }
+                rows.push(Measured {
+                    spec,
+                    family,
+                    p,
+                    r,
+                    lambda,
+                    worst,
+                    lemma6,
+                    cycles,
+                });
                 row += 1;
             }
         }
-        Ok(Table {
-            paper: Paper::GreenbergLeiserson,
-            id: "lemma6",
-            title: "Greenberg–Leiserson, Lemmas 5 and 6: congestion and delivery probabilities of a p-subset with p = 1/(rλ)".into(),
-            key_columns: vec!["tree".into(), "traffic".into(), "quantity".into()],
-            detail_column: "p, r, λ; interval".into(),
-            cells,
-            notes: vec![
+        Ok(rows)
+    }
+
+    fn notes(&self, _effort: Effort, _rows: &[Measured], _cells: &[Cell]) -> Vec<String> {
+        vec![
                 "r is the tree's congestion parameter (the smallest r with Σ_path (e/r)^cap ≤ 1/2 over all paths), computed by fatnet-queueing; the standard tree uses capacities 2^⌈h/2⌉.".into(),
                 "Lemma 5's exact value is B(cap, load − 1, p): the probability that at least cap of the other messages through the channel are sent.".into(),
                 "Lemma 6 is tested under the pessimistic model (the lemma's) and greedy random-drop switches (which deliver a superset). A row is \"bound violated\" only if the 95% Wilson interval of the least-delivered message lies entirely below p/2; the minimum over many messages is biased low, so this is conservative towards finding violations.".into(),
-            ],
-        })
+        ]
     }
 }

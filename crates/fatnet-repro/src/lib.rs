@@ -10,6 +10,7 @@
 
 #![deny(missing_docs)]
 
+pub mod cell;
 pub mod figure;
 pub mod greedy_adversary;
 pub mod greenberg_leiserson;
@@ -26,12 +27,15 @@ pub mod stamoulis_greedy;
 pub mod sweep;
 pub mod sweep_summary;
 mod table;
+pub mod verdict;
 pub mod yuan;
 pub mod yuan_min_m;
 pub mod yuan_opensm;
 
+pub use cell::{Detail, Estimate, Part, Value};
 pub use figure::{ErrorBar, Figure, Series};
-pub use table::{Cell, Table, Verdict};
+pub use table::{Cell, Frame, Table, Tabular, tabulate};
+pub use verdict::Verdict;
 
 use std::fmt;
 use std::str::FromStr;
@@ -62,13 +66,26 @@ pub enum ReproError {
     /// An unknown paper name.
     #[error("unknown paper `{0}` (expected one of: {known})", known = Paper::ALL.iter().map(|p| p.slug()).collect::<Vec<_>>().join(", "))]
     UnknownPaper(String),
-    /// The library refused to build what an experiment asked for.
-    #[error("experiment {experiment}: {message}")]
+    /// The library refused what an experiment asked for; its error is the source.
+    #[error("experiment {experiment}{}", in_context(context))]
     Experiment {
-        /// Experiment id.
-        experiment: String,
-        /// What went wrong.
-        message: String,
+        /// The experiment.
+        experiment: ExperimentId,
+        /// What it was computing (an instance, a configuration); empty if nothing more than
+        /// the experiment itself.
+        context: String,
+        /// The library's error.
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
+    /// A check of an experiment's own (not the library's) failed: a schedule that does not
+    /// verify, a run that did not deliver, a fit that does not exist.
+    #[error("experiment {experiment}: {failure}")]
+    ExperimentCheck {
+        /// The experiment.
+        experiment: ExperimentId,
+        /// What failed.
+        failure: String,
     },
     /// Writing CSV failed.
     #[error("csv: {0}")]
@@ -131,6 +148,60 @@ pub enum ReproError {
         /// The error.
         source: std::io::Error,
     },
+}
+
+fn in_context(context: &str) -> String {
+    if context.is_empty() {
+        String::new()
+    } else {
+        format!(" ({context})")
+    }
+}
+
+/// An experiment as errors name it: its paper and its id (`stamoulis/fig7_7`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ExperimentId {
+    /// The paper.
+    pub paper: Paper,
+    /// The experiment's id, or the part of a paper's experiments that failed.
+    pub id: &'static str,
+}
+
+impl fmt::Display for ExperimentId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}/{}", self.paper, self.id)
+    }
+}
+
+impl ReproError {
+    /// The library's error `source`, met by `experiment`.
+    pub fn library(
+        experiment: ExperimentId,
+        source: impl Into<Box<dyn std::error::Error + Send + Sync>>,
+    ) -> ReproError {
+        ReproError::library_in(experiment, "", source)
+    }
+
+    /// The library's error `source`, met by `experiment` while computing `context`.
+    pub fn library_in(
+        experiment: ExperimentId,
+        context: impl fmt::Display,
+        source: impl Into<Box<dyn std::error::Error + Send + Sync>>,
+    ) -> ReproError {
+        ReproError::Experiment {
+            experiment,
+            context: context.to_string(),
+            source: source.into(),
+        }
+    }
+
+    /// A failed check of `experiment` itself.
+    pub fn check(experiment: ExperimentId, failure: impl Into<String>) -> ReproError {
+        ReproError::ExperimentCheck {
+            experiment,
+            failure: failure.into(),
+        }
+    }
 }
 
 /// The five papers.
@@ -234,7 +305,9 @@ pub trait Experiment: Sync {
     ///
     /// # Errors
     ///
-    /// [`ReproError::Experiment`] when the library rejects the experiment's parameters.
+    /// [`ReproError::Experiment`] when the library rejects the experiment's parameters (its
+    /// error is the source), [`ReproError::ExperimentCheck`] when a check of the experiment's
+    /// own fails.
     fn run(&self, effort: Effort) -> Result<Table, ReproError>;
     /// The figures of the experiment, built from the numbers of `table` (the result of
     /// [`run`](Experiment::run)); written as `docs/reproduction/<stem>/<figure id>.{svg,csv}`.
@@ -305,5 +378,28 @@ pub fn output_stem(e: &dyn Experiment, effort: Effort) -> String {
         format!("{}/quick/{}", e.paper().slug(), e.id())
     } else {
         format!("{}/{}", e.paper().slug(), e.id())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn experiment_errors_keep_the_library_error_as_their_source() {
+        let experiment = ExperimentId {
+            paper: Paper::Yuan,
+            id: "table1",
+        };
+        let source = std::io::Error::other("no such network");
+        let e = ReproError::library_in(experiment, "ftree(2+3, 5)", source);
+        assert_eq!(e.to_string(), "experiment yuan/table1 (ftree(2+3, 5))");
+        let cause = std::error::Error::source(&e).expect("the library's error");
+        assert_eq!(cause.to_string(), "no such network");
+        let e = ReproError::library(experiment, std::io::Error::other("x"));
+        assert_eq!(e.to_string(), "experiment yuan/table1");
+        let e = ReproError::check(experiment, "a fit failed");
+        assert_eq!(e.to_string(), "experiment yuan/table1: a fit failed");
+        assert!(std::error::Error::source(&e).is_none());
     }
 }

@@ -26,21 +26,41 @@ use rand::SeedableRng;
 use rand::seq::index::sample;
 use rand_pcg::Pcg64;
 
-use crate::{Cell, Effort, Experiment, Paper, ReproError, Table, Verdict, derive_seed};
+use crate::cell::{Detail, fixed};
+use crate::{
+    Cell, Effort, Experiment, ExperimentId, Frame, Paper, ReproError, Table, Tabular, Value,
+    Verdict, derive_seed, detail, tabulate,
+};
 
 /// Master seed of the random broadcasting sets of `broadcasts`.
 pub const SEED: u64 = 2;
 
-fn err(experiment: &str, message: String) -> ReproError {
-    ReproError::Experiment {
-        experiment: format!("stamoulis/{experiment}"),
-        message,
-    }
+fn err(
+    experiment: &'static str,
+    source: impl Into<Box<dyn std::error::Error + Send + Sync>>,
+) -> ReproError {
+    ReproError::library(
+        ExperimentId {
+            paper: Paper::Stamoulis,
+            id: experiment,
+        },
+        source,
+    )
 }
 
-fn verified(experiment: &str, s: &SlotSchedule) -> Result<SlotReport, ReproError> {
+fn check(experiment: &'static str, failure: impl Into<String>) -> ReproError {
+    ReproError::check(
+        ExperimentId {
+            paper: Paper::Stamoulis,
+            id: experiment,
+        },
+        failure,
+    )
+}
+
+fn verified(experiment: &'static str, s: &SlotSchedule) -> Result<SlotReport, ReproError> {
     s.verify()
-        .map_err(|v| err(experiment, format!("invalid schedule: {v:?}")))
+        .map_err(|v| check(experiment, format!("invalid schedule: {v:?}")))
 }
 
 /// Figure 3.2 as printed (OCR lines 656–684): tables 1–4, rows = slots, columns = arcs
@@ -95,12 +115,12 @@ impl Experiment for Figure3_2 {
     fn run(&self, _effort: Effort) -> Result<Table, ReproError> {
         const D: u32 = 4;
         let id = "fig3_2";
-        let tables = TransmissionTables::new(D).map_err(|e| err(id, e.to_string()))?;
+        let tables = TransmissionTables::new(D).map_err(|e| err(id, e))?;
         let mut cells = Vec::new();
         for (k, printed) in (1..=D).zip(FIGURE_3_2) {
             let ours = tables.table(k);
             // Table k is node 0's order in the k-cube's exchange: read it off the recursion.
-            let rec = total_exchange_recursive(k).map_err(|e| err(id, e.to_string()))?;
+            let rec = total_exchange_recursive(k).map_err(|e| err(id, e))?;
             let report = verified(id, &rec)?;
             let cube = rec.cube().clone();
             let recursion = |slot: usize, m: u32| -> Option<u32> {
@@ -116,7 +136,7 @@ impl Experiment for Figure3_2 {
                     })
             };
             if ours.len() != printed.len() || report.slots != printed.len() {
-                return Err(err(
+                return Err(check(
                     id,
                     format!(
                         "table {k}: {} rows printed, {} ours, {} slots",
@@ -133,27 +153,21 @@ impl Experiment for Figure3_2 {
                     }
                     let mine = mine.map_or(String::new(), |w| bits(w, D));
                     let rec_value = recursion(r, m).map_or("—".to_string(), |w| bits(w, D));
-                    let verdict = if paper == mine {
-                        Verdict::Match
+                    let verdict = Verdict::equal(paper, mine.as_str());
+                    let agree = if rec_value == mine {
+                        "(=)"
                     } else {
-                        Verdict::Mismatch
+                        "(≠ tables)"
                     };
                     cells.push(Cell {
                         key: vec![
-                            format!("table {k}"),
-                            (r + 1).to_string(),
-                            format!("(0, e{m})"),
+                            format!("table {k}").into(),
+                            (r + 1).into(),
+                            format!("(0, e{m})").into(),
                         ],
-                        paper: (!paper.is_empty()).then(|| paper.to_string()),
-                        ours: mine.clone(),
-                        detail: format!(
-                            "{rec_value} {}",
-                            if rec_value == mine {
-                                "(=)"
-                            } else {
-                                "(≠ tables)"
-                            }
-                        ),
+                        paper: (!paper.is_empty()).then(|| paper.into()),
+                        ours: mine.into(),
+                        detail: detail![rec_value, " ", agree],
                         verdict,
                         note: String::new(),
                     });
@@ -203,74 +217,121 @@ impl Experiment for TotalExchange {
         false
     }
 
-    fn run(&self, _effort: Effort) -> Result<Table, ReproError> {
+    fn run(&self, effort: Effort) -> Result<Table, ReproError> {
+        tabulate(self, effort)
+    }
+}
+
+/// One computed row of the total exchange: the verified schedule's numbers at one `d`.
+#[derive(Debug)]
+pub struct Exchange {
+    d: u32,
+    report: SlotReport,
+    same_as_recursion: bool,
+    arcs: u64,
+    busy: u64,
+}
+
+impl Tabular for TotalExchange {
+    type Row = Exchange;
+
+    fn frame(&self) -> Frame {
+        Frame {
+            title: "Stamoulis, Proposition 3.1: the optimal total exchange on the d-cube".into(),
+            key_columns: vec!["d".into(), "quantity".into()],
+            detail_column: "bound and cross-checks".into(),
+        }
+    }
+
+    fn compute(&self, _effort: Effort) -> Result<Vec<Exchange>, ReproError> {
         let id = "total_exchange";
-        let mut cells = Vec::new();
-        for d in Self::DIMENSIONS {
-            let s = total_exchange(d).map_err(|e| err(id, e.to_string()))?;
-            let r = verified(id, &s)?;
-            let same_as_recursion =
-                d <= 8 && total_exchange_recursive(d).map_err(|e| err(id, e.to_string()))? == s;
-            let lb = total_exchange_lower_bound(d);
-            let n = 1u64 << d;
-            let min_transmissions = u64::from(d) * (n / 2) * n;
-            let arcs = u64::from(s.cube().num_channels());
-            let busy: u64 = s.slots().iter().map(|t| t.len() as u64).sum();
-            let utilisation = busy as f64 / (arcs * r.slots as u64) as f64 * 100.0;
-            let key = |q: &str| vec![d.to_string(), q.to_string()];
-            let verdict = |ok: bool| {
-                if ok {
-                    Verdict::Match
-                } else {
-                    Verdict::Mismatch
-                }
-            };
-            cells.push(Cell {
+        Self::DIMENSIONS
+            .map(|d| {
+                let s = total_exchange(d).map_err(|e| err(id, e))?;
+                let report = verified(id, &s)?;
+                let same_as_recursion =
+                    d <= 8 && total_exchange_recursive(d).map_err(|e| err(id, e))? == s;
+                Ok(Exchange {
+                    d,
+                    report,
+                    same_as_recursion,
+                    arcs: u64::from(s.cube().num_channels()),
+                    busy: s.slots().iter().map(|t| t.len() as u64).sum(),
+                })
+            })
+            .collect()
+    }
+
+    fn cells(&self, row: &Exchange) -> Vec<Cell> {
+        let Exchange {
+            d,
+            ref report,
+            same_as_recursion,
+            arcs,
+            busy,
+        } = *row;
+        let r = report;
+        let lb = total_exchange_lower_bound(d);
+        let n = 1u64 << d;
+        let min_transmissions = u64::from(d) * (n / 2) * n;
+        let utilisation = busy as f64 / (arcs * r.slots as u64) as f64 * 100.0;
+        let key = |q: &str| vec![d.into(), q.into()];
+        let verdict = Verdict::holds;
+        vec![
+            Cell {
                 key: key("completion time (slots)"),
-                paper: Some(lb.to_string()),
-                ours: r.slots.to_string(),
-                detail: format!(
-                    "lower bound 2^(d−1) = {lb}; baselines: sequential phases d·2^(d−1) = {}, [BeT89] 2^d − 1 = {}{}",
+                paper: Some(lb.into()),
+                ours: r.slots.into(),
+                detail: detail![
+                    "lower bound 2^(d−1) = ",
+                    lb,
+                    "; baselines: sequential phases d·2^(d−1) = ",
                     u64::from(d) * (n / 2),
+                    ", [BeT89] 2^d − 1 = ",
                     n - 1,
                     if same_as_recursion {
                         "; schedule identical to the Prop. 3.1 recursion"
                     } else {
                         ""
-                    }
-                ),
+                    },
+                ],
                 verdict: verdict(r.slots as u64 == lb),
                 note: String::new(),
-            });
-            cells.push(Cell {
+            },
+            Cell {
                 key: key("transmissions"),
-                paper: Some(min_transmissions.to_string()),
-                ours: r.transmissions.to_string(),
+                paper: Some(min_transmissions.into()),
+                ours: r.transmissions.into(),
                 detail: "(3.1) with equality: d·2^(d−1) per origin, shortest paths".into(),
                 verdict: verdict(r.transmissions as u64 == min_transmissions),
                 note: String::new(),
-            });
-            cells.push(Cell {
+            },
+            Cell {
                 key: key("arc utilisation"),
                 paper: Some("100%".into()),
-                ours: format!("{utilisation:.0}%"),
-                detail: format!("{busy} arc-slots busy of {arcs} arcs × {} slots", r.slots),
+                ours: Value::Percent {
+                    value: utilisation,
+                    decimals: 0,
+                },
+                detail: detail![
+                    busy,
+                    " arc-slots busy of ",
+                    arcs,
+                    " arcs × ",
+                    r.slots,
+                    " slots"
+                ],
                 verdict: verdict(r.every_arc_busy),
                 note: String::new(),
-            });
-        }
-        Ok(Table {
-            paper: Paper::Stamoulis,
-            id: "total_exchange",
-            title: "Stamoulis, Proposition 3.1: the optimal total exchange on the d-cube".into(),
-            key_columns: vec!["d".into(), "quantity".into()],
-            detail_column: "bound and cross-checks".into(),
-            cells,
-            notes: vec![
+            },
+        ]
+    }
+
+    fn notes(&self, _effort: Effort, _rows: &[Exchange], _cells: &[Cell]) -> Vec<String> {
+        vec![
                 "Paper: Proposition 3.1 (T_d = 2^(d−1)) and §3.2: the bound (3.3) is met only with shortest paths (transmissions = d·2^(d−1)·2^d) and every arc busy in every slot (\"100% arc utilization\"). The paper states these as formulas; the \"paper\" column evaluates them.".into(),
                 "Ours: `total_exchange(d)` (closed form of the recursion over the Figure 3.2 tables), verified slot by slot: one packet per arc per slot, no forwarding before receipt, every packet delivered. For d ≤ 8 the schedule is compared with the independent three-phase recursion (`total_exchange_recursive`).".into(),
-            ],
-        })
+        ]
     }
 }
 
@@ -285,23 +346,7 @@ struct Row<'a> {
     nodes: String,
     k: u64,
     /// What to print as ours instead of the slot count.
-    shown: Option<String>,
-}
-
-fn exact(paper: u64, ours: u64) -> Verdict {
-    if paper == ours {
-        Verdict::Match
-    } else {
-        Verdict::Mismatch
-    }
-}
-
-fn within(ok: bool) -> Verdict {
-    if ok {
-        Verdict::WithinBound
-    } else {
-        Verdict::BoundViolated
-    }
+    shown: Option<Value>,
 }
 
 fn random_set(seed: u64, d: u32, k: usize) -> Vec<u32> {
@@ -312,16 +357,21 @@ fn random_set(seed: u64, d: u32, k: usize) -> Vec<u32> {
         .collect()
 }
 
-fn phases(kb: &KBroadcasts) -> String {
-    format!(
-        "phases {} + {} + {}, last phase-2 arrival {}, N^(j) {}..{}",
+fn phases(kb: &KBroadcasts) -> Detail {
+    detail![
+        "phases ",
         kb.prefix_slots,
+        " + ",
         kb.gather_slots,
+        " + ",
         kb.scatter_slots,
+        ", last phase-2 arrival ",
         kb.last_gather_arrival,
+        ", N^(j) ",
         kb.root_loads.iter().min().copied().unwrap_or(0),
+        "..",
         kb.root_loads.iter().max().copied().unwrap_or(0),
-    )
+    ]
 }
 
 impl Experiment for Broadcasts {
@@ -343,7 +393,7 @@ impl Experiment for Broadcasts {
 
     fn run(&self, _effort: Effort) -> Result<Table, ReproError> {
         let id = "broadcasts";
-        let e = |x: fatnet::offline::OfflineError| err(id, x.to_string());
+        let e = |x: fatnet::offline::OfflineError| err(id, x);
         let mut cells = Vec::new();
         let mut seeds = 0u64;
         let mut next_seed = || {
@@ -351,7 +401,7 @@ impl Experiment for Broadcasts {
             derive_seed(SEED, seeds - 1)
         };
         let mut push =
-            |row: Row<'_>, paper: String, ours: u64, detail: String, verdict, note: &str| {
+            |row: Row<'_>, paper: String, ours: u64, detail: Detail, verdict, note: &str| {
                 let lb = k_broadcast_lower_bound(row.d, row.k);
                 let verdict = if ours < lb {
                     Verdict::BoundViolated
@@ -360,14 +410,14 @@ impl Experiment for Broadcasts {
                 };
                 cells.push(Cell {
                     key: vec![
-                        row.algorithm.to_string(),
-                        row.d.to_string(),
-                        row.k.to_string(),
-                        row.nodes,
+                        row.algorithm.into(),
+                        row.d.into(),
+                        row.k.into(),
+                        row.nodes.into(),
                     ],
-                    paper: Some(paper),
-                    ours: row.shown.unwrap_or_else(|| ours.to_string()),
-                    detail: format!("≥ {lb} (§4.2); {detail}"),
+                    paper: Some(paper.into()),
+                    ours: row.shown.unwrap_or_else(|| ours.into()),
+                    detail: detail!["≥ ", lb, " (§4.2); ", ..detail],
                     verdict,
                     note: note.to_string(),
                 });
@@ -406,7 +456,7 @@ impl Experiment for Broadcasts {
                 format!("≤ 2⌈K/d⌉+4d+2 = {ub}"),
                 r.slots as u64,
                 phases(&kb),
-                within(r.slots as u64 <= ub),
+                Verdict::bound(r.slots as u64 <= ub),
                 "",
             );
         }
@@ -426,11 +476,8 @@ impl Experiment for Broadcasts {
                 },
                 format!("≥ K = {k} (§4.2: one arc into node 0 carries them all)"),
                 r.slots as u64,
-                format!(
-                    "vs §4.4 on the same set: ≤ {}",
-                    k_broadcast_upper_bound(d, k)
-                ),
-                within(r.slots as u64 >= k),
+                detail!["vs §4.4 on the same set: ≤ ", k_broadcast_upper_bound(d, k)],
+                Verdict::bound(r.slots as u64 >= k),
                 "",
             );
         }
@@ -455,7 +502,7 @@ impl Experiment for Broadcasts {
                 format!("≤ 2·max N^(j) + 2d + 2 = {bound}"),
                 r.slots as u64,
                 phases(&kb),
-                within(r.slots as u64 <= bound),
+                Verdict::bound(r.slots as u64 <= bound),
                 "",
             );
         }
@@ -476,12 +523,14 @@ impl Experiment for Broadcasts {
                 },
                 format!("{lo} ≤ T ≤ {hi}"),
                 slots,
-                format!(
-                    "{}; ratio to the optimum {opt}: {:.2}",
-                    phases(&kb),
-                    slots as f64 / opt as f64
-                ),
-                within((lo..=hi).contains(&slots)),
+                detail![
+                    ..phases(&kb),
+                    "; ratio to the optimum ",
+                    opt,
+                    ": ",
+                    fixed(slots as f64 / opt as f64, 2),
+                ],
+                Verdict::bound((lo..=hi).contains(&slots)),
                 "",
             );
         }
@@ -496,12 +545,12 @@ impl Experiment for Broadcasts {
                     d,
                     nodes: "all".into(),
                     k: 1 << d,
-                    shown: Some(format!("{ratio:.2}")),
+                    shown: Some(fixed(ratio, 2)),
                 },
                 "between 3/2 and 2".into(),
                 slots,
-                format!("T / ⌈(2^d−1)/d⌉ = {slots} / {opt}"),
-                within((1.5..=2.0).contains(&ratio)),
+                detail!["T / ⌈(2^d−1)/d⌉ = ", slots, " / ", opt],
+                Verdict::bound((1.5..=2.0).contains(&ratio)),
                 "the thesis's factor compares the leading terms 3·2^d/(2d) and 2·2^d/d with the optimum; the additive 2d + 2 slots push small cubes above 2",
             );
         }
@@ -522,11 +571,11 @@ impl Experiment for Broadcasts {
                     },
                     format!("≤ d+K−1 = {bound}"),
                     r.slots as u64,
-                    format!(
-                        "FIFO; §4.4 bound {}",
+                    detail![
+                        "FIFO; §4.4 bound ",
                         k_broadcast_upper_bound(d, u64::from(k))
-                    ),
-                    within(r.slots as u64 <= bound),
+                    ],
+                    Verdict::bound(r.slots as u64 <= bound),
                     "",
                 );
             }
@@ -544,7 +593,7 @@ impl Experiment for Broadcasts {
                 format!("= d = {d}"),
                 r.slots as u64,
                 "optimal (diameter)".into(),
-                exact(u64::from(d), r.slots as u64),
+                Verdict::equal(u64::from(d), r.slots as u64),
                 "",
             );
             let sources = random_set(next_seed(), d, d as usize);
@@ -565,7 +614,7 @@ impl Experiment for Broadcasts {
                     format!("= {paper}"),
                     r.slots as u64,
                     what.into(),
-                    exact(u64::from(paper), r.slots as u64),
+                    Verdict::equal(u64::from(paper), r.slots as u64),
                     "",
                 );
             }
@@ -583,12 +632,13 @@ impl Experiment for Broadcasts {
                 },
                 format!("4d+3 = {printed}"),
                 r.last_delivery as u64,
-                format!(
-                    "{}; with the phase-3 termination packets {} = 2⌈K/d⌉+4d+2",
-                    phases(&kb),
-                    r.slots
-                ),
-                exact(printed, r.last_delivery as u64),
+                detail![
+                    ..phases(&kb),
+                    "; with the phase-3 termination packets ",
+                    r.slots,
+                    " = 2⌈K/d⌉+4d+2",
+                ],
+                Verdict::equal(printed, r.last_delivery as u64),
                 "with K = d every root gets one packet: phase 2 takes d + 3 slots and the data reach depth d in phase-3 slot d, so the last data packet arrives in slot 2d + (d+3) + d = 4d + 3; the termination packets need one slot more (the §4.4 formula's 4d + 4)",
             );
         }
@@ -605,8 +655,8 @@ impl Experiment for Broadcasts {
                 },
                 format!("= d = {d}"),
                 r.slots as u64,
-                format!("{} transmissions", r.transmissions),
-                exact(u64::from(d), r.slots as u64),
+                detail![r.transmissions, " transmissions"],
+                Verdict::equal(u64::from(d), r.slots as u64),
                 "",
             );
         }
@@ -626,7 +676,7 @@ impl Experiment for Broadcasts {
                 format!("⌈(2^d−1)/d⌉ = {opt}"),
                 r.slots as u64,
                 "our translation-invariant construction (greedy matching per slot)".into(),
-                exact(opt, r.slots as u64),
+                Verdict::equal(opt, r.slots as u64),
                 "",
             );
             let printed = (1u64 << (d - 1)).div_ceil(u64::from(d));
@@ -641,11 +691,7 @@ impl Experiment for Broadcasts {
                 format!("⌈2^(d−1)/d⌉ = {printed}"),
                 r.slots as u64,
                 "the optimum, as above".into(),
-                if printed == opt {
-                    Verdict::Match
-                } else {
-                    Verdict::SuspectedMisprint
-                },
+                Verdict::compared(printed == opt, true),
                 "§4.4 prints the optimal multinode time as ⌈2^(d−1)/d⌉; §6.3.2 and [BOSTT91] give ⌈(2^d−1)/d⌉ (each node receives 2^d − 1 packets, at most d per slot). Likely an OCR slip of 2^d − 1 into 2^(d−1).",
             );
         }

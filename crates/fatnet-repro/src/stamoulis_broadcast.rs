@@ -14,19 +14,38 @@ use fatnet::queueing::stamoulis::broadcast;
 
 use crate::greenberg_oh::{Stat, relative_difference};
 
+use crate::cell::{Estimate, field, fixed, signed};
+use crate::figure::point;
 use crate::runner::try_run_trials;
 use crate::{
-    Cell, Effort, Experiment, Figure, Paper, ReproError, Series, Table, Verdict, derive_seed,
+    Cell, Detail, Effort, Experiment, ExperimentId, Figure, Frame, Paper, ReproError, Series,
+    Table, Tabular, Value, Verdict, derive_seed, detail, tabulate,
 };
 
 /// Master seed of Tables 6.1 and 6.2.
 pub const SEED: u64 = 1991;
 
-fn err(experiment: &str, message: String) -> ReproError {
-    ReproError::Experiment {
-        experiment: format!("stamoulis/{experiment}"),
-        message,
-    }
+fn err(
+    experiment: &'static str,
+    source: impl Into<Box<dyn std::error::Error + Send + Sync>>,
+) -> ReproError {
+    ReproError::library(
+        ExperimentId {
+            paper: Paper::Stamoulis,
+            id: experiment,
+        },
+        source,
+    )
+}
+
+fn check(experiment: &'static str, failure: impl Into<String>) -> ReproError {
+    ReproError::check(
+        ExperimentId {
+            paper: Paper::Stamoulis,
+            id: experiment,
+        },
+        failure,
+    )
 }
 
 /// Runs `trials` independent runs for one cell: (mean delay, measured packets) per run.
@@ -46,9 +65,9 @@ fn cell_runs(
                 batches: 1,
                 seed: s,
             })
-            .map_err(|e| err("table6", e.to_string()))?;
+            .map_err(|e| err("table6", e))?;
         if !matches!(r.outcome, fatnet::online::packet::Outcome::Delivered) {
-            return Err(err(
+            return Err(check(
                 "table6",
                 format!("d = {}, ρ = {rho}: {:?}", scheme.d(), r.outcome),
             ));
@@ -110,65 +129,79 @@ fn band(rho: f64) -> f64 {
     if rho <= 0.3 + 1e-12 { 0.02 } else { 0.03 }
 }
 
-/// The two cells of one (d, ρ): the simulation against the printed simulation, and (6.19)
-/// against the printed approximation.
-#[allow(clippy::too_many_arguments)]
-fn cells_for(
+/// One computed row of Tables 6.1 and 6.2: the printed values of one (d, ρ) and our runs.
+#[derive(Debug)]
+pub struct DirectRow {
     d: u32,
     rho: f64,
+    /// Printed simulation, approximation and relative error (percent).
     paper_sim: f64,
     paper_approx: f64,
     paper_err: f64,
-    runs: &[(f64, u64)],
-    approx_note: &str,
-    err_note: &str,
-) -> Vec<Cell> {
+    /// (mean delay, measured packets) per run.
+    runs: Vec<(f64, u64)>,
+    /// The notes' remarks on the printed approximation and relative error.
+    approx_note: &'static str,
+    err_note: &'static str,
+}
+
+/// The two cells of one (d, ρ): the simulation against the printed simulation, and (6.19)
+/// against the printed approximation.
+fn cells_for(row: &DirectRow) -> Vec<Cell> {
+    let DirectRow {
+        d,
+        rho,
+        paper_sim,
+        paper_approx,
+        paper_err,
+        ref runs,
+        approx_note,
+        err_note,
+    } = *row;
     let s = Stat::of(&runs.iter().map(|r| r.0).collect::<Vec<_>>());
     let packets: u64 = runs.iter().map(|r| r.1).sum();
     let approx = approximation_6_19(d, rho);
     let tol = band(rho);
     let delta = relative_difference(paper_sim, s.mean);
-    let sim_verdict = if s.low() <= paper_sim && paper_sim <= s.high() {
-        Verdict::Match
-    } else if delta.abs() <= tol {
-        Verdict::WithinTolerance
-    } else {
-        Verdict::Mismatch
-    };
+    let sim_verdict = Verdict::interval_or_band(paper_sim, s.low(), s.high(), s.mean, tol);
     let ours_err = 100.0 * (approx - s.mean) / s.mean;
     let printed_err = 100.0 * (paper_approx - paper_sim) / paper_sim;
-    let key = |what: &str| vec![format!("{rho:.3}"), d.to_string(), what.to_string()];
+    let key = |what: &str| vec![fixed(rho, 3), d.into(), what.into()];
     let approx_matches = (approx - paper_approx).abs() < 0.0005 + 1e-9;
     vec![
         Cell {
             key: key("simulation T"),
-            paper: Some(format!("{paper_sim:.3}")),
-            ours: format!("{:.3}", s.mean),
-            detail: format!(
-                "{} over {} runs ({} packets); Δ = {:+.2}% (band ±{:.0}%)",
-                s.ci_text(3),
+            paper: Some(fixed(paper_sim, 3)),
+            ours: s.estimate(3),
+            detail: detail![
+                ..s.ci(3),
+                " over ",
                 s.n,
+                " runs (",
                 packets,
-                100.0 * delta,
-                100.0 * tol
-            ),
+                " packets); Δ = ",
+                signed(100.0 * delta, 2),
+                "% (band ±",
+                fixed(100.0 * tol, 0),
+                "%)",
+            ],
             verdict: sim_verdict,
             note: String::new(),
         },
         Cell {
             key: key("approximation (6.19)"),
-            paper: Some(format!("{paper_approx:.3}")),
-            ours: format!("{approx:.3}"),
-            detail: format!(
-                "relative error (approx − sim)/sim: ours {ours_err:+.2}%, printed {paper_err:+.2}% (from the printed values {printed_err:+.2}%)"
-            ),
-            verdict: if approx_matches {
-                Verdict::Match
-            } else if approx_note.is_empty() {
-                Verdict::Mismatch
-            } else {
-                Verdict::SuspectedMisprint
-            },
+            paper: Some(fixed(paper_approx, 3)),
+            ours: fixed(approx, 3),
+            detail: detail![
+                "relative error (approx − sim)/sim: ours ",
+                signed(ours_err, 2),
+                "%, printed ",
+                signed(paper_err, 2),
+                "% (from the printed values ",
+                signed(printed_err, 2),
+                "%)",
+            ],
+            verdict: Verdict::compared(approx_matches, !approx_note.is_empty()),
             note: [approx_note, err_note]
                 .iter()
                 .filter(|s| !s.is_empty())
@@ -208,16 +241,58 @@ impl Experiment for Table6_1 {
     }
 
     fn run(&self, effort: Effort) -> Result<Table, ReproError> {
-        let (horizon, trials) = match effort {
+        tabulate(self, effort)
+    }
+}
+
+impl Table6_1 {
+    /// Slots of generation per run and runs per row.
+    fn runs(effort: Effort) -> (u64, u64) {
+        match effort {
             Effort::Full => (5_500, 4),
             Effort::Quick => (1_100, 2),
-        };
-        let mut cells = Vec::new();
-        let scheme = DirectScheme::new(8).map_err(|e| err("table6_1", e.to_string()))?;
-        for (i, &(rho, sim, approx, rel)) in TABLE_6_1.iter().enumerate() {
-            let runs = cell_runs(&scheme, rho, horizon, trials, derive_seed(SEED, i as u64))?;
-            cells.extend(cells_for(8, rho, sim, approx, rel, &runs, "", ""));
         }
+    }
+}
+
+impl Tabular for Table6_1 {
+    type Row = DirectRow;
+
+    fn frame(&self) -> Frame {
+        Frame {
+            title: "Stamoulis, Table 6.1: mean broadcast delay T of the efficient direct scheme on the 8-cube, simulation and approximation (6.19)".into(),
+            key_columns: vec!["ρ".into(), "d".into(), "quantity".into()],
+            detail_column: "99% CI, difference, relative error".into(),
+        }
+    }
+
+    fn compute(&self, effort: Effort) -> Result<Vec<DirectRow>, ReproError> {
+        let (horizon, trials) = Self::runs(effort);
+        let scheme = DirectScheme::new(8).map_err(|e| err("table6_1", e))?;
+        TABLE_6_1
+            .iter()
+            .enumerate()
+            .map(|(i, &(rho, paper_sim, paper_approx, paper_err))| {
+                Ok(DirectRow {
+                    d: 8,
+                    rho,
+                    paper_sim,
+                    paper_approx,
+                    paper_err,
+                    runs: cell_runs(&scheme, rho, horizon, trials, derive_seed(SEED, i as u64))?,
+                    approx_note: "",
+                    err_note: "",
+                })
+            })
+            .collect()
+    }
+
+    fn cells(&self, row: &DirectRow) -> Vec<Cell> {
+        cells_for(row)
+    }
+
+    fn notes(&self, effort: Effort, _rows: &[DirectRow], _cells: &[Cell]) -> Vec<String> {
+        let (horizon, trials) = Self::runs(effort);
         let mut notes: Vec<String> = COMMON_NOTES.iter().map(|s| s.to_string()).collect();
         notes.insert(
             1,
@@ -225,15 +300,7 @@ impl Experiment for Table6_1 {
                 "Runs: {trials} per row, {horizon} slots of generation each (the thesis: one run of 5,000 slots per row)."
             ),
         );
-        Ok(Table {
-            paper: Paper::Stamoulis,
-            id: "table6_1",
-            title: "Stamoulis, Table 6.1: mean broadcast delay T of the efficient direct scheme on the 8-cube, simulation and approximation (6.19)".into(),
-            key_columns: vec!["ρ".into(), "d".into(), "quantity".into()],
-            detail_column: "99% CI, difference, relative error".into(),
-            cells,
-            notes,
-        })
+        notes
     }
 }
 
@@ -244,12 +311,20 @@ fn excess_points(table: &Table, rho: &str, what: &str, paper: bool) -> Vec<(f64,
         .cells
         .iter()
         .filter(|c| c.key[0] == rho && c.key[2] == what)
-        .filter_map(|c| {
-            let d: f64 = c.key[1].parse().ok()?;
-            let text = if paper { c.paper.as_deref()? } else { &c.ours };
-            let v: f64 = text.parse().ok()?;
+        .map(|c| {
+            let d = c.key[1].shown();
+            let v = if paper {
+                c.paper.as_ref()
+            } else {
+                Some(&c.ours)
+            }
+            .and_then(Value::shown);
             // The cells carry 3 decimals; keep exactly those.
-            Some((d, ((v - d - 0.5) * 1000.0).round() / 1000.0))
+            point(
+                d,
+                d.zip(v)
+                    .map(|(d, v)| ((v - d - 0.5) * 1000.0).round() / 1000.0),
+            )
         })
         .collect()
 }
@@ -313,16 +388,43 @@ impl Experiment for Table6_2 {
     }
 
     fn run(&self, effort: Effort) -> Result<Table, ReproError> {
-        let (horizon, trials) = match effort {
+        tabulate(self, effort)
+    }
+}
+
+impl Table6_2 {
+    /// Slots of generation per run and runs per cell.
+    fn runs(effort: Effort) -> (u64, u64) {
+        match effort {
             Effort::Full => (2_200, 4),
             Effort::Quick => (660, 2),
-        };
-        let mut cells = Vec::new();
+        }
+    }
+}
+
+impl Tabular for Table6_2 {
+    type Row = DirectRow;
+
+    fn frame(&self) -> Frame {
+        Frame {
+            title: "Stamoulis, Table 6.2: mean broadcast delay T of the efficient direct scheme for d = 5 … 10, simulation and approximation (6.19)".into(),
+            key_columns: vec!["ρ".into(), "d".into(), "quantity".into()],
+            detail_column: "99% CI, difference, relative error".into(),
+        }
+    }
+
+    fn cells(&self, row: &DirectRow) -> Vec<Cell> {
+        cells_for(row)
+    }
+
+    fn compute(&self, effort: Effort) -> Result<Vec<DirectRow>, ReproError> {
+        let (horizon, trials) = Self::runs(effort);
+        let mut rows = Vec::new();
         let schemes = (5..=10)
             .map(DirectScheme::new)
             .collect::<Result<Vec<_>, _>>()
-            .map_err(|e| err("table6_2", e.to_string()))?;
-        for (i, &(rho, d, sim, approx, rel)) in TABLE_6_2.iter().enumerate() {
+            .map_err(|e| err("table6_2", e))?;
+        for (i, &(rho, d, paper_sim, paper_approx, paper_err)) in TABLE_6_2.iter().enumerate() {
             let (approx_note, err_note) = match (d, rho) {
                 (6, r) if (r - 0.10).abs() < 1e-9 => (
                     "",
@@ -343,17 +445,22 @@ impl Experiment for Table6_2 {
                 trials,
                 derive_seed(SEED, 100 + i as u64),
             )?;
-            cells.extend(cells_for(
+            rows.push(DirectRow {
                 d,
                 rho,
-                sim,
-                approx,
-                rel,
-                &runs,
+                paper_sim,
+                paper_approx,
+                paper_err,
+                runs,
                 approx_note,
                 err_note,
-            ));
+            });
         }
+        Ok(rows)
+    }
+
+    fn notes(&self, effort: Effort, _rows: &[DirectRow], _cells: &[Cell]) -> Vec<String> {
+        let (horizon, trials) = Self::runs(effort);
         let mut notes: Vec<String> = COMMON_NOTES.iter().map(|s| s.to_string()).collect();
         notes.insert(
             1,
@@ -364,15 +471,7 @@ impl Experiment for Table6_2 {
         notes.push(
             "Figure 6.2 (`table6_2/fig6_2.svg`) plots T − d − 1/2 of these cells against d: ours, the thesis' (the notes take Fig. 6.2 to show the runs of Table 6.2), (6.19), and the lower bound of Props. 6.1–6.2, which is T ≥ d at every cell here (−1/2 on this axis; the scheme is oblivious, so Prop. 6.2 applies).".into(),
         );
-        Ok(Table {
-            paper: Paper::Stamoulis,
-            id: "table6_2",
-            title: "Stamoulis, Table 6.2: mean broadcast delay T of the efficient direct scheme for d = 5 … 10, simulation and approximation (6.19)".into(),
-            key_columns: vec!["ρ".into(), "d".into(), "quantity".into()],
-            detail_column: "99% CI, difference, relative error".into(),
-            cells,
-            notes,
-        })
+        notes
     }
 }
 
@@ -437,11 +536,44 @@ impl Experiment for IndirectScheme {
     }
 
     fn run(&self, effort: Effort) -> Result<Table, ReproError> {
-        use fatnet::online::indirect_broadcast::{IndirectConfig, simulate_indirect};
-        let horizon = match effort {
+        tabulate(self, effort)
+    }
+}
+
+impl IndirectScheme {
+    /// Slots of generation per run.
+    fn horizon(effort: Effort) -> u64 {
+        match effort {
             Effort::Full => 300_000,
             Effort::Quick => 30_000,
-        };
+        }
+    }
+}
+
+/// One computed row of the indirect scheme: a run at one (d, ρ) and its 99% half-width.
+#[derive(Debug)]
+pub struct IndirectPoint {
+    d: u32,
+    rho: f64,
+    report: fatnet::online::indirect_broadcast::IndirectReport,
+    half: f64,
+    batches: u32,
+}
+
+impl Tabular for IndirectScheme {
+    type Row = IndirectPoint;
+
+    fn frame(&self) -> Frame {
+        Frame {
+            title: "Stamoulis, Proposition 7.4: mean broadcast delay T of the indirect scheme (Rules A–E) against 3d + 1 + 3ρ/(2[(2/3)(1 − 2^−d) − ρ])".into(),
+            key_columns: vec!["d".into(), "ρ".into()],
+            detail_column: "99% CI, difference, load relative to the stability limit ρ* of Prop. 7.3".into(),
+        }
+    }
+
+    fn compute(&self, effort: Effort) -> Result<Vec<IndirectPoint>, ReproError> {
+        use fatnet::online::indirect_broadcast::{IndirectConfig, simulate_indirect};
+        let horizon = Self::horizon(effort);
         let batches = 20u32;
         let t = crate::runner::student_t_995(u64::from(batches) - 1).unwrap_or(f64::NAN);
         let mut grid = Vec::new();
@@ -462,56 +594,71 @@ impl Experiment for IndirectScheme {
                 batches,
                 seed,
             })
-            .map_err(|e| err("indirect", e.to_string()))
+            .map_err(|e| err("indirect", e))
         })?;
-        let mut cells = Vec::new();
-        for (&(d, rho), r) in grid.iter().zip(&reports) {
-            let s = Stat::of(&r.batch_means);
-            let half = t * s.sd / (s.n as f64).sqrt();
-            let want = proposition_7_4(d, rho);
-            let delta = relative_difference(want, r.delay_mean);
-            let verdict = if (r.delay_mean - want).abs() <= half {
-                Verdict::Match
-            } else if delta.abs() <= 0.01 {
-                Verdict::WithinTolerance
-            } else {
-                Verdict::Mismatch
-            };
-            let notes_mc = NOTES_INDIRECT
-                .iter()
-                .find(|&&(nd, nr, _)| nd == d && (nr - rho).abs() < 1e-9)
-                .map(|&(_, _, v)| format!("; the notes' Monte Carlo: {v:.3}"))
-                .unwrap_or_default();
-            cells.push(Cell {
-                key: vec![d.to_string(), format!("{rho:.2}")],
-                paper: Some(format!("{want:.3}")),
-                ours: format!("{:.3}", r.delay_mean),
-                detail: format!(
-                    "99% CI [{:.3}, {:.3}] ({} batch means of {} packets); Δ = {:+.2}%; ρ/ρ* = {:.2}; mean waiting per tree {:.2}{notes_mc}",
-                    r.delay_mean - half,
-                    r.delay_mean + half,
+        Ok(grid
+            .into_iter()
+            .zip(reports)
+            .map(|((d, rho), report)| {
+                let s = Stat::of(&report.batch_means);
+                IndirectPoint {
+                    d,
+                    rho,
+                    half: t * s.sd / (s.n as f64).sqrt(),
+                    report,
                     batches,
-                    r.measured,
-                    100.0 * delta,
-                    rho / stability_limit_7_3(d),
-                    r.mean_waiting
-                ),
-                verdict,
-                note: String::new(),
+                }
+            })
+            .collect())
+    }
+
+    fn cells(&self, point: &IndirectPoint) -> Vec<Cell> {
+        let IndirectPoint {
+            d,
+            rho,
+            report: ref r,
+            half,
+            batches,
+        } = *point;
+        let want = proposition_7_4(d, rho);
+        let delta = relative_difference(want, r.delay_mean);
+        let estimate = Estimate::new(r.delay_mean, half, u64::from(batches), 99, 3);
+        let verdict = Verdict::noise_or_band(want, r.delay_mean, half, 0.01);
+        let notes_mc = NOTES_INDIRECT
+            .iter()
+            .find(|&&(nd, nr, _)| nd == d && (nr - rho).abs() < 1e-9)
+            .map_or(Detail::new(), |&(_, _, v)| {
+                detail!["; the notes' Monte Carlo: ", fixed(v, 3)]
             });
-        }
-        Ok(Table {
-            paper: Paper::Stamoulis,
-            id: "indirect",
-            title: "Stamoulis, Proposition 7.4: mean broadcast delay T of the indirect scheme (Rules A–E) against 3d + 1 + 3ρ/(2[(2/3)(1 − 2^−d) − ρ])".into(),
-            key_columns: vec!["d".into(), "ρ".into()],
-            detail_column: "99% CI, difference, load relative to the stability limit ρ* of Prop. 7.3".into(),
-            cells,
-            notes: vec![
+        vec![Cell {
+            key: vec![d.into(), fixed(rho, 2)],
+            paper: Some(fixed(want, 3)),
+            ours: estimate.into(),
+            detail: detail![
+                ..estimate.interval(),
+                " (",
+                batches,
+                " batch means of ",
+                r.measured,
+                " packets); Δ = ",
+                signed(100.0 * delta, 2),
+                "%; ",
+                field("ρ/ρ*", fixed(rho / stability_limit_7_3(d), 2)),
+                "; mean waiting per tree ",
+                fixed(r.mean_waiting, 2),
+                ..notes_mc,
+            ],
+            verdict,
+            note: String::new(),
+        }]
+    }
+
+    fn notes(&self, effort: Effort, _rows: &[IndirectPoint], _cells: &[Cell]) -> Vec<String> {
+        let horizon = Self::horizon(effort);
+        vec![
                 format!("Simulation: `fatnet_online::indirect_broadcast` — tree T^(1) of Johnsson and Ho's d disjoint trees, per-node rate λ/d (the d trees never contend: Rule C separates directions, virtual arcs are per tree), FIFO queues with random ties, Poisson generation in continuous time, packets generated over {horizon} slots, the first 1% discarded, every packet run to the end of its broadcast."),
                 "The paper column is Prop. 7.4 evaluated (the thesis prints the formula, and reference values only for d = 8). Verdict: match if the formula lies in our 99% confidence interval (Student t over 20 batch means by generation order), within tolerance if within 1%, else MISMATCH. Loads stop at 0.8 ρ*, where the notes advise a 1% tolerance.".into(),
-            ],
-        })
+        ]
     }
 }
 
@@ -542,105 +689,20 @@ impl Experiment for Figure7_7 {
         true
     }
 
-    fn run(&self, effort: Effort) -> Result<Table, ReproError> {
-        use fatnet::online::indirect_broadcast::{IndirectConfig, simulate_indirect};
-        let (horizon, max_d) = match effort {
-            Effort::Full => (600_000u64, 12u32),
-            Effort::Quick => (60_000, 8),
-        };
-        let batches = 20u32;
-        let mut grid: Vec<(u32, f64)> = (2..=max_d).map(|d| (d, 0.3)).collect();
-        grid.extend([(5, 0.1), (5, 0.5), (6, 0.6)]);
-        let reports = try_run_trials(FIG7_7_SEED, grid.len() as u64, |i, seed| {
-            let (d, rho) = grid[i as usize];
-            simulate_indirect(&IndirectConfig {
-                d,
-                rho,
-                horizon,
-                warmup: horizon / 100,
-                batches,
-                seed,
-            })
-            .map_err(|e| err("fig7_7", e.to_string()))
-        })?;
-        let mut cells = Vec::new();
-        let (mut printed_off, mut corrected_in) = (0, 0);
-        for (i, (&(d, rho), r)) in grid.iter().zip(&reports).enumerate() {
-            let scale = f64::from(d) / f64::from(1u32 << d);
-            let half = fatnet::queueing::stats::batch_means_half_width(&r.stored_batch_means, 0.99)
-                * scale;
-            let q = r.queue_size;
-            let printed =
-                broadcast::prop_7_5_printed(d, rho).map_err(|e| err("fig7_7", e.to_string()))?;
-            let corrected =
-                broadcast::prop_7_5_corrected(d, rho).map_err(|e| err("fig7_7", e.to_string()))?;
-            let inside = |x: f64| (q - x).abs() <= half;
-            let verdict = if inside(printed) {
-                Verdict::Match
-            } else if inside(corrected) {
-                Verdict::SuspectedMisprint
-            } else {
-                Verdict::Mismatch
-            };
-            printed_off += usize::from(!inside(printed));
-            corrected_in += usize::from(inside(corrected));
-            cells.push(Cell {
-                key: vec![d.to_string(), format!("{rho:.1}")],
-                paper: Some(format!("{printed:.3}")),
-                ours: format!("{q:.3}"),
-                detail: format!(
-                    "99% CI [{:.3}, {:.3}] (20 batches of the time average, {} packets of one tree, {horizon} slots); corrected (notes) {corrected:.3}; (3d/4)ρ = {:.3}",
-                    q - half,
-                    q + half,
-                    r.packets,
-                    0.75 * f64::from(d) * rho
-                ),
-                verdict,
-                note: if inside(corrected) {
-                    "the corrected formula lies in our interval".into()
-                } else {
-                    recheck(d, rho, horizon, corrected, i)?
-                },
-            });
-        }
-        let n = cells.len();
-        Ok(Table {
-            paper: Paper::Stamoulis,
-            id: "fig7_7",
-            title: "Stamoulis, Prop. 7.5 and Figure 7.7: mean queue size Q of the indirect scheme, simulated, against the printed and the corrected formula".into(),
-            key_columns: vec!["d".into(), "ρ".into()],
-            detail_column: "99% CI, the corrected formula, (3d/4)ρ".into(),
-            cells,
-            notes: vec![
-                format!("The printed Prop. 7.5 lies outside our 99% interval in {printed_off} of {n} cells; the notes' correction (Little's law with the per-slot rate (λ/d)2^(d−1) per buffer, not the per-frame rate 3(λ/d)2^(d−1)) lies inside it in {corrected_in} of {n}. The verdict `MISMATCH (suspected misprint)` marks a cell where the printed value is outside and the corrected one inside. A cell whose interval misses the corrected formula too is run once more over ten times the slots (its own derived seed); the note column reports that run, the verdict stays the first run's (with {n} independent cells at 99%, at least one miss has probability {:.0}%).", (1.0 - 0.99f64.powi(n as i32)) * 100.0),
-                "Simulation: `fatnet_online::indirect_broadcast` (Rules A–E, tree T^(1), per-node rate λ/d = ρ/(2^d − 1)); Q = d·N/2^d with N the time average over the measured window of the tree's stored packets, by the thesis' convention (§6.4): a packet is stored at a node while that node still has to forward it, transmission slots included — from generation to the end of its first broadcast slot, then at every non-leaf node from reception to the end of its forwarding slot. The 99% interval is over 20 equal sub-windows.".into(),
-                "Figure 7.7 (`fig7_7/fig7_7.svg`) plots Q against d at ρ = 0.3: ours, the printed and the corrected formula, and the large-d limit (3d/4)ρ.".into(),
-            ],
-        })
-    }
-
     fn figures(&self, table: &Table) -> Vec<Figure> {
         let at = |c: &Cell| c.key[1] == "0.3";
-        let d_of = |c: &Cell| c.key[0].parse::<f64>().unwrap_or(f64::NAN);
+        let d_of = |c: &Cell| c.key[0].shown().unwrap_or(f64::NAN);
         let ours = table
             .cells
             .iter()
             .filter(|c| at(c))
-            .map(|c| (d_of(c), c.ours.parse().unwrap_or(f64::NAN)))
+            .map(|c| point(c.key[0].shown(), c.ours.shown()))
             .collect();
         let printed = table
             .cells
             .iter()
             .filter(|c| at(c))
-            .map(|c| {
-                (
-                    d_of(c),
-                    c.paper
-                        .as_deref()
-                        .and_then(|p| p.parse().ok())
-                        .unwrap_or(f64::NAN),
-                )
-            })
+            .map(|c| point(c.key[0].shown(), c.paper.as_ref().and_then(Value::shown)))
             .collect();
         let formula = |f: fn(u32, f64) -> Result<f64, fatnet::queueing::QueueingError>| {
             table
@@ -681,6 +743,133 @@ impl Experiment for Figure7_7 {
             ..Figure::default()
         }]
     }
+
+    fn run(&self, effort: Effort) -> Result<Table, ReproError> {
+        tabulate(self, effort)
+    }
+}
+
+/// One computed row of Figure 7.7: the simulated Q at one (d, ρ), the printed and corrected
+/// Prop. 7.5, and the long re-run's report where the interval misses the corrected formula.
+#[derive(Debug)]
+pub struct QueuePoint {
+    d: u32,
+    rho: f64,
+    horizon: u64,
+    packets: u64,
+    estimate: Estimate,
+    printed: f64,
+    corrected: f64,
+    recheck: Option<String>,
+}
+
+impl QueuePoint {
+    /// Whether `x` lies in our 99% interval.
+    fn inside(&self, x: f64) -> bool {
+        (self.estimate.mean - x).abs() <= self.estimate.half_width
+    }
+}
+
+impl Tabular for Figure7_7 {
+    type Row = QueuePoint;
+
+    fn frame(&self) -> Frame {
+        Frame {
+            title: "Stamoulis, Prop. 7.5 and Figure 7.7: mean queue size Q of the indirect scheme, simulated, against the printed and the corrected formula".into(),
+            key_columns: vec!["d".into(), "ρ".into()],
+            detail_column: "99% CI, the corrected formula, (3d/4)ρ".into(),
+        }
+    }
+
+    fn compute(&self, effort: Effort) -> Result<Vec<QueuePoint>, ReproError> {
+        use fatnet::online::indirect_broadcast::{IndirectConfig, simulate_indirect};
+        let (horizon, max_d) = match effort {
+            Effort::Full => (600_000u64, 12u32),
+            Effort::Quick => (60_000, 8),
+        };
+        let batches = 20u32;
+        let mut grid: Vec<(u32, f64)> = (2..=max_d).map(|d| (d, 0.3)).collect();
+        grid.extend([(5, 0.1), (5, 0.5), (6, 0.6)]);
+        let reports = try_run_trials(FIG7_7_SEED, grid.len() as u64, |i, seed| {
+            let (d, rho) = grid[i as usize];
+            simulate_indirect(&IndirectConfig {
+                d,
+                rho,
+                horizon,
+                warmup: horizon / 100,
+                batches,
+                seed,
+            })
+            .map_err(|e| err("fig7_7", e))
+        })?;
+        let mut rows = Vec::new();
+        for (i, (&(d, rho), r)) in grid.iter().zip(&reports).enumerate() {
+            let scale = f64::from(d) / f64::from(1u32 << d);
+            let half = fatnet::queueing::stats::batch_means_half_width(&r.stored_batch_means, 0.99)
+                * scale;
+            let mut row = QueuePoint {
+                d,
+                rho,
+                horizon,
+                packets: r.packets,
+                estimate: Estimate::new(r.queue_size, half, u64::from(batches), 99, 3),
+                printed: broadcast::prop_7_5_printed(d, rho).map_err(|e| err("fig7_7", e))?,
+                corrected: broadcast::prop_7_5_corrected(d, rho).map_err(|e| err("fig7_7", e))?,
+                recheck: None,
+            };
+            if !row.inside(row.corrected) {
+                row.recheck = Some(recheck(d, rho, horizon, row.corrected, i)?);
+            }
+            rows.push(row);
+        }
+        Ok(rows)
+    }
+
+    fn cells(&self, row: &QueuePoint) -> Vec<Cell> {
+        let QueuePoint {
+            d,
+            rho,
+            horizon,
+            packets,
+            estimate,
+            printed,
+            corrected,
+            ref recheck,
+        } = *row;
+        let verdict = Verdict::compared(row.inside(printed), row.inside(corrected));
+        vec![Cell {
+            key: vec![d.into(), fixed(rho, 1)],
+            paper: Some(fixed(printed, 3)),
+            ours: estimate.into(),
+            detail: detail![
+                ..estimate.interval(),
+                " (20 batches of the time average, ",
+                packets,
+                " packets of one tree, ",
+                horizon,
+                " slots); ",
+                "corrected (notes) ",
+                fixed(corrected, 3),
+                "; ",
+                field("(3d/4)ρ", fixed(0.75 * f64::from(d) * rho, 3)),
+            ],
+            verdict,
+            note: recheck
+                .clone()
+                .unwrap_or_else(|| "the corrected formula lies in our interval".into()),
+        }]
+    }
+
+    fn notes(&self, _effort: Effort, rows: &[QueuePoint], _cells: &[Cell]) -> Vec<String> {
+        let printed_off = rows.iter().filter(|r| !r.inside(r.printed)).count();
+        let corrected_in = rows.iter().filter(|r| r.inside(r.corrected)).count();
+        let n = rows.len();
+        vec![
+                format!("The printed Prop. 7.5 lies outside our 99% interval in {printed_off} of {n} cells; the notes' correction (Little's law with the per-slot rate (λ/d)2^(d−1) per buffer, not the per-frame rate 3(λ/d)2^(d−1)) lies inside it in {corrected_in} of {n}. The verdict `MISMATCH (suspected misprint)` marks a cell where the printed value is outside and the corrected one inside. A cell whose interval misses the corrected formula too is run once more over ten times the slots (its own derived seed); the note column reports that run, the verdict stays the first run's (with {n} independent cells at 99%, at least one miss has probability {:.0}%).", (1.0 - 0.99f64.powi(n as i32)) * 100.0),
+                "Simulation: `fatnet_online::indirect_broadcast` (Rules A–E, tree T^(1), per-node rate λ/d = ρ/(2^d − 1)); Q = d·N/2^d with N the time average over the measured window of the tree's stored packets, by the thesis' convention (§6.4): a packet is stored at a node while that node still has to forward it, transmission slots included — from generation to the end of its first broadcast slot, then at every non-leaf node from reception to the end of its forwarding slot. The 99% interval is over 20 equal sub-windows.".into(),
+                "Figure 7.7 (`fig7_7/fig7_7.svg`) plots Q against d at ρ = 0.3: ours, the printed and the corrected formula, and the large-d limit (3d/4)ρ.".into(),
+        ]
+    }
 }
 
 /// Figure 7.7's second look at a cell whose interval misses the corrected Prop. 7.5: one more
@@ -704,7 +893,7 @@ fn recheck(
         batches: 20,
         seed: derive_seed(FIG7_7_SEED, 1000 + cell as u64),
     })
-    .map_err(|e| err("fig7_7", e.to_string()))?;
+    .map_err(|e| err("fig7_7", e))?;
     let scale = f64::from(d) / f64::from(1u32 << d);
     let half = fatnet::queueing::stats::batch_means_half_width(&r.stored_batch_means, 0.99) * scale;
     let q = r.queue_size;
@@ -759,13 +948,12 @@ impl Experiment for Figure7_6 {
         let schemes = [
             (
                 "direct",
-                DirectScheme::with_trees(d, TreeFamily::Rotated)
-                    .map_err(|e| err("fig7_6", e.to_string()))?,
+                DirectScheme::with_trees(d, TreeFamily::Rotated).map_err(|e| err("fig7_6", e))?,
             ),
             (
                 "non-idling indirect",
                 DirectScheme::with_trees(d, TreeFamily::JohnssonHoFlood)
-                    .map_err(|e| err("fig7_6", e.to_string()))?,
+                    .map_err(|e| err("fig7_6", e))?,
             ),
         ];
         let t = crate::runner::student_t_995(trials - 1).unwrap_or(f64::NAN);
@@ -796,12 +984,8 @@ impl Experiment for Figure7_6 {
                     _ if rho <= 0.01 => {
                         let light = 1.5 * f64::from(d);
                         (
-                            Some(format!("→ {light:.1} as ρ → 0 (App. 7.B)")),
-                            if (s.mean - light).abs() <= half + 0.1 {
-                                Verdict::WithinTolerance
-                            } else {
-                                Verdict::Mismatch
-                            },
+                            Some(format!("→ {light:.1} as ρ → 0 (App. 7.B)").into()),
+                            Verdict::tolerance(light, s.mean, half + 0.1),
                             format!("T − 3d/2 = {:.3}", s.mean - light),
                         )
                     }
@@ -812,20 +996,26 @@ impl Experiment for Figure7_6 {
                     ),
                 };
                 let rules = if rho < stability_limit_7_3(d) {
-                    format!("{:.3}", proposition_7_4(d, rho))
+                    fixed(proposition_7_4(d, rho), 3)
                 } else {
                     "unstable".into()
                 };
+                let estimate = Estimate::new(s.mean, half, s.n, 99, 3);
                 cells.push(Cell {
-                    key: vec![(*name).into(), format!("{rho:.2}")],
+                    key: vec![(*name).into(), fixed(rho, 2)],
                     paper,
-                    ours: format!("{:.3}", s.mean),
-                    detail: format!(
-                        "99% CI [{:.3}, {:.3}] ({trials} runs of {horizon} slots, {} packets); Rules A–E (Prop. 7.4) {rules}",
-                        s.mean - half,
-                        s.mean + half,
-                        runs.iter().map(|r| r.1).sum::<u64>()
-                    ),
+                    ours: estimate.into(),
+                    detail: detail![
+                        ..estimate.interval(),
+                        " (",
+                        trials,
+                        " runs of ",
+                        horizon,
+                        " slots, ",
+                        runs.iter().map(|r| r.1).sum::<u64>(),
+                        " packets); Rules A–E (Prop. 7.4) ",
+                        rules,
+                    ],
                     verdict,
                     note,
                 });
@@ -867,7 +1057,7 @@ impl Experiment for Figure7_6 {
                 .cells
                 .iter()
                 .filter(|c| c.key[0] == name)
-                .filter_map(|c| Some((c.key[1].parse().ok()?, c.ours.parse().ok()?)))
+                .map(|c| point(c.key[1].shown(), c.ours.shown()))
                 .collect()
         };
         let loads: Vec<f64> = series_of("direct").iter().map(|p| p.0).collect();

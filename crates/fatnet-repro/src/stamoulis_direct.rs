@@ -22,10 +22,15 @@ use fatnet::online::periodic_broadcast::{PeriodicDiscipline, PeriodicScheme};
 use fatnet::queueing::stamoulis::broadcast;
 
 // The larger of Props. 6.1 and 6.2 (the schemes here are oblivious).
+use crate::cell::{Estimate, field, fixed, float, signed};
+use crate::figure::point;
 use crate::greenberg_oh::{Stat, relative_difference};
 use crate::runner::{student_t_995, try_run_trials};
 use crate::stamoulis_broadcast::lower_bound_6_1_6_2 as lower_bound;
-use crate::{Cell, Effort, Experiment, Figure, Paper, ReproError, Series, Table, Verdict};
+use crate::{
+    Cell, Detail, Effort, Experiment, ExperimentId, Figure, Paper, ReproError, Series, Table,
+    Value, Verdict, detail,
+};
 
 /// Master seed of Figure 6.1.
 pub const FIG6_1_SEED: u64 = 61;
@@ -46,11 +51,27 @@ const TABLE_6_2: [[f64; 6]; 3] = [
     [5.894, 7.001, 8.102, 9.177, 10.227, 11.379],
 ];
 
-fn err(experiment: &str, message: String) -> ReproError {
-    ReproError::Experiment {
-        experiment: format!("stamoulis/{experiment}"),
-        message,
-    }
+fn err(
+    experiment: &'static str,
+    source: impl Into<Box<dyn std::error::Error + Send + Sync>>,
+) -> ReproError {
+    ReproError::library(
+        ExperimentId {
+            paper: Paper::Stamoulis,
+            id: experiment,
+        },
+        source,
+    )
+}
+
+fn check(experiment: &'static str, failure: impl Into<String>) -> ReproError {
+    ReproError::check(
+        ExperimentId {
+            paper: Paper::Stamoulis,
+            id: experiment,
+        },
+        failure,
+    )
 }
 
 /// The two schemes compared.
@@ -81,8 +102,8 @@ struct Simulators {
 
 impl Simulators {
     /// Both schemes (`direct`), or the multinode-broadcast trees only (for their shapes).
-    fn new(id: &str, dims: &[u32], direct: bool) -> Result<Self, ReproError> {
-        let e = |x: fatnet::online::packet::PacketError| err(id, x.to_string());
+    fn new(id: &'static str, dims: &[u32], direct: bool) -> Result<Self, ReproError> {
+        let e = |x: fatnet::online::packet::PacketError| err(id, x);
         Ok(Simulators {
             dims: dims.to_vec(),
             direct: dims
@@ -106,7 +127,7 @@ impl Simulators {
     /// One run of `scheme` at (d, ρ).
     fn run(
         &self,
-        id: &str,
+        id: &'static str,
         scheme: Scheme,
         d: u32,
         rho: f64,
@@ -125,9 +146,9 @@ impl Simulators {
             Scheme::Sas85 => self.direct[k].simulate(&config),
             Scheme::Mnb => self.mnb[k].simulate(&config, PeriodicDiscipline::LabelPriority),
         }
-        .map_err(|e| err(id, e.to_string()))?;
+        .map_err(|e| err(id, e))?;
         if !matches!(r.outcome, fatnet::online::packet::Outcome::Delivered) {
-            return Err(err(
+            return Err(check(
                 id,
                 format!("{} d = {d}, ρ = {rho}: {:?}", scheme.name(), r.outcome),
             ));
@@ -178,7 +199,7 @@ struct Point {
 /// Runs every (scheme, d, ρ) of `grid`, `trials` runs each, as one parallel batch (trial `i`
 /// of point `k` has the seed derived from `seed` and `k·trials + i`).
 fn run_grid(
-    id: &str,
+    id: &'static str,
     sims: &Simulators,
     grid: &[(Scheme, u32, f64)],
     horizon: u64,
@@ -212,9 +233,9 @@ fn half(s: &Stat) -> f64 {
     t * s.sd / (s.n as f64).sqrt()
 }
 
-fn ci(s: &Stat) -> String {
-    let h = half(s);
-    format!("99% CI [{:.3}, {:.3}]", s.mean - h, s.mean + h)
+/// The mean of `s` with its 99% Student-t interval, `decimals` decimals.
+fn estimate(s: &Stat, decimals: usize) -> Estimate {
+    Estimate::new(s.mean, half(s), s.n, 99, decimals)
 }
 
 fn approx(d: u32, rho: f64) -> f64 {
@@ -230,17 +251,14 @@ fn slope(points: &[(f64, f64)]) -> f64 {
     fatnet::queueing::stats::least_squares_slope(points)
 }
 
-fn claim(key: Vec<String>, paper: &str, ours: String, holds: bool, note: String) -> Cell {
+/// A claim of the thesis; `ours` is the sentence of numbers that decides it.
+fn claim(key: Vec<Value>, paper: &str, ours: impl Into<Detail>, holds: bool, note: String) -> Cell {
     Cell {
         key,
         paper: Some(paper.into()),
-        ours,
-        detail: String::new(),
-        verdict: if holds {
-            Verdict::Match
-        } else {
-            Verdict::Mismatch
-        },
+        ours: Value::Text(ours.into().to_string()),
+        detail: Detail::new(),
+        verdict: Verdict::holds(holds),
         note,
     }
 }
@@ -251,7 +269,7 @@ fn points(table: &Table, x: usize, filter: impl Fn(&Cell) -> bool) -> Vec<(f64, 
         .cells
         .iter()
         .filter(|c| filter(c))
-        .filter_map(|c| Some((c.key[x].parse().ok()?, c.ours.parse().ok()?)))
+        .map(|c| point(c.key[x].shown(), c.ours.shown()))
         .collect()
 }
 
@@ -261,7 +279,7 @@ fn paper_points(table: &Table, x: usize, filter: impl Fn(&Cell) -> bool) -> Vec<
         .cells
         .iter()
         .filter(|c| filter(c))
-        .filter_map(|c| Some((c.key[x].parse().ok()?, c.paper.as_deref()?.parse().ok()?)))
+        .map(|c| point(c.key[x].shown(), c.paper.as_ref().and_then(Value::shown)))
         .collect()
 }
 
@@ -314,19 +332,28 @@ impl Experiment for Figure6_1 {
             let excess = p.delay.mean - f64::from(p.d) - 0.5;
             let s = &sims.mnb[sims.at(p.d)];
             cells.push(Cell {
-                key: vec![format!("{:.2}", p.rho), p.d.to_string(), "T − d − 1/2".into()],
+                key: vec![fixed(p.rho, 2), p.d.into(), "T − d − 1/2".into()],
                 paper: None,
-                ours: format!("{excess:.3}"),
-                detail: format!(
-                    "T = {:.3}, {} ({trials} runs of {horizon} slots, {} packets); tree height {}; upper bound P1 (M/D/1 with synchronisation, P = {}) T ≤ {:.1}; lower bound T ≥ {:.0}",
-                    p.delay.mean,
-                    ci(&p.delay),
+                ours: fixed(excess, 3),
+                detail: detail![
+                    field("T", fixed(p.delay.mean, 3)),
+                    ", ",
+                    ..estimate(&p.delay, 3).interval(),
+                    " (",
+                    trials,
+                    " runs of ",
+                    horizon,
+                    " slots, ",
                     p.packets,
-                    sims.height(Scheme::Mnb, p.d),
+                    " packets); tree height ",
+                    float(sims.height(Scheme::Mnb, p.d)),
+                    "; upper bound P1 (M/D/1 with synchronisation, P = ",
                     s.period(),
-                    s.p1_delay(p.rho).unwrap_or(f64::NAN),
-                    lower_bound(p.d, p.rho)
-                ),
+                    ") T ≤ ",
+                    fixed(s.p1_delay(p.rho).unwrap_or(f64::NAN), 1),
+                    "; lower bound T ≥ ",
+                    fixed(lower_bound(p.d, p.rho), 0),
+                ],
                 verdict: Verdict::NotInPaper,
                 note: String::new(),
             });
@@ -343,13 +370,16 @@ impl Experiment for Figure6_1 {
             let s = series(rho);
             let rises = s.windows(2).filter(|w| w[1].1 > w[0].1).count();
             cells.push(claim(
-                vec![format!("{rho:.2}"), "5–10".into(), "increasing in d".into()],
+                vec![fixed(rho, 2), "5–10".into(), "increasing in d".into()],
                 "grows about linearly in d",
-                format!(
-                    "{rises} of {} steps up; slope {:.3} per dimension",
+                detail![
+                    rises,
+                    " of ",
                     s.len() - 1,
-                    slopes[k]
-                ),
+                    " steps up; slope ",
+                    fixed(slopes[k], 3),
+                    " per dimension",
+                ],
                 rises == s.len() - 1,
                 String::new(),
             ));
@@ -362,16 +392,22 @@ impl Experiment for Figure6_1 {
             let thesis_slope = slope(&thesis);
             cells.push(claim(
                 vec![
-                    format!("{rho:.2}"),
+                    fixed(rho, 2),
                     "5–10".into(),
                     "above the SaS85 scheme".into(),
                 ],
                 "larger and steeper than the SaS85 scheme (Fig. 6.2, whose data are Table 6.2)",
-                format!(
-                    "above at {above} of {} d; slope {:.3} vs {thesis_slope:.3} (Table 6.2)",
+                detail![
+                    "above at ",
+                    above,
+                    " of ",
                     s.len(),
-                    slopes[k]
-                ),
+                    " d; slope ",
+                    fixed(slopes[k], 3),
+                    " vs ",
+                    fixed(thesis_slope, 3),
+                    " (Table 6.2)",
+                ],
                 above == s.len() && slopes[k] > thesis_slope,
                 String::new(),
             ));
@@ -384,11 +420,7 @@ impl Experiment for Figure6_1 {
                 "slope increases with ρ".into(),
             ],
             "the slope grows with ρ",
-            slopes
-                .iter()
-                .map(|s| format!("{s:.3}"))
-                .collect::<Vec<_>>()
-                .join(" < "),
+            Detail::join(slopes.iter().map(|&s| detail![fixed(s, 3)]), " < "),
             increasing,
             String::new(),
         ));
@@ -488,25 +520,35 @@ impl Experiment for Figure6_3 {
         for p in &pts {
             let a = approx(d, p.rho);
             let extra = match p.scheme {
-                Scheme::Sas85 => format!(
-                    "; (6.19) {a:.3} ({:+.1}% of ours)",
-                    relative_difference(p.delay.mean, a) * 100.0
-                ),
-                Scheme::Mnb => format!(
-                    "; P1 upper bound {:.1}",
-                    sims.mnb[0].p1_delay(p.rho).unwrap_or(f64::NAN)
-                ),
+                Scheme::Sas85 => detail![
+                    "; (6.19) ",
+                    fixed(a, 3),
+                    " (",
+                    signed(relative_difference(p.delay.mean, a) * 100.0, 1),
+                    "% of ours)",
+                ],
+                Scheme::Mnb => detail![
+                    "; P1 upper bound ",
+                    fixed(sims.mnb[0].p1_delay(p.rho).unwrap_or(f64::NAN), 1),
+                ],
             };
             cells.push(Cell {
-                key: vec![p.scheme.name().into(), format!("{:.2}", p.rho)],
+                key: vec![p.scheme.name().into(), fixed(p.rho, 2)],
                 paper: None,
-                ours: format!("{:.3}", p.delay.mean),
-                detail: format!(
-                    "{} ({trials} runs of {horizon} slots, {} packets){extra}; lower bound {:.0}",
-                    ci(&p.delay),
+                ours: estimate(&p.delay, 3).into(),
+                detail: detail![
+                    ..estimate(&p.delay, 3).interval(),
+                    " (",
+                    trials,
+                    " runs of ",
+                    horizon,
+                    " slots, ",
                     p.packets,
-                    lower_bound(d, p.rho)
-                ),
+                    " packets)",
+                    ..extra,
+                    "; lower bound ",
+                    fixed(lower_bound(d, p.rho), 0),
+                ],
                 verdict: Verdict::NotInPaper,
                 note: String::new(),
             });
@@ -665,15 +707,12 @@ impl Experiment for Figure6_4 {
                 Scheme::Sas85 => {
                     let printed = TABLE_6_2_AT_015[(p.d - 5) as usize];
                     let rel = relative_difference(printed, p.delay.mean);
-                    let verdict = if (p.delay.mean - printed).abs() <= half(&p.delay) {
-                        Verdict::Match
-                    } else if rel.abs() <= 0.02 {
-                        Verdict::WithinTolerance
-                    } else {
-                        Verdict::Mismatch
-                    };
+                    let verdict = Verdict::graded(
+                        (p.delay.mean - printed).abs() <= half(&p.delay),
+                        rel.abs() <= 0.02,
+                    );
                     (
-                        Some(format!("{printed:.3}")),
+                        Some(fixed(printed, 3)),
                         verdict,
                         format!("{:+.2}% from Table 6.2's value", rel * 100.0),
                     )
@@ -685,36 +724,39 @@ impl Experiment for Figure6_4 {
                 sims.height(p.scheme, p.d),
             );
             cells.push(Cell {
-                key: vec![p.scheme.name().into(), p.d.to_string(), "T".into()],
+                key: vec![p.scheme.name().into(), p.d.into(), "T".into()],
                 paper,
-                ours: format!("{:.3}", p.delay.mean),
-                detail: format!(
-                    "{} ({trials} runs of {horizon} slots, {} packets); (6.19) {:.3}; lower bounds T ≥ d (Props. 6.1–6.2), T ≥ h + 1/2 = {:.1} (tree height h)",
-                    ci(&p.delay),
+                ours: estimate(&p.delay, 3).into(),
+                detail: detail![
+                    ..estimate(&p.delay, 3).interval(),
+                    " (",
+                    trials,
+                    " runs of ",
+                    horizon,
+                    " slots, ",
                     p.packets,
-                    approx(p.d, rho),
-                    h + 0.5
-                ),
+                    " packets); (6.19) ",
+                    fixed(approx(p.d, rho), 3),
+                    "; lower bounds T ≥ d (Props. 6.1–6.2), T ≥ h + 1/2 = ",
+                    fixed(h + 0.5, 1),
+                    " (tree height h)",
+                ],
                 verdict,
                 note,
             });
             let little = lambda(p.d, rho) * (i + 0.5);
             cells.push(Cell {
-                key: vec![p.scheme.name().into(), p.d.to_string(), "Q".into()],
+                key: vec![p.scheme.name().into(), p.d.into(), "Q".into()],
                 paper: None,
-                ours: format!("{:.4}", p.queue.mean),
-                detail: format!(
-                    "{}; {i} forwarding nodes per tree, Little lower bound λ(I + 1/2) = {little:.4}",
-                    {
-                        let hq = half(&p.queue);
-                        format!("99% CI [{:.4}, {:.4}]", p.queue.mean - hq, p.queue.mean + hq)
-                    }
-                ),
-                verdict: if p.queue.mean >= little {
-                    Verdict::WithinBound
-                } else {
-                    Verdict::BoundViolated
-                },
+                ours: estimate(&p.queue, 4).into(),
+                detail: detail![
+                    ..estimate(&p.queue, 4).interval(),
+                    "; ",
+                    float(i),
+                    " forwarding nodes per tree, Little lower bound λ(I + 1/2) = ",
+                    fixed(little, 4),
+                ],
+                verdict: Verdict::bound(p.queue.mean >= little),
                 note: String::new(),
             });
         }

@@ -28,10 +28,14 @@ use fatnet::online::indirect_broadcast::{IndirectConfig, simulate_indirect};
 use fatnet::online::packet::Outcome;
 use fatnet::queueing::stamoulis::broadcast;
 
-use crate::figure::detail_value;
+use crate::cell::{Estimate, field, fixed};
+use crate::figure::point;
 use crate::greenberg_oh::Stat;
 use crate::runner::{student_t_995, try_run_trials};
-use crate::{Cell, Effort, Experiment, Figure, Paper, ReproError, Series, Table, Verdict};
+use crate::{
+    Cell, Detail, Effort, Experiment, ExperimentId, Figure, Paper, ReproError, Series, Table,
+    Value, Verdict, detail,
+};
 
 /// Master seed of the experiment.
 pub const SEED: u64 = 770;
@@ -70,11 +74,18 @@ impl Scheme {
     }
 }
 
-fn err(message: String) -> ReproError {
-    ReproError::Experiment {
-        experiment: format!("stamoulis/{ID}"),
-        message,
-    }
+/// The experiment, as its errors name it.
+const EXPERIMENT: ExperimentId = ExperimentId {
+    paper: Paper::Stamoulis,
+    id: "fig7_7_schemes",
+};
+
+fn err(source: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> ReproError {
+    ReproError::library(EXPERIMENT, source)
+}
+
+fn check(failure: impl Into<String>) -> ReproError {
+    ReproError::check(EXPERIMENT, failure)
 }
 
 /// λ per node at load ρ: ρd/(2^d − 1).
@@ -145,27 +156,9 @@ fn slope(points: &[&Point]) -> (f64, f64) {
     (s, t * var.sqrt())
 }
 
-/// The claim's verdict from two intervals: match if the non-idling scheme's is entirely below
-/// the other's, within tolerance if only its mean is below (the intervals overlap), MISMATCH
-/// otherwise.
+/// The claim's verdict from two intervals ([`Verdict::smaller`]).
 fn compare(ours: (f64, f64), other: (f64, f64), ours_mean: f64, other_mean: f64) -> Verdict {
-    if ours.1 < other.0 {
-        Verdict::Match
-    } else if ours_mean < other_mean {
-        Verdict::WithinTolerance
-    } else {
-        Verdict::Mismatch
-    }
-}
-
-/// The weaker of two verdicts (MISMATCH over within tolerance over match).
-fn weaker(a: Verdict, b: Verdict) -> Verdict {
-    let rank = |v| match v {
-        Verdict::Match => 0,
-        Verdict::WithinTolerance => 1,
-        _ => 2,
-    };
-    if rank(a) >= rank(b) { a } else { b }
+    Verdict::smaller(ours, other, ours_mean, other_mean)
 }
 
 /// Stamoulis Figure 7.7 with all three schemes: `Q` against d at ρ = 0.3 for the efficient
@@ -196,8 +189,7 @@ impl Experiment for Figure7_7Schemes {
             Effort::Quick => (4, 7),
         };
         let ds: Vec<u32> = (MIN_D..=max_d).collect();
-        let build =
-            |d: u32, family| DirectScheme::with_trees(d, family).map_err(|e| err(e.to_string()));
+        let build = |d: u32, family| DirectScheme::with_trees(d, family).map_err(err);
         let direct: Vec<DirectScheme> = ds
             .iter()
             .map(|&d| build(d, TreeFamily::Rotated))
@@ -233,13 +225,13 @@ impl Experiment for Figure7_7Schemes {
                         batches: 1,
                         seed,
                     })
-                    .map_err(|e| err(e.to_string()))?;
+                    .map_err(err)?;
                     return Ok((r.queue_size, r.measured));
                 }
             }
-            .map_err(|e| err(e.to_string()))?;
+            .map_err(err)?;
             if !matches!(report.outcome, Outcome::Delivered) {
-                return Err(err(format!(
+                return Err(check(format!(
                     "{} d = {d}: {:?}",
                     scheme.name(),
                     report.outcome
@@ -261,7 +253,7 @@ impl Experiment for Figure7_7Schemes {
             points
                 .iter()
                 .find(|p| p.scheme == s && p.d == d)
-                .ok_or_else(|| err(format!("no point for {} at d = {d}", s.name())))
+                .ok_or_else(|| check(format!("no point for {} at d = {d}", s.name())))
         };
 
         let mut cells = Vec::new();
@@ -270,26 +262,33 @@ impl Experiment for Figure7_7Schemes {
             let (lo, hi) = interval(p.q.mean, p.q.half99);
             let i = forwarding_nodes(p.scheme, d, &flood[(d - MIN_D) as usize]);
             let little = lambda(d) * (i + 0.5);
-            let printed = broadcast::prop_7_5_printed(d, RHO).map_err(|e| err(e.to_string()))?;
-            let corrected =
-                broadcast::prop_7_5_corrected(d, RHO).map_err(|e| err(e.to_string()))?;
-            let base = format!(
-                "99% CI [{lo:.3}, {hi:.3}] ({runs} runs of {MEASURED} slots, {} packets); forwarding nodes per tree I = {i:.3}; Little bound = {little:.4}",
-                p.packets
-            );
+            let printed = broadcast::prop_7_5_printed(d, RHO).map_err(err)?;
+            let corrected = broadcast::prop_7_5_corrected(d, RHO).map_err(err)?;
+            let estimate = Estimate::new(p.q.mean, p.q.half99, p.q.n, 99, 3);
+            let base = detail![
+                ..estimate.interval(),
+                " (",
+                runs,
+                " runs of ",
+                MEASURED,
+                " slots, ",
+                p.packets,
+                " packets); ",
+                field("forwarding nodes per tree I", fixed(i, 3)),
+                "; ",
+                field("Little bound", fixed(little, 4)),
+            ];
             let (paper, detail, verdict, note) = match p.scheme {
                 Scheme::RulesAE => {
                     let inside = |x: f64| lo <= x && x <= hi;
-                    let verdict = if inside(printed) {
-                        Verdict::Match
-                    } else if inside(corrected) {
-                        Verdict::SuspectedMisprint
-                    } else {
-                        Verdict::Mismatch
-                    };
+                    let verdict = Verdict::compared(inside(printed), inside(corrected));
                     (
-                        Some(format!("{printed:.3}")),
-                        format!("{base}; Prop. 7.5 corrected = {corrected:.3}"),
+                        Some(fixed(printed, 3)),
+                        detail![
+                            ..base,
+                            "; ",
+                            field("Prop. 7.5 corrected", fixed(corrected, 3)),
+                        ],
                         verdict,
                         format!(
                             "paper: Prop. 7.5 as printed (the thesis' curve); the corrected formula {} our interval",
@@ -304,18 +303,14 @@ impl Experiment for Figure7_7Schemes {
                 _ => (
                     None,
                     base,
-                    if p.q.mean >= little {
-                        Verdict::WithinBound
-                    } else {
-                        Verdict::BoundViolated
-                    },
+                    Verdict::bound(p.q.mean >= little),
                     "simulated in the thesis, values not printed (caption only)".into(),
                 ),
             };
             cells.push(Cell {
-                key: vec![p.scheme.name().into(), d.to_string()],
+                key: vec![p.scheme.name().into(), d.into()],
                 paper,
-                ours: format!("{:.3}", p.q.mean),
+                ours: estimate.into(),
                 detail,
                 verdict,
                 note,
@@ -334,15 +329,19 @@ impl Experiment for Figure7_7Schemes {
                 let o = get(other, d)?;
                 let o_iv = interval(o.q.mean, o.q.half99);
                 let v = compare(ni_iv, o_iv, ni.q.mean, o.q.mean);
-                verdict = weaker(verdict, v);
-                parts.push(format!(
-                    "{} {:.3} [{:.3}, {:.3}] ({})",
+                verdict = verdict.weaker(v);
+                parts.push(detail![
                     other.name(),
-                    o.q.mean,
-                    o_iv.0,
-                    o_iv.1,
-                    v.label()
-                ));
+                    " ",
+                    fixed(o.q.mean, 3),
+                    " [",
+                    fixed(o_iv.0, 3),
+                    ", ",
+                    fixed(o_iv.1, 3),
+                    "] (",
+                    v.label(),
+                    ")",
+                ]);
             }
             if verdict == Verdict::Mismatch {
                 not_smallest.push(d.to_string());
@@ -353,13 +352,14 @@ impl Experiment for Figure7_7Schemes {
                 _ => 2,
             }] += 1;
             cells.push(Cell {
-                key: vec!["claim (v): non-idling smallest".into(), d.to_string()],
+                key: vec!["claim (v): non-idling smallest".into(), d.into()],
                 paper: Some("smallest Q of the three".into()),
                 ours: format!(
                     "non-idling {:.3} [{:.3}, {:.3}]",
                     ni.q.mean, ni_iv.0, ni_iv.1
-                ),
-                detail: format!("vs {}", parts.join("; ")),
+                )
+                .into(),
+                detail: detail!["vs ", ..Detail::join(parts, "; ")],
                 verdict,
                 note: "match: its 99% interval below both others'; within tolerance: its mean smallest, intervals overlapping; MISMATCH: another scheme's mean is smaller".into(),
             });
@@ -367,7 +367,7 @@ impl Experiment for Figure7_7Schemes {
 
         // Claim (v), part 2: its Q grows more slowly in d (least-squares slope over all d).
         let of = |s: Scheme| -> Vec<&Point> { points.iter().filter(|p| p.scheme == s).collect() };
-        let span = format!("{MIN_D}–{max_d}");
+        let span = crate::cell::range(MIN_D, max_d);
         let ni_slope = slope(&of(Scheme::NonIdling));
         let ni_iv = interval(ni_slope.0, ni_slope.1);
         let mut slopes = vec![(Scheme::NonIdling.name(), ni_slope)];
@@ -377,19 +377,28 @@ impl Experiment for Figure7_7Schemes {
             let o_iv = interval(o.0, o.1);
             cells.push(Cell {
                 key: vec![
-                    format!("claim (v): slower growth than {}", other.name()),
+                    format!("claim (v): slower growth than {}", other.name()).into(),
                     span.clone(),
                 ],
                 paper: Some("Q of the non-idling indirect scheme grows more slowly in d".into()),
-                ours: format!("slope {:.4} vs {:.4}", ni_slope.0, o.0),
-                detail: format!(
-                    "least-squares slope of Q against d = {MIN_D}..{max_d}, 99% CI: non-idling [{:.4}, {:.4}], {} [{:.4}, {:.4}]",
-                    ni_iv.0,
-                    ni_iv.1,
+                ours: format!("slope {:.4} vs {:.4}", ni_slope.0, o.0).into(),
+                detail: detail![
+                    "least-squares slope of Q against d = ",
+                    MIN_D,
+                    "..",
+                    max_d,
+                    ", 99% CI: non-idling [",
+                    fixed(ni_iv.0, 4),
+                    ", ",
+                    fixed(ni_iv.1, 4),
+                    "], ",
                     other.name(),
-                    o_iv.0,
-                    o_iv.1
-                ),
+                    " [",
+                    fixed(o_iv.0, 4),
+                    ", ",
+                    fixed(o_iv.1, 4),
+                    "]",
+                ],
                 verdict: compare(ni_iv, o_iv, ni_slope.0, o.0),
                 note: "match: the slopes' 99% intervals disjoint, the non-idling one lower; within tolerance: lower mean slope, intervals overlapping; MISMATCH: not lower".into(),
             });
@@ -411,18 +420,15 @@ impl Experiment for Figure7_7Schemes {
                 span.clone(),
             ],
             paper: Some("Q of the non-idling indirect scheme grows more slowly in d".into()),
-            ours: format!("slope {:.4} vs {printed_slope:.4}", ni_slope.0),
-            detail: format!(
-                "the thesis' own Rules A–E curve (a formula, no interval); non-idling 99% CI [{:.4}, {:.4}]",
-                ni_iv.0, ni_iv.1
-            ),
-            verdict: if ni_iv.1 < printed_slope {
-                Verdict::Match
-            } else if ni_slope.0 < printed_slope {
-                Verdict::WithinTolerance
-            } else {
-                Verdict::Mismatch
-            },
+            ours: format!("slope {:.4} vs {printed_slope:.4}", ni_slope.0).into(),
+            detail: detail![
+                "the thesis' own Rules A–E curve (a formula, no interval); non-idling 99% CI [",
+                fixed(ni_iv.0, 4),
+                ", ",
+                fixed(ni_iv.1, 4),
+                "]",
+            ],
+            verdict: Verdict::smaller(ni_iv, (printed_slope, printed_slope), ni_slope.0, printed_slope),
             note: "for reference: the claim against the curve the thesis drew, not against the simulated scheme".into(),
         });
 
@@ -461,18 +467,17 @@ impl Experiment for Figure7_7Schemes {
     }
 
     fn figures(&self, table: &Table) -> Vec<Figure> {
-        let of = |name: &str, value: &dyn Fn(&Cell) -> f64| -> Vec<(f64, f64)> {
+        let of = |name: &str, value: &dyn Fn(&Cell) -> Option<f64>| -> Vec<(f64, f64)> {
             table
                 .cells
                 .iter()
                 .filter(|c| c.key[0] == name)
-                .map(|c| (c.key[1].parse().unwrap_or(f64::NAN), value(c)))
+                .map(|c| point(c.key[1].shown(), value(c)))
                 .collect()
         };
-        let ours = |c: &Cell| c.ours.parse().unwrap_or(f64::NAN);
-        let detail = |label: &'static str| {
-            move |c: &Cell| detail_value(&c.detail, label).unwrap_or(f64::NAN)
-        };
+        let ours = |c: &Cell| c.ours.shown();
+        let detail =
+            |label: &'static str| move |c: &Cell| c.detail.field(label).and_then(Value::shown);
         let rules = Scheme::RulesAE.name();
         vec![Figure {
             id: ID,
@@ -495,12 +500,7 @@ impl Experiment for Figure7_7Schemes {
                 },
                 Series {
                     name: "Rules A–E, Prop. 7.5 printed".into(),
-                    points: of(rules, &|c: &Cell| {
-                        c.paper
-                            .as_deref()
-                            .and_then(|p| p.parse().ok())
-                            .unwrap_or(f64::NAN)
-                    }),
+                    points: of(rules, &|c: &Cell| c.paper.as_ref().and_then(Value::shown)),
                 },
                 Series {
                     name: "Rules A–E, Prop. 7.5 corrected".into(),

@@ -26,9 +26,13 @@
 use fatnet::online::indirect_broadcast::{IndirectConfig, simulate_indirect_nodes};
 use fatnet::queueing::stats::batch_means_half_width;
 
-use crate::figure::detail_value;
+use crate::cell::{Estimate, field, fixed};
+use crate::figure::point;
 use crate::runner::try_run_trials;
-use crate::{Cell, Effort, Experiment, Figure, Paper, ReproError, Series, Table, Verdict};
+use crate::{
+    Cell, Effort, Experiment, ExperimentId, Figure, Frame, Paper, ReproError, Series, Table,
+    Tabular, Value, Verdict, detail, tabulate,
+};
 
 /// Master seed of Figure 7.8.
 pub const SEED: u64 = 78;
@@ -54,11 +58,14 @@ struct RunResult {
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Figure7_8;
 
-fn err(message: String) -> ReproError {
-    ReproError::Experiment {
-        experiment: "stamoulis/fig7_8".into(),
-        message,
-    }
+/// The experiment, as its errors name it.
+const EXPERIMENT: ExperimentId = ExperimentId {
+    paper: Paper::Stamoulis,
+    id: "fig7_8",
+};
+
+fn err(source: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> ReproError {
+    ReproError::library(EXPERIMENT, source)
 }
 
 fn mean(v: &[f64]) -> f64 {
@@ -82,11 +89,68 @@ impl Experiment for Figure7_8 {
         true
     }
 
-    fn run(&self, effort: Effort) -> Result<Table, ReproError> {
-        let (runs, max_d) = match effort {
-            Effort::Full => (100u64, 12u32),
-            Effort::Quick => (20, 8),
+    fn figures(&self, table: &Table) -> Vec<Figure> {
+        let detail = |c: &Cell, label: &str| c.detail.field(label).and_then(Value::shown);
+        let series = |name: &str, value: &dyn Fn(&Cell) -> Option<f64>| Series {
+            name: name.into(),
+            points: table
+                .cells
+                .iter()
+                .map(|c| point(c.key[0].shown(), value(c)))
+                .collect(),
         };
+        vec![Figure {
+            id: "fig7_8",
+            title: "Stamoulis, Fig. 7.8: indirect scheme (Rules A–E), largest queue M at a node against d, ρ = 0.3, 1,000 slots".into(),
+            x_label: "d".into(),
+            y_label: "packets stored at a node".into(),
+            series: vec![
+                series("M, mean over runs (ours)", &|c| c.ours.shown()),
+                series("M, smallest run", &|c| detail(c, "smallest M")),
+                series("M, largest run", &|c| detail(c, "largest M")),
+                series("Q, same runs", &|c| detail(c, "Q")),
+                series("busiest node's mean", &|c| detail(c, "busiest node's mean")),
+            ],
+            log_x: false,
+            ..Figure::default()
+        }]
+    }
+
+    fn run(&self, effort: Effort) -> Result<Table, ReproError> {
+        tabulate(self, effort)
+    }
+}
+
+impl Figure7_8 {
+    /// Runs per dimension and the largest dimension.
+    fn size(effort: Effort) -> (u64, u32) {
+        match effort {
+            Effort::Full => (100, 12),
+            Effort::Quick => (20, 8),
+        }
+    }
+}
+
+/// One computed row: the runs of one dimension.
+#[derive(Debug)]
+pub struct NodeQueues {
+    d: u32,
+    runs: Vec<RunResult>,
+}
+
+impl Tabular for Figure7_8 {
+    type Row = NodeQueues;
+
+    fn frame(&self) -> Frame {
+        Frame {
+            title: "Stamoulis, Figure 7.8: largest queue M at a node under the indirect scheme (Rules A–E), ρ = 0.3, runs of 1,000 slots".into(),
+            key_columns: vec!["d".into(), "ρ".into()],
+            detail_column: "99% CI of the mean M, smallest and largest M over the runs, Q and the busiest node's mean from the same runs".into(),
+        }
+    }
+
+    fn compute(&self, effort: Effort) -> Result<Vec<NodeQueues>, ReproError> {
+        let (runs, max_d) = Self::size(effort);
         let ds: Vec<u32> = (2..=max_d).collect();
         // Trial i is run i % runs of dimension ds[i / runs], seeded from (SEED, i).
         let results = try_run_trials(SEED, ds.len() as u64 * runs, |i, seed| {
@@ -99,7 +163,7 @@ impl Experiment for Figure7_8 {
                 batches: 1,
                 seed,
             })
-            .map_err(|e| err(e.to_string()))?;
+            .map_err(err)?;
             Ok::<_, ReproError>(RunResult {
                 m: r.max_queue,
                 q: r.queue_size,
@@ -107,32 +171,65 @@ impl Experiment for Figure7_8 {
                 at_root: r.max_node.is_power_of_two(),
             })
         })?;
-        let mut cells = Vec::new();
-        for (&d, chunk) in ds.iter().zip(results.chunks(runs as usize)) {
-            let ms: Vec<f64> = chunk.iter().map(|r| r.m as f64).collect();
-            let m = mean(&ms);
-            let half = batch_means_half_width(&ms, 0.99);
-            let lo = chunk.iter().map(|r| r.m).min().unwrap_or(0);
-            let hi = chunk.iter().map(|r| r.m).max().unwrap_or(0);
-            let q = mean(&chunk.iter().map(|r| r.q).collect::<Vec<_>>());
-            let busiest = mean(&chunk.iter().map(|r| r.busiest).collect::<Vec<_>>());
-            let roots = chunk.iter().filter(|r| r.at_root).count();
-            cells.push(Cell {
-                key: vec![d.to_string(), format!("{RHO:.1}")],
+        Ok(ds
+            .iter()
+            .zip(results.chunks(runs as usize))
+            .map(|(&d, chunk)| NodeQueues {
+                d,
+                runs: chunk.to_vec(),
+            })
+            .collect())
+    }
+
+    fn cells(&self, row: &NodeQueues) -> Vec<Cell> {
+        let (d, chunk) = (row.d, &row.runs);
+        let runs = chunk.len() as u64;
+        let ms: Vec<f64> = chunk.iter().map(|r| r.m as f64).collect();
+        let m = mean(&ms);
+        let half = batch_means_half_width(&ms, 0.99);
+        let lo = chunk.iter().map(|r| r.m).min().unwrap_or(0);
+        let hi = chunk.iter().map(|r| r.m).max().unwrap_or(0);
+        let q = mean(&chunk.iter().map(|r| r.q).collect::<Vec<_>>());
+        let busiest = mean(&chunk.iter().map(|r| r.busiest).collect::<Vec<_>>());
+        let roots = chunk.iter().filter(|r| r.at_root).count();
+        let estimate = Estimate::new(m, half, runs, 99, 2);
+        vec![Cell {
+                key: vec![d.into(), fixed(RHO, 1)],
                 paper: None,
-                ours: format!("{m:.2}"),
-                detail: format!(
-                    "99% CI [{:.2}, {:.2}] over {runs} runs of {MEASURED} slots; smallest M = {lo}, largest M = {hi}; Q = {q:.3}; busiest node's mean = {busiest:.3}; M at a root e_j in {roots} of {runs} runs",
-                    m - half,
-                    m + half
-                ),
+                ours: estimate.into(),
+                detail: detail![
+                    ..estimate.interval(),
+                    " over ",
+                    runs,
+                    " runs of ",
+                    MEASURED,
+                    " slots; ",
+                    field("smallest M", lo),
+                    ", ",
+                    field("largest M", hi),
+                    "; ",
+                    field("Q", fixed(q, 3)),
+                    "; ",
+                    field("busiest node's mean", fixed(busiest, 3)),
+                    "; M at a root e_j in ",
+                    roots,
+                    " of ",
+                    runs,
+                    " runs",
+                ],
                 verdict: Verdict::NotInPaper,
                 note: "the thesis' Fig. 7.8 has no curve for this scheme and no values in the OCR (caption only)".into(),
-            });
-        }
-        let value = |c: &Cell| c.ours.parse::<f64>().unwrap_or(f64::NAN);
-        let first = cells.first().map(|c| c.ours.clone()).unwrap_or_default();
-        let last = cells.last().map(|c| c.ours.clone()).unwrap_or_default();
+            }]
+    }
+
+    fn notes(&self, effort: Effort, _rows: &[NodeQueues], cells: &[Cell]) -> Vec<String> {
+        let (_, max_d) = Self::size(effort);
+        let value = |c: &Cell| c.ours.shown().unwrap_or(f64::NAN);
+        let first = cells
+            .first()
+            .map(|c| c.ours.to_string())
+            .unwrap_or_default();
+        let last = cells.last().map(|c| c.ours.to_string()).unwrap_or_default();
         let lowest = cells
             .iter()
             .min_by(|a, b| value(a).total_cmp(&value(b)))
@@ -140,52 +237,24 @@ impl Experiment for Figure7_8 {
             .unwrap_or_default();
         let ratios: Vec<f64> = cells
             .iter()
-            .map(|c| value(c) / detail_value(&c.detail, "Q").unwrap_or(f64::NAN))
+            .map(|c| {
+                value(c)
+                    / c.detail
+                        .field("Q")
+                        .and_then(Value::shown)
+                        .unwrap_or(f64::NAN)
+            })
             .collect();
         let (rmin, rmax) = ratios.iter().fold((f64::INFINITY, 0.0f64), |(lo, hi), &r| {
             (lo.min(r), hi.max(r))
         });
-        Ok(Table {
-            paper: Paper::Stamoulis,
-            id: "fig7_8",
-            title: "Stamoulis, Figure 7.8: largest queue M at a node under the indirect scheme (Rules A–E), ρ = 0.3, runs of 1,000 slots".into(),
-            key_columns: vec!["d".into(), "ρ".into()],
-            detail_column: "99% CI of the mean M, smallest and largest M over the runs, Q and the busiest node's mean from the same runs".into(),
-            cells,
-            notes: vec![
+        vec![
                 "The thesis' values cannot be read off: the OCR copy of Figure 7.8 is its caption only, and the figure compares the direct and the non-idling indirect schemes; it has no curve for the Rules A–E scheme simulated here (the thesis computes that scheme's Q in Fig. 7.7 from Prop. 7.5 and never simulates it).".into(),
                 "The thesis' claim about M (§7.4: \"Again, the non-idling indirect scheme is superior to the direct one; see Figure 7.8\") — verdict: NOT CHECKED here. It compares two schemes that the packet engine runs (`direct_broadcast`), which reports the longest arc queue, not the packets stored per node; no claim is made about the Rules A–E scheme's M, whose values here are an extension (`not in paper`).".into(),
                 format!("Measurement: `fatnet_online::indirect_broadcast::simulate_indirect_nodes` runs all d trees of Rules A–E side by side (per-node rate λ/d = ρ/(2^d − 1) each, T^(1) on the run's seed and T^(j) on a hash of (seed, j)) and counts every node by the thesis' convention (§6.4): a packet is stored at a node while that node still has to forward it, its transmission slot included — at each node of its way to the root until the end of the C_0 slot in which it leaves, at the root until the end of its first broadcast slot, at every non-leaf node from its reception to the end of its forwarding slot. A node adds its roles in all d trees."),
                 format!("Choices where the thesis is silent: every run starts empty, discards {WARMUP} slots and measures the next {MEASURED} (the thesis' run length); M is the largest count at any instant of the measured window (the count just before the end of a slot, births in that slot included), and since M is a maximum it grows with the window. The thesis shows one run per point; we give the mean of M over independent runs (trial i seeded from (seed {SEED}, i)), its 99% Student-t interval and the range. Q is the per-node time average over the same runs, as in Fig. 7.7 (which the notes' corrected Prop. 7.5 matches)."),
                 format!("Reading: M stays about ten packets, like Q not monotone in d: {first} at d = 2, lowest {lowest}, {last} at d = {max_d}; M/Q lies between {rmin:.1} and {rmax:.1}. The busiest node's mean is about half of M or less, so M reflects bursts, not a permanently loaded node; M is rarely reached at a root (the last column of the detail)."),
                 "Figure 7.8 (`fig7_8/fig7_8.svg`) plots the mean M against d with the smallest and largest M over the runs, Q and the busiest node's mean from the same runs.".into(),
-            ],
-        })
-    }
-
-    fn figures(&self, table: &Table) -> Vec<Figure> {
-        let d_of = |c: &Cell| c.key[0].parse::<f64>().unwrap_or(f64::NAN);
-        let detail = |c: &Cell, label: &str| detail_value(&c.detail, label).unwrap_or(f64::NAN);
-        let series = |name: &str, value: &dyn Fn(&Cell) -> f64| Series {
-            name: name.into(),
-            points: table.cells.iter().map(|c| (d_of(c), value(c))).collect(),
-        };
-        vec![Figure {
-            id: "fig7_8",
-            title: "Stamoulis, Fig. 7.8: indirect scheme (Rules A–E), largest queue M at a node against d, ρ = 0.3, 1,000 slots".into(),
-            x_label: "d".into(),
-            y_label: "packets stored at a node".into(),
-            series: vec![
-                series("M, mean over runs (ours)", &|c| {
-                    c.ours.parse().unwrap_or(f64::NAN)
-                }),
-                series("M, smallest run", &|c| detail(c, "smallest M")),
-                series("M, largest run", &|c| detail(c, "largest M")),
-                series("Q, same runs", &|c| detail(c, "Q")),
-                series("busiest node's mean", &|c| detail(c, "busiest node's mean")),
-            ],
-            log_x: false,
-            ..Figure::default()
-        }]
+        ]
     }
 }

@@ -22,18 +22,37 @@ use fatnet::topology::Hypercube;
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
 
+use crate::cell::{Estimate, field, fixed, float, interval};
+use crate::figure::point;
 use crate::greenberg_oh::Stat;
 use crate::runner::try_run_trials;
-use crate::{Cell, Effort, Experiment, Figure, Paper, ReproError, Series, Table, Verdict};
+use crate::{
+    Cell, Detail, Effort, Experiment, ExperimentId, Figure, Frame, Paper, ReproError, Series,
+    Table, Tabular, Value, Verdict, detail, tabulate,
+};
 
 /// Master seed of the greedy-routing grid.
 pub const SEED: u64 = 5;
 
-fn err(message: String) -> ReproError {
-    ReproError::Experiment {
-        experiment: "stamoulis/greedy".into(),
-        message,
-    }
+/// The experiment, as its errors name it.
+const EXPERIMENT: ExperimentId = ExperimentId {
+    paper: Paper::Stamoulis,
+    id: "greedy",
+};
+
+fn err(source: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> ReproError {
+    ReproError::library(EXPERIMENT, source)
+}
+
+fn err_in(
+    context: impl std::fmt::Display,
+    source: impl Into<Box<dyn std::error::Error + Send + Sync>>,
+) -> ReproError {
+    ReproError::library_in(EXPERIMENT, context, source)
+}
+
+fn check(failure: impl Into<String>) -> ReproError {
+    ReproError::check(EXPERIMENT, failure)
 }
 
 /// A Poisson(`mean`) draw by inversion (means here are below 10).
@@ -61,8 +80,7 @@ fn greedy_run(
     batches: u64,
     seed: u64,
 ) -> Result<(Vec<f64>, u64), ReproError> {
-    let net = PacketNet::new(Hypercube::new(u64::from(d)).map_err(|e| err(e.to_string()))?)
-        .map_err(|e| err(e.to_string()))?;
+    let net = PacketNet::new(Hypercube::new(u64::from(d)).map_err(err)?).map_err(err)?;
     let n = 1u32 << d;
     let lambda = rho / p;
     let mut rng = Pcg64::seed_from_u64(seed);
@@ -85,9 +103,12 @@ fn greedy_run(
         }
     }
     let config = PacketConfig::output_queued_unit(ScanPolicy::RoundRobin);
-    let r = simulate(&net, &injections, &config, rng.random()).map_err(|e| err(e.to_string()))?;
+    let r = simulate(&net, &injections, &config, rng.random()).map_err(err)?;
     if !r.finished() {
-        return Err(err(format!("d = {d}, ρ = {rho}, p = {p}: {:?}", r.outcome)));
+        return Err(check(format!(
+            "d = {d}, ρ = {rho}, p = {p}: {:?}",
+            r.outcome
+        )));
     }
     let lat = r.latencies.unwrap_or_default();
     let per = (horizon - warmup).div_ceil(batches).max(1);
@@ -132,6 +153,35 @@ impl Experiment for GreedyGrid {
     }
 
     fn run(&self, effort: Effort) -> Result<Table, ReproError> {
+        tabulate(self, effort)
+    }
+}
+
+/// One computed cell of the greedy grid: the run's batch means against the bounds.
+#[derive(Debug)]
+pub struct GridPoint {
+    d: u32,
+    rho: f64,
+    p: f64,
+    /// The batch means' summary and the 99% half-width.
+    stat: Stat,
+    half: f64,
+    measured: u64,
+    bounds: greedy::DelayBounds,
+}
+
+impl Tabular for GreedyGrid {
+    type Row = GridPoint;
+
+    fn frame(&self) -> Frame {
+        Frame {
+            title: "Stamoulis, chapter 5: mean delay of slotted greedy routing on the d-cube against dp + pρ/(2(1 − ρ)) ≤ T̄ ≤ dp/(1 − ρ) + 1".into(),
+            key_columns: vec!["d".into(), "ρ".into(), "p".into()],
+            detail_column: "99% CI and the bounds".into(),
+        }
+    }
+
+    fn compute(&self, effort: Effort) -> Result<Vec<GridPoint>, ReproError> {
         // About `budget` packets per cell, at least 2,000 slots (the quick form leaves out
         // d = 8, whose short runs would not reach steady state at ρ = 0.8).
         let (budget, dims): (f64, &[u32]) = match effort {
@@ -154,59 +204,72 @@ impl Experiment for GreedyGrid {
             greedy_run(d, rho, p, horizon, horizon / 10, batches, seed)
         })?;
         let t = crate::runner::student_t_995(batches - 1).unwrap_or(f64::NAN);
-        let mut cells = Vec::new();
-        for (&(d, rho, p), (means, measured)) in grid.iter().zip(&runs) {
-            let s = Stat::of(means);
-            let half = t * s.sd / (s.n as f64).sqrt();
-            let dp = f64::from(d) * p;
-            let b = greedy::slotted_delay_bounds(Network::Hypercube, d, rho / p, p, 1.0)
-                .map_err(|e| err(e.to_string()))?;
-            let (lower, upper, exact) = (b.lower, b.upper, b.exact);
-            let (paper, verdict) = match exact {
-                Some(x) => (
-                    format!("{x:.3} (exact, p = 1)"),
-                    if (s.mean - x).abs() <= half {
-                        Verdict::Match
-                    } else {
-                        Verdict::Mismatch
-                    },
-                ),
-                None => (
-                    format!("[{lower:.3}, {upper:.3}]"),
-                    if s.mean + half >= lower && s.mean - half <= upper {
-                        Verdict::WithinBound
-                    } else {
-                        Verdict::BoundViolated
-                    },
-                ),
-            };
-            cells.push(Cell {
-                key: vec![d.to_string(), format!("{rho:.1}"), format!("{p:.2}")],
-                paper: Some(paper),
-                ours: format!("{:.3}", s.mean),
-                detail: format!(
-                    "99% CI [{:.3}, {:.3}] ({} batch means, {} packets); bounds [{lower:.3}, {upper:.3}]; dp = {dp:.2}",
-                    s.mean - half,
-                    s.mean + half,
-                    s.n,
-                    measured
-                ),
-                verdict,
-                note: String::new(),
-            });
-        }
-        Ok(Table {
-            paper: Paper::Stamoulis,
-            id: "greedy",
-            title: "Stamoulis, chapter 5: mean delay of slotted greedy routing on the d-cube against dp + pρ/(2(1 − ρ)) ≤ T̄ ≤ dp/(1 − ρ) + 1".into(),
-            key_columns: vec!["d".into(), "ρ".into(), "p".into()],
-            detail_column: "99% CI and the bounds".into(),
-            cells,
-            notes: vec![
+        grid.iter()
+            .zip(&runs)
+            .map(|(&(d, rho, p), (means, measured))| {
+                let stat = Stat::of(means);
+                Ok(GridPoint {
+                    d,
+                    rho,
+                    p,
+                    stat,
+                    half: t * stat.sd / (stat.n as f64).sqrt(),
+                    measured: *measured,
+                    bounds: greedy::slotted_delay_bounds(Network::Hypercube, d, rho / p, p, 1.0)
+                        .map_err(err)?,
+                })
+            })
+            .collect()
+    }
+
+    fn cells(&self, point: &GridPoint) -> Vec<Cell> {
+        let GridPoint {
+            d,
+            rho,
+            p,
+            stat: s,
+            half,
+            measured,
+            bounds: b,
+        } = *point;
+        let dp = f64::from(d) * p;
+        let (lower, upper, exact) = (b.lower, b.upper, b.exact);
+        let estimate = Estimate::new(s.mean, half, s.n, 99, 3);
+        let (paper, verdict) = match exact {
+            Some(x) => (
+                format!("{x:.3} (exact, p = 1)").into(),
+                Verdict::holds((s.mean - x).abs() <= half),
+            ),
+            None => (
+                interval(lower, upper, 3),
+                Verdict::bound(s.mean + half >= lower && s.mean - half <= upper),
+            ),
+        };
+        vec![Cell {
+            key: vec![d.into(), fixed(rho, 1), fixed(p, 2)],
+            paper: Some(paper),
+            ours: estimate.into(),
+            detail: detail![
+                ..estimate.interval(),
+                " (",
+                s.n,
+                " batch means, ",
+                measured,
+                " packets); bounds ",
+                interval(lower, upper, 3),
+                "; ",
+                field("dp", fixed(dp, 2)),
+            ],
+            verdict,
+            note: String::new(),
+        }]
+    }
+
+    fn notes(&self, _effort: Effort, _rows: &[GridPoint], _cells: &[Cell]) -> Vec<String> {
+        vec![
                 "Simulation: the output-queued packet engine (`Queueing::Output`, dimension order, random ties), Poisson(λ = ρ/p) batches per node at every slot boundary, destinations by flipping each bit with probability p (packets to themselves count with delay 0). Each cell is one run of about 2,000,000 packets (2,000 to 200,000 slots), the first tenth discarded, every packet run to delivery; the 99% interval is over 20 batch means by generation slot.".into(),
                 "The paper column is the bound interval: the continuous-time bounds of Props. 5.13 and 5.12 with T ≤ T̄ ≤ T + τ (§5.4, τ = 1; `fatnet_queueing::stamoulis::greedy::slotted_delay_bounds`); within bound if our interval meets it. For p = 1 the delay is exact (a discrete M/D/1 at the first arc, thesis (2.4)): match if it lies in our interval.".into(),
-            ],
-        })
+        ]
     }
 }
 
@@ -272,7 +335,7 @@ impl Experiment for Figure5_3 {
                 confidence: 0.99,
                 seed: crate::derive_seed(FIG5_3_SEED, u64::from(d)),
             })
-            .map_err(|e| err(format!("d = {d}, {scheme:?}: {e}")))
+            .map_err(|e| err_in(format!("d = {d}, {scheme:?}"), e))
         })?;
         let mut cells = Vec::new();
         let mut adaptive_below = 0;
@@ -281,19 +344,15 @@ impl Experiment for Figure5_3 {
             let q = r.delay_mean - dp;
             let half = r.delay_half_width;
             let b = greedy::slotted_delay_bounds(Network::Hypercube, d, lambda, FIG_P, 1.0)
-                .map_err(|e| err(e.to_string()))?;
+                .map_err(err)?;
             let lower = b.lower - dp;
             let claimed = b.claimed_lower.unwrap_or(f64::NAN) - dp;
             let upper = b.upper - dp;
             let (name, paper, verdict, note) = match scheme {
                 SlottedScheme::Greedy => (
                     "greedy",
-                    Some(format!("[{lower:.3}, {upper:.3}]")),
-                    if q + half >= lower && q - half <= upper {
-                        Verdict::WithinBound
-                    } else {
-                        Verdict::BoundViolated
-                    },
+                    Some(interval(lower, upper, 3)),
+                    Verdict::bound(q + half >= lower && q - half <= upper),
                     if q + half < claimed {
                         format!("below the claimed bound (5.18), {claimed:.3}")
                     } else {
@@ -318,19 +377,24 @@ impl Experiment for Figure5_3 {
                     )
                 }
             };
+            let estimate = Estimate::new(q, half, 20, 99, 3);
             cells.push(Cell {
-                key: vec![d.to_string(), name.into()],
+                key: vec![d.into(), name.into()],
                 paper,
-                ours: format!("{q:.3}"),
-                detail: format!(
-                    "99% CI [{:.3}, {:.3}] (20 batch means, {} packets, {} slots); T̄ = {:.3}; claimed lower (5.18) {claimed:.3}; largest node queue {}",
-                    q - half,
-                    q + half,
+                ours: estimate.into(),
+                detail: detail![
+                    ..estimate.interval(),
+                    " (20 batch means, ",
                     r.measured,
+                    " packets, ",
                     horizon,
-                    r.delay_mean,
-                    r.max_node_queue
-                ),
+                    " slots); ",
+                    field("T̄", fixed(r.delay_mean, 3)),
+                    "; claimed lower (5.18) ",
+                    fixed(claimed, 3),
+                    "; largest node queue ",
+                    r.max_node_queue,
+                ],
                 verdict,
                 note,
             });
@@ -358,13 +422,14 @@ impl Experiment for Figure5_3 {
                 .cells
                 .iter()
                 .filter(|c| c.key[1] == scheme)
-                .filter_map(|c| Some((c.key[0].parse().ok()?, c.ours.parse().ok()?)))
+                .map(|c| point(c.key[0].shown(), c.ours.shown()))
                 .collect()
         };
-        // The bounds on T̄ − dp at each plotted d (the library's slotted bounds, τ = 1).
-        let bounds: Vec<(f64, greedy::DelayBounds)> = points("greedy")
+        // The bounds on T̄ − dp at each plotted d (the library's slotted bounds, τ = 1); a
+        // bound the library refuses is a missing (NaN) point, shown as such.
+        let bounds: Vec<(f64, Option<greedy::DelayBounds>)> = points("greedy")
             .iter()
-            .filter_map(|&(d, _)| {
+            .map(|&(d, _)| {
                 let b = greedy::slotted_delay_bounds(
                     Network::Hypercube,
                     d as u32,
@@ -372,12 +437,15 @@ impl Experiment for Figure5_3 {
                     FIG_P,
                     1.0,
                 )
-                .ok()?;
-                Some((d, b))
+                .ok();
+                (d, b)
             })
             .collect();
         let line = |f: &dyn Fn(&greedy::DelayBounds) -> f64| -> Vec<(f64, f64)> {
-            bounds.iter().map(|(d, b)| (*d, f(b) - d * FIG_P)).collect()
+            bounds
+                .iter()
+                .map(|(d, b)| point(Some(*d), b.as_ref().map(|b| f(b) - d * FIG_P)))
+                .collect()
         };
         vec![Figure {
             id: "fig5_3",
@@ -440,6 +508,46 @@ impl Experiment for ContinuousGrid {
     }
 
     fn run(&self, effort: Effort) -> Result<Table, ReproError> {
+        tabulate(self, effort)
+    }
+}
+
+/// One computed row of the continuous-time grid: a run and the bounds at its parameters.
+#[derive(Debug)]
+pub struct ContinuousPoint {
+    network: fatnet::online::greedy_cube::GreedyNetwork,
+    d: u32,
+    rho: f64,
+    p: f64,
+    report: fatnet::online::greedy_cube::GreedyReport,
+    bounds: greedy::DelayBounds,
+}
+
+impl ContinuousPoint {
+    fn estimate(&self) -> Estimate {
+        let r = &self.report;
+        Estimate::new(
+            r.delay_mean,
+            r.delay_half_width,
+            u64::from(r.config.batches),
+            99,
+            3,
+        )
+    }
+}
+
+impl Tabular for ContinuousGrid {
+    type Row = ContinuousPoint;
+
+    fn frame(&self) -> Frame {
+        Frame {
+            title: "Stamoulis, chapter 5: mean delay of greedy routing in continuous time on the d-cube and the d-dimensional butterfly, beside the proved bounds".into(),
+            key_columns: vec!["network".into(), "d".into(), "ρ".into(), "p".into()],
+            detail_column: "99% CI, bounds' sources, the claimed lower bound".into(),
+        }
+    }
+
+    fn compute(&self, effort: Effort) -> Result<Vec<ContinuousPoint>, ReproError> {
         use fatnet::online::greedy_cube::{GreedyConfig, GreedyNetwork, steady_state};
         let (budget, dims): (f64, &[u32]) = match effort {
             Effort::Full => (3_000_000.0, &[3, 6, 10]),
@@ -477,101 +585,111 @@ impl Experiment for ContinuousGrid {
                 seed,
                 window: None,
             })
-            .map_err(|e| err(format!("{network:?} d = {d}, ρ = {rho}, p = {p}: {e}")))
+            .map_err(|e| err_in(format!("{network:?} d = {d}, ρ = {rho}, p = {p}"), e))
         })?;
-        let mut cells = Vec::new();
-        let mut claimed_fails = 0;
-        for (&(network, d, rho, p), r) in grid.iter().zip(&runs) {
-            let net = match network {
-                GreedyNetwork::Hypercube => Network::Hypercube,
-                GreedyNetwork::Butterfly => Network::Butterfly,
-            };
-            let b =
-                greedy::delay_bounds(net, d, r.config.lambda, p).map_err(|e| err(e.to_string()))?;
-            let key = vec![
-                match network {
-                    GreedyNetwork::Hypercube => "hypercube".into(),
-                    GreedyNetwork::Butterfly => "butterfly".into(),
-                },
-                d.to_string(),
-                format!("{rho:.1}"),
-                format!("{p:.2}"),
-            ];
-            let (cell, claimed_fail) = bound_cell(
-                key,
-                r.delay_mean,
-                r.delay_half_width,
-                &b,
-                format!("{} packets, horizon {}", r.measured, r.config.horizon),
-            );
-            claimed_fails += usize::from(claimed_fail);
-            cells.push(cell);
-        }
-        Ok(Table {
-            paper: Paper::Stamoulis,
-            id: "greedy_continuous",
-            title: "Stamoulis, chapter 5: mean delay of greedy routing in continuous time on the d-cube and the d-dimensional butterfly, beside the proved bounds".into(),
-            key_columns: vec!["network".into(), "d".into(), "ρ".into(), "p".into()],
-            detail_column: "99% CI, bounds' sources, the claimed lower bound".into(),
-            cells,
-            notes: vec![
+        grid.into_iter()
+            .zip(runs)
+            .map(|((network, d, rho, p), report)| {
+                let net = match network {
+                    GreedyNetwork::Hypercube => Network::Hypercube,
+                    GreedyNetwork::Butterfly => Network::Butterfly,
+                };
+                let bounds = greedy::delay_bounds(net, d, report.config.lambda, p).map_err(err)?;
+                Ok(ContinuousPoint {
+                    network,
+                    d,
+                    rho,
+                    p,
+                    report,
+                    bounds,
+                })
+            })
+            .collect()
+    }
+
+    fn cells(&self, point: &ContinuousPoint) -> Vec<Cell> {
+        use fatnet::online::greedy_cube::GreedyNetwork;
+        let ContinuousPoint {
+            network,
+            d,
+            rho,
+            p,
+            report: ref r,
+            bounds: ref b,
+        } = *point;
+        let key = vec![
+            match network {
+                GreedyNetwork::Hypercube => "hypercube".into(),
+                GreedyNetwork::Butterfly => "butterfly".into(),
+            },
+            d.into(),
+            fixed(rho, 1),
+            fixed(p, 2),
+        ];
+        vec![bound_cell(
+            key,
+            point.estimate(),
+            b,
+            detail![r.measured, " packets, horizon ", float(r.config.horizon)],
+        )]
+    }
+
+    fn notes(&self, _effort: Effort, points: &[ContinuousPoint], _cells: &[Cell]) -> Vec<String> {
+        let claimed_fails = points
+            .iter()
+            .filter(|p| below_claimed(&p.estimate(), &p.bounds))
+            .count();
+        vec![
                 "Simulation: `fatnet_online::greedy_cube`, exact in continuous time (each arc's departures D_k = max(D_(k−1), t_k) + 1, level by level); Poisson generation at rate λ per node (butterfly: per level-1 node), destinations flipping each bit with probability p; λ = ρ/p on the cube, ρ/max{p, 1 − p} on the butterfly. One run per cell of about 3,000,000 packets (horizon 2,000 to 400,000), the first tenth discarded; 99% intervals over 20 batch means.".into(),
                 "The paper column is the proved bound interval (cube: Props. 5.13 and 5.12; butterfly: Props. 5.14 and 5.17); within bound if our interval meets it. Where paths are disjoint (p = 1; on the butterfly also p = 0) the lower bound is the exact delay d + ρ/(2(1 − ρ)): match if it lies in our interval.".into(),
                 format!("The claimed bounds ((5.18) on the cube; Prop. 5.18 in continuous time on the butterfly, which the thesis transfers from slotted time by an inequality in the wrong direction) are checked too: our interval lies below the claimed bound in {claimed_fails} cells (note column)."),
-            ],
-        })
+        ]
     }
+}
+
+/// Whether our interval lies entirely below the bound the thesis claims without proof.
+fn below_claimed(estimate: &Estimate, b: &greedy::DelayBounds) -> bool {
+    b.claimed_lower
+        .is_some_and(|c| estimate.mean + estimate.half_width < c)
 }
 
 /// A cell of a bounds table: exact where the thesis gives the value (match if it lies in our
 /// 99% interval), else the proved interval (within bound if ours meets it); the note flags an
-/// interval entirely below the claimed bound. Returns the cell and whether that happened.
-fn bound_cell(
-    key: Vec<String>,
-    mean: f64,
-    half: f64,
-    b: &greedy::DelayBounds,
-    run: String,
-) -> (Cell, bool) {
+/// interval entirely below the claimed bound ([`below_claimed`]).
+fn bound_cell(key: Vec<Value>, estimate: Estimate, b: &greedy::DelayBounds, run: Detail) -> Cell {
+    let (mean, half) = (estimate.mean, estimate.half_width);
     let (paper, verdict) = match b.exact {
         Some(x) => (
-            format!("{x:.3} (exact)"),
-            if (mean - x).abs() <= half {
-                Verdict::Match
-            } else {
-                Verdict::Mismatch
-            },
+            format!("{x:.3} (exact)").into(),
+            Verdict::holds((mean - x).abs() <= half),
         ),
         None => (
-            format!("[{:.3}, {:.3}]", b.lower, b.upper),
-            if mean + half >= b.lower && mean - half <= b.upper {
-                Verdict::WithinBound
-            } else {
-                Verdict::BoundViolated
-            },
+            interval(b.lower, b.upper, 3),
+            Verdict::bound(mean + half >= b.lower && mean - half <= b.upper),
         ),
     };
-    let claimed_fail = b.claimed_lower.is_some_and(|c| mean + half < c);
-    let cell = Cell {
+    let claimed_fail = below_claimed(&estimate, b);
+    Cell {
         key,
         paper: Some(paper),
-        ours: format!("{mean:.3}"),
-        detail: format!(
-            "99% CI [{:.3}, {:.3}] ({run}); {} ≤ T ≤ {}; claimed {}",
-            mean - half,
-            mean + half,
+        ours: estimate.into(),
+        detail: detail![
+            ..estimate.interval(),
+            " (",
+            ..run,
+            "); ",
             b.lower_source,
+            " ≤ T ≤ ",
             b.upper_source,
-            b.claimed_lower
-                .map_or_else(|| "—".to_string(), |c| format!("{c:.3}"))
-        ),
+            "; claimed ",
+            b.claimed_lower.map_or_else(|| "—".into(), |c| fixed(c, 3)),
+        ],
         verdict,
         note: match b.claimed_lower {
             Some(c) if claimed_fail => format!("below the claimed bound {c:.3}"),
             _ => String::new(),
         },
-    };
-    (cell, claimed_fail)
+    }
 }
 
 /// Master seed of the slotted butterfly grid.
@@ -602,6 +720,32 @@ impl Experiment for ButterflySlotted {
     }
 
     fn run(&self, effort: Effort) -> Result<Table, ReproError> {
+        tabulate(self, effort)
+    }
+}
+
+/// One computed row of the slotted butterfly grid: a run and the bounds at its parameters.
+#[derive(Debug)]
+pub struct SlottedPoint {
+    d: u32,
+    rho: f64,
+    p: f64,
+    report: fatnet::online::slotted_cube::SlottedReport,
+    bounds: greedy::DelayBounds,
+}
+
+impl Tabular for ButterflySlotted {
+    type Row = SlottedPoint;
+
+    fn frame(&self) -> Frame {
+        Frame {
+            title: "Stamoulis §5.6: mean delay of slotted greedy routing on the d-dimensional butterfly, beside the proved bounds (Props. 5.14, 5.17 and the slotted Prop. 5.18)".into(),
+            key_columns: vec!["d".into(), "ρ".into(), "p".into()],
+            detail_column: "99% CI and the bounds' sources".into(),
+        }
+    }
+
+    fn compute(&self, effort: Effort) -> Result<Vec<SlottedPoint>, ReproError> {
         use fatnet::online::greedy_cube::GreedyNetwork;
         use fatnet::online::slotted_cube::{SlottedConfig, SlottedScheme, run};
         let (budget, dims): (f64, &[u32]) = match effort {
@@ -632,34 +776,60 @@ impl Experiment for ButterflySlotted {
                 confidence: 0.99,
                 seed,
             })
-            .map_err(|e| err(format!("butterfly d = {d}, ρ = {rho}, p = {p}: {e}")))
+            .map_err(|e| err_in(format!("butterfly d = {d}, ρ = {rho}, p = {p}"), e))
         })?;
-        let mut cells = Vec::new();
-        let mut raised = 0;
-        for (&(d, rho, p), r) in grid.iter().zip(&runs) {
-            let b = greedy::slotted_delay_bounds(Network::Butterfly, d, r.config.lambda, p, 1.0)
-                .map_err(|e| err(e.to_string()))?;
-            raised += usize::from(b.lower_source.contains("5.18"));
-            let (cell, _) = bound_cell(
-                vec![d.to_string(), format!("{rho:.1}"), format!("{p:.2}")],
+        grid.into_iter()
+            .zip(runs)
+            .map(|((d, rho, p), report)| {
+                let bounds = greedy::slotted_delay_bounds(
+                    Network::Butterfly,
+                    d,
+                    report.config.lambda,
+                    p,
+                    1.0,
+                )
+                .map_err(err)?;
+                Ok(SlottedPoint {
+                    d,
+                    rho,
+                    p,
+                    report,
+                    bounds,
+                })
+            })
+            .collect()
+    }
+
+    fn cells(&self, point: &SlottedPoint) -> Vec<Cell> {
+        let SlottedPoint {
+            d,
+            rho,
+            p,
+            report: ref r,
+            bounds: ref b,
+        } = *point;
+        vec![bound_cell(
+            vec![d.into(), fixed(rho, 1), fixed(p, 2)],
+            Estimate::new(
                 r.delay_mean,
                 r.delay_half_width,
-                &b,
-                format!("{} packets, {} slots", r.measured, r.config.horizon),
-            );
-            cells.push(cell);
-        }
-        Ok(Table {
-            paper: Paper::Stamoulis,
-            id: "butterfly_slotted",
-            title: "Stamoulis §5.6: mean delay of slotted greedy routing on the d-dimensional butterfly, beside the proved bounds (Props. 5.14, 5.17 and the slotted Prop. 5.18)".into(),
-            key_columns: vec!["d".into(), "ρ".into(), "p".into()],
-            detail_column: "99% CI and the bounds' sources".into(),
-            cells,
-            notes: vec![
+                u64::from(r.config.batches),
+                99,
+                3,
+            ),
+            b,
+            detail![r.measured, " packets, ", r.config.horizon, " slots"],
+        )]
+    }
+
+    fn notes(&self, _effort: Effort, points: &[SlottedPoint], _cells: &[Cell]) -> Vec<String> {
+        let raised = points
+            .iter()
+            .filter(|p| p.bounds.lower_source.contains("5.18"))
+            .count();
+        vec![
                 "Simulation: `fatnet_online::slotted_cube` on the butterfly: Poisson(λ) batches per level-1 node at every slot boundary (the continuous arrivals advanced to the slot start), destinations flipping each bit with probability p, λ = ρ/max{p, 1 − p}; each arc sends one packet per slot, FIFO by arrival at the node with uniformly random ties. One run per cell of about 2,000,000 packets (2,000 to 400,000 slots), the first tenth discarded, 99% intervals over 20 batch means.".into(),
-                format!("The paper column is the bound interval for T̄: the larger of Prop. 5.14 and Prop. 5.18's slotted form (5.33), which the thesis proves in slotted time, below, and Prop. 5.17 + τ (5.26) above; (5.33) is the larger lower bound in {raised} of {} cells. For p = 1 (disjoint paths) the delay is the discrete M/D/1 value d + ρ/(2(1 − ρ)): match if it lies in our interval.", grid.len()),
-            ],
-        })
+                format!("The paper column is the bound interval for T̄: the larger of Prop. 5.14 and Prop. 5.18's slotted form (5.33), which the thesis proves in slotted time, below, and Prop. 5.17 + τ (5.26) above; (5.33) is the larger lower bound in {raised} of {} cells. For p = 1 (disjoint paths) the delay is the discrete M/D/1 value d + ρ/(2(1 − ρ)): match if it lies in our interval.", points.len()),
+        ]
     }
 }

@@ -2,57 +2,21 @@
 
 use std::fmt::Write as _;
 
-use serde::Serialize;
+use crate::cell::{Detail, Value};
+use crate::verdict::Verdict;
+use crate::{Effort, Experiment, Paper, ReproError};
 
-use crate::{Paper, ReproError};
-
-/// How our value compares with the paper's.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Verdict {
-    /// Equal (or equal to the printed precision).
-    Match,
-    /// Different, inside the stated tolerance or confidence interval.
-    WithinTolerance,
-    /// Different, and the implementation notes flag the printed value as a suspected misprint
-    /// (the disagreement is reported, not corrected).
-    SuspectedMisprint,
-    /// Different.
-    Mismatch,
-    /// The paper prints no value here (an extension row).
-    NotInPaper,
-    /// The paper states a bound (a theorem), not a value, and our value respects it.
-    WithinBound,
-    /// The paper states a bound and our value violates it.
-    BoundViolated,
-}
-
-impl Verdict {
-    /// The word written in the tables.
-    pub fn label(self) -> &'static str {
-        match self {
-            Verdict::Match => "match",
-            Verdict::WithinTolerance => "within tolerance",
-            Verdict::SuspectedMisprint => "MISMATCH (suspected misprint)",
-            Verdict::Mismatch => "MISMATCH",
-            Verdict::NotInPaper => "not in paper",
-            Verdict::WithinBound => "within bound",
-            Verdict::BoundViolated => "BOUND VIOLATED",
-        }
-    }
-}
-
-/// One compared value.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+/// One compared value: typed values, formatted only when the table is rendered.
+#[derive(Clone, Debug, PartialEq)]
 pub struct Cell {
     /// Values of the table's key columns (which row and column of the paper's table).
-    pub key: Vec<String>,
-    /// The value the paper prints, if any.
-    pub paper: Option<String>,
+    pub key: Vec<Value>,
+    /// The value the paper prints (or the claim or bound it states), if any.
+    pub paper: Option<Value>,
     /// Our value.
-    pub ours: String,
+    pub ours: Value,
     /// How ours was obtained or cross-checked (a formula, a confidence interval).
-    pub detail: String,
+    pub detail: Detail,
     /// The comparison.
     pub verdict: Verdict,
     /// Remarks, e.g. why a printed value is suspected to be a misprint.
@@ -60,7 +24,7 @@ pub struct Cell {
 }
 
 /// A generated table: a list of compared cells in the paper's order.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Table {
     /// The paper.
     pub paper: Paper,
@@ -81,19 +45,11 @@ pub struct Table {
 impl Table {
     /// Number of cells with each verdict, in [`Verdict`] order, skipping zeros.
     pub fn verdict_counts(&self) -> Vec<(Verdict, usize)> {
-        [
-            Verdict::Match,
-            Verdict::WithinTolerance,
-            Verdict::SuspectedMisprint,
-            Verdict::Mismatch,
-            Verdict::NotInPaper,
-            Verdict::WithinBound,
-            Verdict::BoundViolated,
-        ]
-        .into_iter()
-        .map(|v| (v, self.cells.iter().filter(|c| c.verdict == v).count()))
-        .filter(|&(_, k)| k > 0)
-        .collect()
+        Verdict::ALL
+            .into_iter()
+            .map(|v| (v, self.cells.iter().filter(|c| c.verdict == v).count()))
+            .filter(|&(_, k)| k > 0)
+            .collect()
     }
 
     /// One line: "10 match, 2 MISMATCH (suspected misprint)".
@@ -120,10 +76,14 @@ impl Table {
         let _ = writeln!(s, "| {} |", header.join(" | "));
         let _ = writeln!(s, "|{}", "---|".repeat(header.len()));
         for c in &self.cells {
-            let mut row: Vec<String> = c.key.iter().map(|k| escape(k)).collect();
-            row.push(c.paper.as_deref().map_or("—".to_string(), escape));
-            row.push(escape(&c.ours));
-            row.push(escape(&c.detail));
+            let mut row: Vec<String> = c.key.iter().map(|k| escape(&k.to_string())).collect();
+            row.push(
+                c.paper
+                    .as_ref()
+                    .map_or("—".to_string(), |p| escape(&p.to_string())),
+            );
+            row.push(escape(&c.ours.to_string()));
+            row.push(escape(&c.detail.to_string()));
             row.push(c.verdict.label().to_string());
             row.push(escape(&c.note));
             let _ = writeln!(s, "| {} |", row.join(" | "));
@@ -149,13 +109,13 @@ impl Table {
         header.extend(["paper", "ours", &self.detail_column, "verdict", "note"]);
         w.write_record(&header)?;
         for c in &self.cells {
-            let mut row: Vec<&str> = c.key.iter().map(String::as_str).collect();
+            let mut row: Vec<String> = c.key.iter().map(Value::to_string).collect();
             row.extend([
-                c.paper.as_deref().unwrap_or(""),
-                &c.ours,
-                &c.detail,
-                c.verdict.label(),
-                &c.note,
+                c.paper.as_ref().map_or_else(String::new, Value::to_string),
+                c.ours.to_string(),
+                c.detail.to_string(),
+                c.verdict.label().to_string(),
+                c.note.clone(),
             ]);
             w.write_record(&row)?;
         }
@@ -169,6 +129,69 @@ impl Table {
             seed_text(seed)
         ))
     }
+}
+
+/// Everything of a table but its cells and notes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Frame {
+    /// Title, after the paper's caption.
+    pub title: String,
+    /// Names of the key columns.
+    pub key_columns: Vec<String>,
+    /// Name of the detail column.
+    pub detail_column: String,
+}
+
+/// A table as data plus two functions. The published values are the experiment's constants;
+/// [`compute`](Tabular::compute) runs the library once per row of the table and
+/// [`cells`](Tabular::cells) turns one computed row into its cells, each with its value and
+/// verdict ([`Verdict`]'s constructors). [`tabulate`] assembles the [`Table`], so that an
+/// experiment's [`run`](Experiment::run) is `tabulate(self, effort)`.
+pub trait Tabular: Experiment {
+    /// What [`compute`](Tabular::compute) produces for one row.
+    type Row;
+
+    /// Title and column names.
+    fn frame(&self) -> Frame;
+
+    /// Runs the library: one computed row per row of the table, in the table's order.
+    ///
+    /// # Errors
+    ///
+    /// [`ReproError::Experiment`] when the library rejects the experiment's parameters,
+    /// [`ReproError::ExperimentCheck`] when a check of the experiment's own fails.
+    fn compute(&self, effort: Effort) -> Result<Vec<Self::Row>, ReproError>;
+
+    /// The cells of one computed row, with their verdicts.
+    fn cells(&self, row: &Self::Row) -> Vec<Cell>;
+
+    /// The paragraphs under the table, which may summarise the rows and their cells.
+    fn notes(&self, effort: Effort, rows: &[Self::Row], cells: &[Cell]) -> Vec<String>;
+}
+
+/// The table of a [`Tabular`] experiment: its rows computed, each turned into cells.
+///
+/// # Errors
+///
+/// As [`Tabular::compute`].
+pub fn tabulate<T: Tabular>(experiment: &T, effort: Effort) -> Result<Table, ReproError> {
+    let rows = experiment.compute(effort)?;
+    let cells: Vec<Cell> = rows.iter().flat_map(|r| experiment.cells(r)).collect();
+    let notes = experiment.notes(effort, &rows, &cells);
+    let Frame {
+        title,
+        key_columns,
+        detail_column,
+    } = experiment.frame();
+    Ok(Table {
+        paper: experiment.paper(),
+        id: experiment.id(),
+        title,
+        key_columns,
+        detail_column,
+        cells,
+        notes,
+    })
 }
 
 fn seed_text(seed: Option<u64>) -> String {

@@ -18,7 +18,10 @@
 
 use fatnet::topology::{FoldedClos, Topology};
 
-use crate::{Cell, Effort, Experiment, Paper, ReproError, Table, Verdict};
+use crate::{
+    Cell, Effort, Experiment, ExperimentId, Frame, Paper, ReproError, Table, Tabular, Verdict,
+    detail, tabulate,
+};
 
 /// A value printed in the paper, with the implementation notes' remark if they flag it.
 #[derive(Clone, Copy, Debug)]
@@ -35,6 +38,7 @@ const fn ok(value: u64) -> Option<Printed> {
 }
 
 /// One row of Table I: switch radix N and the four printed values (None: not in the paper).
+#[derive(Debug)]
 struct Row {
     radix: u64,
     printed: [Option<Printed>; 4],
@@ -96,6 +100,15 @@ pub fn n_for_radix(radix: u64) -> Option<u64> {
     (n * n + n == radix && n >= 1).then_some(n)
 }
 
+/// One computed row of Table I: the built networks' four counts.
+#[derive(Clone, Copy, Debug)]
+pub struct Sizes {
+    row: &'static Row,
+    n: u64,
+    /// Switches and ports of the nonblocking ftree, then of FT(N, 2).
+    ours: [u64; 4],
+}
+
 impl Experiment for TableOne {
     fn paper(&self) -> Paper {
         Paper::Yuan
@@ -113,95 +126,120 @@ impl Experiment for TableOne {
         false
     }
 
-    fn run(&self, _effort: Effort) -> Result<Table, ReproError> {
-        let err = |message: String| ReproError::Experiment {
-            experiment: "yuan/table1".to_string(),
-            message,
+    fn run(&self, effort: Effort) -> Result<Table, ReproError> {
+        tabulate(self, effort)
+    }
+}
+
+impl Tabular for TableOne {
+    type Row = Sizes;
+
+    fn frame(&self) -> Frame {
+        Frame {
+            title: "Yuan, Table I: size of nonblocking ftree(n+n², n+n²) and FT(n+n², 2)"
+                .to_string(),
+            key_columns: vec!["switch".into(), "network".into(), "quantity".into()],
+            detail_column: "formula".into(),
+        }
+    }
+
+    fn compute(&self, _effort: Effort) -> Result<Vec<Sizes>, ReproError> {
+        const EXPERIMENT: ExperimentId = ExperimentId {
+            paper: Paper::Yuan,
+            id: "table1",
         };
-        let mut cells = Vec::new();
-        for row in &ROWS {
-            let n = n_for_radix(row.radix)
-                .ok_or_else(|| err(format!("radix {} is not of the form n+n²", row.radix)))?;
-            let nb = FoldedClos::nonblocking(n).map_err(|e| err(e.to_string()))?;
-            let ft = FoldedClos::two_level_mport(row.radix).map_err(|e| err(e.to_string()))?;
-            let ours = [
-                u64::from(nb.num_switches()),
-                u64::from(nb.num_processors()),
-                u64::from(ft.num_switches()),
-                u64::from(ft.num_processors()),
-            ];
-            let formulas = [
-                ("2n²+n", 2 * n * n + n),
-                ("n³+n²", n * n * n + n * n),
-                ("3N/2", 3 * row.radix / 2),
-                ("N²/2", row.radix * row.radix / 2),
-            ];
-            let networks = [
-                format!("nonblocking ftree({n}+{}, {})", n * n, n + n * n),
-                format!("nonblocking ftree({n}+{}, {})", n * n, n + n * n),
-                format!(
-                    "FT({}, 2) = ftree({}+{}, {})",
-                    row.radix,
-                    row.radix / 2,
-                    row.radix / 2,
-                    row.radix
-                ),
-                format!(
-                    "FT({}, 2) = ftree({}+{}, {})",
-                    row.radix,
-                    row.radix / 2,
-                    row.radix / 2,
-                    row.radix
-                ),
-            ];
-            let quantities = ["switches", "ports", "switches", "ports"];
-            for i in 0..4 {
+        let err = |e: fatnet::topology::TopologyError| ReproError::library(EXPERIMENT, e);
+        ROWS.iter()
+            .map(|row| {
+                let n = n_for_radix(row.radix).ok_or_else(|| {
+                    ReproError::check(
+                        EXPERIMENT,
+                        format!("radix {} is not of the form n+n²", row.radix),
+                    )
+                })?;
+                let nb = FoldedClos::nonblocking(n).map_err(err)?;
+                let ft = FoldedClos::two_level_mport(row.radix).map_err(err)?;
+                Ok(Sizes {
+                    row,
+                    n,
+                    ours: [
+                        u64::from(nb.num_switches()),
+                        u64::from(nb.num_processors()),
+                        u64::from(ft.num_switches()),
+                        u64::from(ft.num_processors()),
+                    ],
+                })
+            })
+            .collect()
+    }
+
+    fn cells(&self, sizes: &Sizes) -> Vec<Cell> {
+        let Sizes { row, n, ours } = *sizes;
+        let formulas = [
+            ("2n²+n", 2 * n * n + n),
+            ("n³+n²", n * n * n + n * n),
+            ("3N/2", 3 * row.radix / 2),
+            ("N²/2", row.radix * row.radix / 2),
+        ];
+        let networks = [
+            format!("nonblocking ftree({n}+{}, {})", n * n, n + n * n),
+            format!("nonblocking ftree({n}+{}, {})", n * n, n + n * n),
+            format!(
+                "FT({}, 2) = ftree({}+{}, {})",
+                row.radix,
+                row.radix / 2,
+                row.radix / 2,
+                row.radix
+            ),
+            format!(
+                "FT({}, 2) = ftree({}+{}, {})",
+                row.radix,
+                row.radix / 2,
+                row.radix / 2,
+                row.radix
+            ),
+        ];
+        let quantities = ["switches", "ports", "switches", "ports"];
+        (0..4)
+            .map(|i| {
                 let (formula, formula_value) = formulas[i];
                 let (paper, verdict, note) = match row.printed[i] {
                     None => (None, Verdict::NotInPaper, String::new()),
-                    Some(p) if p.value == ours[i] => {
-                        (Some(p.value.to_string()), Verdict::Match, String::new())
-                    }
-                    Some(p) => match p.suspected_misprint {
-                        Some(why) => (
-                            Some(p.value.to_string()),
-                            Verdict::SuspectedMisprint,
-                            why.to_string(),
-                        ),
-                        None => (Some(p.value.to_string()), Verdict::Mismatch, String::new()),
-                    },
+                    Some(p) => (
+                        Some(p.value.into()),
+                        Verdict::compared(p.value == ours[i], p.suspected_misprint.is_some()),
+                        match p.suspected_misprint {
+                            Some(why) if p.value != ours[i] => why.to_string(),
+                            _ => String::new(),
+                        },
+                    ),
                 };
                 let agree = if formula_value == ours[i] {
                     "="
                 } else {
                     "≠ (built network disagrees with the formula)"
                 };
-                cells.push(Cell {
+                Cell {
                     key: vec![
-                        format!("{}-port (n={n})", row.radix),
-                        networks[i].clone(),
-                        quantities[i].to_string(),
+                        format!("{}-port (n={n})", row.radix).into(),
+                        networks[i].clone().into(),
+                        quantities[i].into(),
                     ],
                     paper,
-                    ours: ours[i].to_string(),
-                    detail: format!("{formula} {agree} {formula_value}"),
+                    ours: ours[i].into(),
+                    detail: detail![formula, " ", agree, " ", formula_value],
                     verdict,
                     note,
-                });
-            }
-        }
-        Ok(Table {
-            paper: Paper::Yuan,
-            id: "table1",
-            title: "Yuan, Table I: size of nonblocking ftree(n+n², n+n²) and FT(n+n², 2)".to_string(),
-            key_columns: vec!["switch".into(), "network".into(), "quantity".into()],
-            detail_column: "formula".into(),
-            cells,
-            notes: vec![
-                "Ours counts the switches and processor ports of the networks built by `FoldedClos::nonblocking(n)` (ftree(n+n², n+n²): n+n² bottom and n² top switches) and `FoldedClos::two_level_mport(N)` (FT(N, 2) as ftree(N/2+N/2, N)).".into(),
-                "The OCR of the paper lost the table's first column; the rows are the 20-, 30- and 42-port switches named in the text. Rows for 6-, 12-, 56- and 72-port switches are extensions.".into(),
-                "The paper's third row prints 88 and 884; both disagree with the formulas and the built networks (78, 882). Reported as suspected misprints, not corrected.".into(),
-            ],
-        })
+                }
+            })
+            .collect()
+    }
+
+    fn notes(&self, _effort: Effort, _rows: &[Sizes], _cells: &[Cell]) -> Vec<String> {
+        vec![
+            "Ours counts the switches and processor ports of the networks built by `FoldedClos::nonblocking(n)` (ftree(n+n², n+n²): n+n² bottom and n² top switches) and `FoldedClos::two_level_mport(N)` (FT(N, 2) as ftree(N/2+N/2, N)).".into(),
+            "The OCR of the paper lost the table's first column; the rows are the 20-, 30- and 42-port switches named in the text. Rows for 6-, 12-, 56- and 72-port switches are extensions.".into(),
+            "The paper's third row prints 88 and 884; both disagree with the formulas and the built networks (78, 882). Reported as suspected misprints, not corrected.".into(),
+        ]
     }
 }

@@ -24,7 +24,8 @@ use fatnet::offline::clos::{
 };
 use fatnet::topology::FoldedClos;
 
-use crate::{Cell, Effort, Experiment, Paper, ReproError, Table, Verdict};
+use crate::cell::{Detail, range};
+use crate::{Cell, Effort, Experiment, ExperimentId, Paper, ReproError, Table, Verdict, detail};
 
 /// Budget of the exhaustive search: about a second per undecided value of `m` in a debug
 /// build; enough to decide every case but `(4, 3)`, `m = 7`.
@@ -99,33 +100,37 @@ const YUAN: [(u32, u32); 6] = [(2, 3), (2, 5), (3, 7), (4, 9), (4, 20), (6, 42)]
 #[derive(Clone, Copy, Debug, Default)]
 pub struct MinM;
 
-fn err(message: String) -> ReproError {
-    ReproError::Experiment {
-        experiment: "yuan/min_m".into(),
-        message,
-    }
+/// The experiment, as its errors name it.
+const EXPERIMENT: ExperimentId = ExperimentId {
+    paper: Paper::Yuan,
+    id: "min_m",
+};
+
+fn err(source: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> ReproError {
+    ReproError::library(EXPERIMENT, source)
 }
 
 fn ftree(n: u32, m: u32, r: u32) -> Result<FoldedClos, ReproError> {
-    FoldedClos::new(u64::from(n), u64::from(m), u64::from(r)).map_err(|e| err(e.to_string()))
+    FoldedClos::new(u64::from(n), u64::from(m), u64::from(r)).map_err(err)
 }
 
-/// How the search decided each value, in words.
-fn steps_text(res: &MinTopSwitches) -> String {
-    res.steps
-        .iter()
-        .map(|s| match *s {
-            MinTopStep::Counting { m: 1 } => "m = 1 by counting".to_string(),
-            MinTopStep::Counting { m } => format!("m ≤ {m} by counting"),
-            MinTopStep::Search { m, nodes } => format!("m = {m} infeasible ({nodes} nodes)"),
-            MinTopStep::Found { m, nodes } => format!("m = {m} found ({nodes} nodes)"),
-            MinTopStep::Theorem3 { m } => format!("m = {m} by the n² routing"),
-            MinTopStep::Undecided { m, nodes } => {
-                format!("m = {m} undecided ({nodes} nodes, budget)")
+/// How the search decided each value.
+fn steps_text(res: &MinTopSwitches) -> Detail {
+    Detail::join(
+        res.steps.iter().map(|s| match *s {
+            MinTopStep::Counting { m: 1 } => detail!["m = 1 by counting"],
+            MinTopStep::Counting { m } => detail!["m ≤ ", m, " by counting"],
+            MinTopStep::Search { m, nodes } => {
+                detail!["m = ", m, " infeasible (", nodes, " nodes)"]
             }
-        })
-        .collect::<Vec<_>>()
-        .join("; ")
+            MinTopStep::Found { m, nodes } => detail!["m = ", m, " found (", nodes, " nodes)"],
+            MinTopStep::Theorem3 { m } => detail!["m = ", m, " by the n² routing"],
+            MinTopStep::Undecided { m, nodes } => {
+                detail!["m = ", m, " undecided (", nodes, " nodes, budget)"]
+            }
+        }),
+        "; ",
+    )
 }
 
 fn min_m_cells(cells: &mut Vec<Cell>) -> Result<(), ReproError> {
@@ -134,76 +139,63 @@ fn min_m_cells(cells: &mut Vec<Cell>) -> Result<(), ReproError> {
         let big_r = r > 2 * n;
         let n2 = n * n;
         if n >= 2 {
-            let cap = top_capacity(n, r, &SEARCH).map_err(|e| err(e.to_string()))?;
+            let cap = top_capacity(n, r, &SEARCH).map_err(err)?;
             let bound = lemma2_bound(n, r);
             let (paper, verdict, detail) = if big_r {
                 (
                     format!("≤ r(r−1) = {bound}, attained"),
-                    if cap == bound {
-                        Verdict::Match
-                    } else {
-                        Verdict::Mismatch
-                    },
-                    "r ≥ 2n+1: the bound is attained by the n² routing".to_string(),
+                    Verdict::equal(cap, bound),
+                    detail!["r ≥ 2n+1: the bound is attained by the n² routing"],
                 )
             } else {
                 (
                     format!("≤ 2nr = {bound}"),
-                    if cap <= bound {
-                        Verdict::WithinBound
-                    } else {
-                        Verdict::BoundViolated
-                    },
-                    format!(
-                        "r ≤ 2n: max(2n(r−1), r(r−1)) = {}",
+                    Verdict::bound(cap <= bound),
+                    detail![
+                        "r ≤ 2n: max(2n(r−1), r(r−1)) = ",
                         (2 * n * (r - 1)).max(r * (r - 1))
-                    ),
+                    ],
                 )
             };
             cells.push(Cell {
                 key: vec![
-                    instance.clone(),
+                    instance.clone().into(),
                     "pairs one top switch can carry (Lemma 2)".into(),
                 ],
-                paper: Some(paper),
-                ours: cap.to_string(),
+                paper: Some(paper.into()),
+                ours: cap.into(),
                 detail,
                 verdict,
                 note: String::new(),
             });
         }
-        let res = min_top_switches(n, r, &SEARCH).map_err(|e| err(e.to_string()))?;
+        let res = min_top_switches(n, r, &SEARCH).map_err(err)?;
         let ours = match res.exact() {
-            Some(m) => m.to_string(),
-            None => format!("{}–{}", res.lower, res.upper),
+            Some(m) => m.into(),
+            None => range(res.lower, res.upper),
         };
-        let counting = res.counting_bound.map_or(String::new(), |c| {
-            format!("counting ⌈r(r−1)n²/capacity⌉ = {c}; ")
+        let counting = res.counting_bound.map_or(Detail::new(), |c| {
+            detail!["counting ⌈r(r−1)n²/capacity⌉ = ", c, "; "]
         });
-        let detail = format!("{counting}{}", steps_text(&res));
+        let detail = detail![..counting, ..steps_text(&res)];
         let (paper, verdict) = if big_r {
             (
                 format!("= n² = {n2} (Thms 2–3)"),
-                if res.exact() == Some(n2) {
-                    Verdict::Match
-                } else {
-                    Verdict::Mismatch
-                },
+                Verdict::equal(res.exact(), Some(n2)),
             )
         } else {
             let lo = res.theorem1_bound;
             (
                 format!("{lo} ≤ m ≤ {n2} (Thms 1, 3)"),
-                if u64::from(res.lower) >= lo && res.upper <= n2 {
-                    Verdict::WithinBound
-                } else {
-                    Verdict::BoundViolated
-                },
+                Verdict::bound(u64::from(res.lower) >= lo && res.upper <= n2),
             )
         };
         cells.push(Cell {
-            key: vec![instance, "smallest m, nonblocking single-path".into()],
-            paper: Some(paper),
+            key: vec![
+                instance.into(),
+                "smallest m, nonblocking single-path".into(),
+            ],
+            paper: Some(paper.into()),
             ours,
             detail,
             verdict,
@@ -217,9 +209,9 @@ fn routing_cells(cells: &mut Vec<Cell>) -> Result<(), ReproError> {
     for (n, m, r, label) in DMODM {
         let clos = ftree(n, m, r)?;
         let routing = DModM::new(&clos);
-        let report = check_nonblocking(&clos, &routing).map_err(|e| err(e.to_string()))?;
-        let worst = worst_contention(&clos, &routing).map_err(|e| err(e.to_string()))?;
-        let ours = match &report.counterexample {
+        let report = check_nonblocking(&clos, &routing).map_err(err)?;
+        let worst = worst_contention(&clos, &routing).map_err(err)?;
+        let ours: crate::Value = match &report.counterexample {
             Some(cx) => {
                 let verified = verify_counterexample(&clos, &routing, cx);
                 format!(
@@ -235,13 +227,16 @@ fn routing_cells(cells: &mut Vec<Cell>) -> Result<(), ReproError> {
                         " (NOT verified)"
                     }
                 )
+                .into()
             }
             None => "nonblocking".into(),
         };
-        let detail = format!(
-            "{} blocking links; worst case over all permutations: {} on one link",
-            report.blocking_links, worst.contention
-        );
+        let detail = detail![
+            report.blocking_links,
+            " blocking links; worst case over all permutations: ",
+            worst.contention,
+            " on one link",
+        ];
         let theorem_applies = r > 2 * n && m < n * n;
         let blocks = !report.is_nonblocking();
         let verified = report
@@ -250,19 +245,15 @@ fn routing_cells(cells: &mut Vec<Cell>) -> Result<(), ReproError> {
             .is_none_or(|cx| verify_counterexample(&clos, &routing, cx));
         let (paper, verdict) = if theorem_applies {
             (
-                Some("blocking (Thm 2: m < n², r ≥ 2n+1)".to_string()),
-                if blocks && verified {
-                    Verdict::Match
-                } else {
-                    Verdict::Mismatch
-                },
+                Some("blocking (Thm 2: m < n², r ≥ 2n+1)".into()),
+                Verdict::holds(blocks && verified),
             )
         } else {
             (None, Verdict::NotInPaper)
         };
         cells.push(Cell {
             key: vec![
-                format!("ftree({n}+{m}, {r}), {label}"),
+                format!("ftree({n}+{m}, {r}), {label}").into(),
                 "d-mod-m (Lemma 1 checker)".into(),
             ],
             paper,
@@ -280,33 +271,32 @@ fn routing_cells(cells: &mut Vec<Cell>) -> Result<(), ReproError> {
     for (n, r) in YUAN {
         let m = n * n;
         let clos = ftree(n, m, r)?;
-        let routing = YuanRouting::new(&clos).map_err(|e| err(e.to_string()))?;
-        let report = check_nonblocking(&clos, &routing).map_err(|e| err(e.to_string()))?;
-        let worst = worst_contention(&clos, &routing).map_err(|e| err(e.to_string()))?;
+        let routing = YuanRouting::new(&clos).map_err(err)?;
+        let report = check_nonblocking(&clos, &routing).map_err(err)?;
+        let worst = worst_contention(&clos, &routing).map_err(err)?;
         let ours = if report.is_nonblocking() {
-            "nonblocking".to_string()
+            "nonblocking"
         } else {
-            "blocking".to_string()
+            "blocking"
         };
         cells.push(Cell {
             key: vec![
-                format!("ftree({n}+{m}, {r})"),
+                format!("ftree({n}+{m}, {r})").into(),
                 "n² routing (Lemma 1 checker)".into(),
             ],
             paper: Some("nonblocking (Thm 3)".into()),
-            ours,
-            detail: format!(
-                "{} pairs, at most {} per link (r−1 = {}); worst case over all permutations: {} on one link",
+            ours: ours.into(),
+            detail: detail![
                 report.cross_pairs,
+                " pairs, at most ",
                 report.max_link_pairs,
+                " per link (r−1 = ",
                 r - 1,
-                worst.contention
-            ),
-            verdict: if report.is_nonblocking() && worst.contention == 1 {
-                Verdict::Match
-            } else {
-                Verdict::Mismatch
-            },
+                "); worst case over all permutations: ",
+                worst.contention,
+                " on one link",
+            ],
+            verdict: Verdict::holds(report.is_nonblocking() && worst.contention == 1),
             note: String::new(),
         });
     }

@@ -29,7 +29,10 @@ use fatnet::offline::clos::{
 use fatnet::topology::FoldedClos;
 use fatnet::traffic::{Message, MessageSet};
 
-use crate::{Cell, Effort, Experiment, Paper, ReproError, Table, Verdict};
+use crate::{
+    Cell, Detail, Effort, Experiment, ExperimentId, Frame, Paper, ReproError, Table, Tabular,
+    Value, Verdict, detail, tabulate,
+};
 
 /// The networks `(n, m, r)`, each with committed OpenSM dumps in `ftree-N-M-R/`.
 pub const NETWORKS: [(u32, u32, u32); 4] = [(2, 4, 4), (2, 3, 5), (3, 6, 6), (3, 9, 12)];
@@ -49,11 +52,21 @@ pub struct OpenSm;
 
 const ID: &str = "opensm";
 
-fn err(message: String) -> ReproError {
-    ReproError::Experiment {
-        experiment: format!("yuan/{ID}"),
-        message,
-    }
+/// The experiment, as its errors name it.
+const EXPERIMENT: ExperimentId = ExperimentId {
+    paper: Paper::Yuan,
+    id: "opensm",
+};
+
+fn err(source: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> ReproError {
+    ReproError::library(EXPERIMENT, source)
+}
+
+fn err_in(
+    context: impl std::fmt::Display,
+    source: impl Into<Box<dyn std::error::Error + Send + Sync>>,
+) -> ReproError {
+    ReproError::library_in(EXPERIMENT, context, source)
 }
 
 /// What Yuan's theorems say about every single-path deterministic routing of a network.
@@ -82,6 +95,7 @@ fn theory(n: u32, m: u32, r: u32) -> Theory {
 }
 
 /// One routing's three numbers and how they were obtained.
+#[derive(Debug)]
 struct Row {
     routing: String,
     /// `None` when the routing does not exist on this network.
@@ -92,41 +106,48 @@ struct Row {
     expect_nonblocking: Option<(bool, String)>,
 }
 
+#[derive(Debug)]
 struct RowResult {
     nonblocking: bool,
-    lemma1_detail: String,
+    lemma1_detail: Detail,
     worst: u32,
-    worst_detail: String,
+    worst_detail: Detail,
     shifts_free: usize,
     shifts: usize,
-    shifts_detail: String,
+    shifts_detail: Detail,
 }
 
-fn from_analysis(fabric: &Fabric, a: &Analysis, routes_detail: &str) -> RowResult {
+fn from_analysis(fabric: &Fabric, a: &Analysis, routes_detail: &Detail) -> RowResult {
     let lemma1_detail = match &a.lemma1.witness {
-        Some(w) => format!(
-            "{routes_detail}; {} blocking links; e.g. {} carries {}→{} and {}→{}",
+        Some(w) => detail![
+            ..routes_detail.clone(),
+            "; ",
             a.lemma1.blocking_links.len(),
+            " blocking links; e.g. ",
             fabric.link_label(w.link),
-            w.pairs[0].0,
-            w.pairs[0].1,
-            w.pairs[1].0,
-            w.pairs[1].1
-        ),
-        None => format!(
-            "{routes_detail}; at most {} routes on a link, each link single-source or single-destination",
-            a.lemma1.max_link_routes
-        ),
+            " carries ",
+            ..pairs_text([w.pairs[0], w.pairs[1]].into_iter()).separated(" and "),
+        ],
+        None => detail![
+            ..routes_detail.clone(),
+            "; at most ",
+            a.lemma1.max_link_routes,
+            " routes on a link, each link single-source or single-destination",
+        ],
     };
     let worst_detail = match a.worst.link {
         Some(l) => {
             let retraced = count_on_link(fabric, &a.worst.permutation, l);
-            format!(
-                "{} on {}: {} (re-traced: {retraced})",
+            detail![
                 a.worst.contention,
+                " on ",
                 fabric.link_label(l),
-                pairs_text(a.worst.permutation.iter().copied())
-            )
+                ": ",
+                ..pairs_text(a.worst.permutation.iter().copied()).separated(", "),
+                " (re-traced: ",
+                retraced,
+                ")",
+            ]
         }
         None => "no route uses a link".into(),
     };
@@ -142,93 +163,106 @@ fn from_analysis(fabric: &Fabric, a: &Analysis, routes_detail: &str) -> RowResul
     }
 }
 
-fn pairs_text(pairs: impl Iterator<Item = (u32, u32)>) -> String {
-    pairs
-        .map(|(s, d)| format!("{s}→{d}"))
-        .collect::<Vec<_>>()
-        .join(", ")
+/// Source–destination pairs `s→d`.
+struct Pairs(Vec<(u32, u32)>);
+
+fn pairs_text(pairs: impl Iterator<Item = (u32, u32)>) -> Pairs {
+    Pairs(pairs.collect())
 }
 
-/// "max load 2 at k = 1, 3": the shifts that are not congestion-free, by their load.
-fn shifts_text(loads: impl Iterator<Item = (u32, u32)>) -> String {
+impl Pairs {
+    /// `s→d` joined by `separator`.
+    fn separated(self, separator: &str) -> Detail {
+        Detail::join(
+            self.0.into_iter().map(|(s, d)| detail![s, "→", d]),
+            separator,
+        )
+    }
+}
+
+/// "contended at k = 1, 3 (max load 2)": the shifts that are not congestion-free.
+fn shifts_text(loads: impl Iterator<Item = (u32, u32)>) -> Detail {
     let bad: Vec<(u32, u32)> = loads.filter(|&(_, l)| l > 1).collect();
     if bad.is_empty() {
         return "every shift i → i+k mod N at most 1 per link".into();
     }
     let max = bad.iter().map(|&(_, l)| l).max().unwrap_or(0);
-    let ks: Vec<String> = bad.iter().map(|&(k, _)| k.to_string()).collect();
-    format!("contended at k = {} (max load {max})", ks.join(", "))
+    let ks = Detail::join(bad.iter().map(|&(k, _)| detail![k]), ", ");
+    detail!["contended at k = ", ..ks, " (max load ", max, ")"]
 }
 
 /// The OpenSM dumps of `engine` on `ftree-N-M-R`, CAs in processor order by GUID.
 fn read_opensm(dir: &Path, engine: &str, processors: u32) -> Result<Fabric, ReproError> {
-    let fail = |e: String| err(format!("{}: {e}", dir.display()));
-    let lst = read_text(&dir.join("opensm-subnet.lst")).map_err(|e| fail(e.to_string()))?;
+    let fail = |e: Box<dyn std::error::Error + Send + Sync>| err_in(dir.display(), e);
+    let lst = read_text(&dir.join("opensm-subnet.lst")).map_err(|e| fail(e.into()))?;
     let (fabric, _) =
-        opensm::parse_subnet_lst(&lst, "opensm-subnet.lst").map_err(|e| fail(e.to_string()))?;
+        opensm::parse_subnet_lst(&lst, "opensm-subnet.lst").map_err(|e| fail(e.into()))?;
     let file = format!("{engine}/opensm-lfts.dump");
-    let dump = read_text(&dir.join(&file)).map_err(|e| fail(e.to_string()))?;
-    let (tables, _) = opensm::parse_lfts(&dump, &file).map_err(|e| fail(e.to_string()))?;
-    let fabric = opensm::attach_tables(fabric, &tables, &file).map_err(|e| fail(e.to_string()))?;
+    let dump = read_text(&dir.join(&file)).map_err(|e| fail(e.into()))?;
+    let (tables, _) = opensm::parse_lfts(&dump, &file).map_err(|e| fail(e.into()))?;
+    let fabric = opensm::attach_tables(fabric, &tables, &file).map_err(|e| fail(e.into()))?;
     let order = export::ca_order_by_index(&fabric, processors)
         .ok_or_else(|| fail("a CA GUID of the export is missing".into()))?;
-    fabric.with_ca_order(order).map_err(|e| fail(e.to_string()))
+    fabric.with_ca_order(order).map_err(|e| fail(e.into()))
 }
 
 /// Whether OpenSM's ftree CA order (`ftree/opensm-ftree-ca-order.dump`) is processor order.
 fn ftree_order_is_processor_order(dir: &Path, processors: u32) -> Result<bool, ReproError> {
-    let fail = |e: String| err(format!("{}: {e}", dir.display()));
-    let lst = read_text(&dir.join("opensm-subnet.lst")).map_err(|e| fail(e.to_string()))?;
+    let fail = |e: Box<dyn std::error::Error + Send + Sync>| err_in(dir.display(), e);
+    let lst = read_text(&dir.join("opensm-subnet.lst")).map_err(|e| fail(e.into()))?;
     let (fabric, _) =
-        opensm::parse_subnet_lst(&lst, "opensm-subnet.lst").map_err(|e| fail(e.to_string()))?;
+        opensm::parse_subnet_lst(&lst, "opensm-subnet.lst").map_err(|e| fail(e.into()))?;
     let file = "ftree/opensm-ftree-ca-order.dump";
-    let text = read_text(&dir.join(file)).map_err(|e| fail(e.to_string()))?;
-    let (fabric, _) =
-        opensm::apply_ca_order(fabric, &text, file).map_err(|e| fail(e.to_string()))?;
+    let text = read_text(&dir.join(file)).map_err(|e| fail(e.into()))?;
+    let (fabric, _) = opensm::apply_ca_order(fabric, &text, file).map_err(|e| fail(e.into()))?;
     let ours = export::ca_order_by_index(&fabric, processors);
     Ok(ours.as_deref() == Some(fabric.ca_order()))
 }
 
 /// Lemma 1, the worst case and the shifts of an offline routing, by `fatnet::offline::clos`.
 fn offline(clos: &FoldedClos, routing: &impl ClosRouting) -> Result<RowResult, ReproError> {
-    let e = |x: fatnet::offline::OfflineError| err(x.to_string());
+    let e = |x: fatnet::offline::OfflineError| err(x);
     let report = check_nonblocking(clos, routing).map_err(e)?;
     let worst = worst_contention(clos, routing).map_err(e)?;
     let p = clos.ports();
     let lemma1_detail = match &report.counterexample {
-        Some(cx) => format!(
-            "{} cross pairs; {} blocking links; e.g. {} carries {}→{} and {}→{}",
+        Some(cx) => detail![
             report.cross_pairs,
+            " cross pairs; ",
             report.blocking_links,
-            cx.link,
-            cx.pairs[0].src,
-            cx.pairs[0].dst,
-            cx.pairs[1].src,
-            cx.pairs[1].dst
-        ),
-        None => format!(
-            "{} cross pairs; at most {} on a link, each link single-source or single-destination",
-            report.cross_pairs, report.max_link_pairs
-        ),
+            " blocking links; e.g. ",
+            cx.link.to_string(),
+            " carries ",
+            ..pairs_text(cx.pairs.iter().map(|p| (p.src, p.dst))).separated(" and "),
+        ],
+        None => detail![
+            report.cross_pairs,
+            " cross pairs; at most ",
+            report.max_link_pairs,
+            " on a link, each link single-source or single-destination",
+        ],
     };
     let worst_detail = match worst.link {
         Some(l) => {
-            let perm =
-                MessageSet::new(p, worst.permutation.clone()).map_err(|x| err(x.to_string()))?;
+            let perm = MessageSet::new(p, worst.permutation.clone()).map_err(err)?;
             let sim = simulate_routing(clos, routing, &perm).map_err(e)?;
-            format!(
-                "{} on {l}: {} (simulated: max load {})",
+            detail![
                 worst.contention,
-                pairs_text(worst.permutation.iter().map(|m| (m.src, m.dst))),
-                sim.max_load
-            )
+                " on ",
+                l.to_string(),
+                ": ",
+                ..pairs_text(worst.permutation.iter().map(|m| (m.src, m.dst))).separated(", "),
+                " (simulated: max load ",
+                sim.max_load,
+                ")",
+            ]
         }
         None => "no pair crosses bottom switches".into(),
     };
     let mut loads = Vec::new();
     for k in 1..p {
         let shift = MessageSet::new(p, (0..p).map(|i| Message::new(i, (i + k) % p)).collect())
-            .map_err(|x| err(x.to_string()))?;
+            .map_err(err)?;
         let sim = simulate_routing(clos, routing, &shift).map_err(e)?;
         loads.push((k, sim.max_load.max(1)));
     }
@@ -244,8 +278,7 @@ fn offline(clos: &FoldedClos, routing: &impl ClosRouting) -> Result<RowResult, R
 }
 
 fn rows(n: u32, m: u32, r: u32) -> Result<(Vec<Row>, String), ReproError> {
-    let clos = FoldedClos::new(u64::from(n), u64::from(m), u64::from(r))
-        .map_err(|e| err(e.to_string()))?;
+    let clos = FoldedClos::new(u64::from(n), u64::from(m), u64::from(r)).map_err(err)?;
     let p = clos.ports();
     let dir = fixtures().join(format!("ftree-{n}-{m}-{r}"));
     let blocks = match theory(n, m, r) {
@@ -256,9 +289,15 @@ fn rows(n: u32, m: u32, r: u32) -> Result<(Vec<Row>, String), ReproError> {
     let mut out = Vec::new();
     for engine in ENGINES {
         let fabric = read_opensm(&dir, engine, p)?;
-        let a = analyze(&fabric).map_err(|e| err(e.to_string()))?;
+        let a = analyze(&fabric).map_err(err)?;
         let s = a.routes.summary();
-        let routes = format!("{}/{} routes delivered", s.delivered, s.routes);
+        let routes = detail![
+            Value::Ratio {
+                numerator: s.delivered as u64,
+                denominator: s.routes as u64,
+            },
+            " routes delivered",
+        ];
         let mut note = String::new();
         if s.delivered != s.routes {
             note = format!(
@@ -284,7 +323,7 @@ fn rows(n: u32, m: u32, r: u32) -> Result<(Vec<Row>, String), ReproError> {
     // Yuan's n² routing: source-dependent, so no destination-based table can hold it.
     let n2 = n * n;
     if m >= n2 {
-        let routing = YuanRouting::new(&clos).map_err(|e| err(e.to_string()))?;
+        let routing = YuanRouting::new(&clos).map_err(err)?;
         out.push(Row {
             routing: "Yuan n² routing (offline)".into(),
             result: Some(offline(&clos, &routing)?),
@@ -302,8 +341,8 @@ fn rows(n: u32, m: u32, r: u32) -> Result<(Vec<Row>, String), ReproError> {
     // d-mod-m, offline and as forwarding tables.
     let dmodm = DModM::new(&clos);
     let res = offline(&clos, &dmodm)?;
-    let fabric = from_folded_clos(&clos, &dmodm).map_err(|e| err(e.to_string()))?;
-    let a = analyze(&fabric).map_err(|e| err(e.to_string()))?;
+    let fabric = from_folded_clos(&clos, &dmodm).map_err(err)?;
+    let a = analyze(&fabric).map_err(err)?;
     let agree = a.lemma1.is_nonblocking() == res.nonblocking
         && a.worst.contention == res.worst
         && a.shifts.iter().filter(|s| s.max_load <= 1).count() == res.shifts_free;
@@ -324,27 +363,23 @@ fn rows(n: u32, m: u32, r: u32) -> Result<(Vec<Row>, String), ReproError> {
     Ok((out, context))
 }
 
-fn cells_of(network: &str, row: Row, cells: &mut Vec<Cell>) {
-    let key = |q: &str| vec![network.to_string(), row.routing.clone(), q.to_string()];
-    let Some(res) = row.result else {
+fn cells_of(network: &str, row: &Row, cells: &mut Vec<Cell>) {
+    let key = |q: &str| vec![network.into(), row.routing.clone().into(), q.into()];
+    let Some(res) = &row.result else {
         cells.push(Cell {
             key: key("nonblocking (Lemma 1)"),
             paper: None,
             ours: "—".into(),
-            detail: String::new(),
+            detail: Detail::new(),
             verdict: Verdict::NotInPaper,
-            note: row.note,
+            note: row.note.clone(),
         });
         return;
     };
     let (paper, verdict) = match &row.expect_nonblocking {
         Some((want, text)) => (
-            Some(text.clone()),
-            if *want == res.nonblocking {
-                Verdict::Match
-            } else {
-                Verdict::Mismatch
-            },
+            Some(text.clone().into()),
+            Verdict::equal(*want, res.nonblocking),
         ),
         None => (None, Verdict::NotInPaper),
     };
@@ -352,42 +387,31 @@ fn cells_of(network: &str, row: Row, cells: &mut Vec<Cell>) {
         key: key("nonblocking (Lemma 1)"),
         paper,
         ours: if res.nonblocking { "yes" } else { "no" }.into(),
-        detail: res.lemma1_detail,
+        detail: res.lemma1_detail.clone(),
         verdict,
-        note: row.note,
+        note: row.note.clone(),
     });
     let (paper, verdict) = match &row.expect_nonblocking {
-        Some((true, _)) => (
-            Some("1 (Def. 2)".to_string()),
-            if res.worst == 1 {
-                Verdict::Match
-            } else {
-                Verdict::Mismatch
-            },
-        ),
-        Some((false, _)) => (
-            Some("≥ 2 (Lemma 1)".to_string()),
-            if res.worst >= 2 {
-                Verdict::WithinBound
-            } else {
-                Verdict::BoundViolated
-            },
-        ),
+        Some((true, _)) => (Some("1 (Def. 2)".into()), Verdict::equal(res.worst, 1)),
+        Some((false, _)) => (Some("≥ 2 (Lemma 1)".into()), Verdict::bound(res.worst >= 2)),
         None => (None, Verdict::NotInPaper),
     };
     cells.push(Cell {
         key: key("worst-case permutation contention (exact)"),
         paper,
-        ours: res.worst.to_string(),
-        detail: res.worst_detail,
+        ours: res.worst.into(),
+        detail: res.worst_detail.clone(),
         verdict,
         note: String::new(),
     });
     cells.push(Cell {
         key: key("congestion-free cyclic shifts"),
         paper: None,
-        ours: format!("{}/{}", res.shifts_free, res.shifts),
-        detail: res.shifts_detail,
+        ours: Value::Ratio {
+            numerator: res.shifts_free as u64,
+            denominator: res.shifts as u64,
+        },
+        detail: res.shifts_detail.clone(),
         verdict: Verdict::NotInPaper,
         note: String::new(),
     });
@@ -410,30 +434,60 @@ impl Experiment for OpenSm {
         false
     }
 
-    fn run(&self, _effort: Effort) -> Result<Table, ReproError> {
-        let mut cells = Vec::new();
-        let mut contexts = Vec::new();
-        for (n, m, r) in NETWORKS {
-            let (rows, context) = rows(n, m, r)?;
-            let network = format!("ftree({n}+{m}, {r})");
-            for row in rows {
-                cells_of(&network, row, &mut cells);
-            }
-            contexts.push(context);
-        }
-        Ok(Table {
-            paper: Paper::Yuan,
-            id: ID,
+    fn run(&self, effort: Effort) -> Result<Table, ReproError> {
+        tabulate(self, effort)
+    }
+}
+
+/// One computed row: every routing analysed on one network.
+#[derive(Debug)]
+pub struct Network {
+    name: String,
+    routings: Vec<Row>,
+    /// The network's sizes and the table-routing bounds, for the notes.
+    context: String,
+}
+
+impl Tabular for OpenSm {
+    type Row = Network;
+
+    fn frame(&self) -> Frame {
+        Frame {
             title: "Yuan on a real subnet manager: OpenSM ftree, updn and minhop vs the n² routing vs d-mod-m on the same ftree(n+m, r)".into(),
             key_columns: vec!["network".into(), "routing".into(), "quantity".into()],
             detail_column: "how".into(),
-            cells,
-            notes: vec![
+        }
+    }
+
+    fn compute(&self, _effort: Effort) -> Result<Vec<Network>, ReproError> {
+        NETWORKS
+            .into_iter()
+            .map(|(n, m, r)| {
+                let (routings, context) = rows(n, m, r)?;
+                Ok(Network {
+                    name: format!("ftree({n}+{m}, {r})"),
+                    routings,
+                    context,
+                })
+            })
+            .collect()
+    }
+
+    fn cells(&self, network: &Network) -> Vec<Cell> {
+        let mut cells = Vec::new();
+        for row in &network.routings {
+            cells_of(&network.name, row, &mut cells);
+        }
+        cells
+    }
+
+    fn notes(&self, _effort: Effort, networks: &[Network], _cells: &[Cell]) -> Vec<String> {
+        let contexts: Vec<&str> = networks.iter().map(|n| n.context.as_str()).collect();
+        vec![
                 "OpenSM rows: forwarding tables of OpenSM 3.3.23 (`-R ftree|updn|minhop`) on the fabric simulated by ibsim 0.10, read from the dumps committed under `crates/fatnet-fabric/tests/fixtures/opensm/ftree-N-M-R/` (regenerate them with `scripts/opensm-loop.sh`, see the README there; this table never runs OpenSM). Every route between two CAs is traced through the tables; CAs are numbered by their exported GUIDs (CA x = 0x4341000000000000 | x<<8), i.e. Yuan's leaf x = v·n + k, not by OpenSM's LIDs. Switch `S-5357LL00IIII00` is level LL (01 bottom, 02 top), index IIII; its port p ≤ n leads to leaf p−1, port n+1+t to top t.".into(),
                 "Yuan's n² routing and d-mod-m are computed with `fatnet::offline::clos` (Lemma 1 checker, exact worst case by bipartite matching per link, simulator). The n² routing picks the top switch from the source's and the destination's local ports: it is source-dependent and cannot be a destination-based forwarding table with one LID per CA (it needs LMC, n LIDs per CA), which is why OpenSM cannot produce it. d-mod-m is destination-based; its tables are also built and traced like OpenSM's as a cross-check.".into(),
                 "Paper column: what Yuan's theorems say about the instance. Theorem 3: the n² routing is nonblocking for m ≥ n² (worst contention 1). Theorem 2 (r ≥ 2n+1, m < n²) and Theorem 1 (r ≤ 2n+1, m < ⌈(r−1)n/2⌉): every single-path deterministic routing blocks, which includes every table routing with one LID per CA (OpenSM here) and d-mod-m; then Lemma 1 gives a two-pair permutation with contention 2, so the worst case is ≥ 2. Elsewhere the paper says nothing about these routings: `not in paper`. Shifts are not in Yuan's paper: OpenSM's ftree engine claims shift permutations are congestion-free, and the column checks it.".into(),
                 format!("[ours, not the paper's] With one LID per CA every source of a bottom switch reaches a destination through the same uplink, so a nonblocking table routing needs a distinct top switch per outside destination: m ≥ (r−1)·n. d-mod-m is nonblocking iff m ≥ r·n (r ≥ 3). No network here meets either, so every table routing, OpenSM's included, must block on all of them, m = n² or not. Per network: {}.", contexts.join("; ")),
-            ],
-        })
+        ]
     }
 }

@@ -2,15 +2,7 @@
 //! ⌈λ⌉ holds in every row and the quick table is a function of the seed.
 
 use fatnet_repro::greenberg_leiserson::RandomCycles;
-use fatnet_repro::{Effort, Experiment, Verdict};
-
-/// `⌈λ⌉` as printed in a row's detail column.
-fn ceil_lambda(detail: &str) -> f64 {
-    let start = detail.find("⌈λ⌉ = ").expect("⌈λ⌉ in the detail") + "⌈λ⌉ = ".len();
-    let rest = &detail[start..];
-    let end = rest.find(';').unwrap_or(rest.len());
-    rest[..end].trim().parse().expect("an integer ⌈λ⌉")
-}
+use fatnet_repro::{Effort, Experiment, Value, Verdict};
 
 #[test]
 fn quick_run_respects_the_lower_bound_and_is_deterministic() {
@@ -18,8 +10,9 @@ fn quick_run_respects_the_lower_bound_and_is_deterministic() {
     // 2 sizes × 5 families × (2 trees × 2 routers + RANDOM′).
     assert_eq!(first.cells.len(), 2 * 5 * 5);
     for c in &first.cells {
-        let mean: f64 = c.ours.parse().expect("mean cycles");
-        let lower = ceil_lambda(&c.detail);
+        let mean = c.ours.estimate().expect("mean cycles").mean;
+        let lower = c.detail.field("⌈λ⌉").and_then(Value::exact).expect("⌈λ⌉");
+        assert_eq!(lower.fract(), 0.0, "{:?}: ⌈λ⌉ = {lower}", c.key);
         assert!(lower >= 1.0, "{:?}: ⌈λ⌉ = {lower}", c.key);
         assert!(mean >= lower, "{:?}: mean {mean} < ⌈λ⌉ = {lower}", c.key);
         assert_ne!(c.verdict, Verdict::BoundViolated, "{:?}: {}", c.key, c.note);

@@ -16,8 +16,8 @@ fn lemma5_ratios_are_at_most_one_and_no_message_is_delivered_below_p_over_2() {
             c.ours,
             c.detail
         );
-        if c.key[2].starts_with("Lemma 5") {
-            let ratio: f64 = c.ours.parse().unwrap();
+        if c.key[2].to_string().starts_with("Lemma 5") {
+            let ratio = c.ours.exact().unwrap();
             assert!((0.0..=1.0).contains(&ratio), "{ratio}");
         }
     }

@@ -2,7 +2,7 @@
 
 use fatnet::online::direct_broadcast::{DirectConfig, DirectScheme};
 use fatnet_repro::stamoulis::{Broadcasts, Figure3_2, TotalExchange};
-use fatnet_repro::{Effort, Experiment, Paper, Verdict, command_for, select};
+use fatnet_repro::{Effort, Experiment, Paper, Value, Verdict, command_for, select};
 
 #[test]
 fn figure_3_2_matches_cell_by_cell() {
@@ -10,7 +10,11 @@ fn figure_3_2_matches_cell_by_cell() {
     // 1 + 3 + 7 + 15 printed entries.
     assert_eq!(t.cells.len(), 26);
     assert!(t.cells.iter().all(|c| c.verdict == Verdict::Match), "{t:?}");
-    assert!(t.cells.iter().all(|c| c.detail.ends_with("(=)")));
+    assert!(
+        t.cells
+            .iter()
+            .all(|c| c.detail.to_string().ends_with("(=)"))
+    );
     let cell = |table: &str, slot: &str, arc: &str| {
         t.cells
             .iter()
@@ -20,8 +24,8 @@ fn figure_3_2_matches_cell_by_cell() {
     assert_eq!(cell("table 4", "5", "(0, e4)").ours, "1111");
     assert_eq!(cell("table 4", "8", "(0, e4)").ours, "1000");
     assert_eq!(
-        cell("table 3", "2", "(0, e3)").paper.as_deref(),
-        Some("0111")
+        cell("table 3", "2", "(0, e3)").paper,
+        Some(Value::text("0111"))
     );
 }
 
@@ -35,8 +39,8 @@ fn total_exchange_meets_proposition_3_1_for_d_up_to_10() {
         .iter()
         .find(|c| c.key == ["10", "completion time (slots)"])
         .unwrap();
-    assert_eq!(slots.ours, "512");
-    assert!(slots.detail.contains("2^d − 1 = 1023"));
+    assert_eq!(slots.ours, Value::Int(512));
+    assert!(slots.detail.to_string().contains("2^d − 1 = 1023"));
 }
 
 #[test]
@@ -45,11 +49,16 @@ fn broadcasts_respect_the_bounds_except_where_flagged() {
     assert!(t.cells.iter().all(|c| c.verdict != Verdict::Mismatch));
     for c in &t.cells {
         match c.verdict {
-            Verdict::SuspectedMisprint => assert!(c.key[0].contains("as printed"), "{c:?}"),
+            Verdict::SuspectedMisprint => {
+                assert!(c.key[0].to_string().contains("as printed"), "{c:?}")
+            }
             Verdict::BoundViolated => {
                 // Only the asymptotic "factor between 3/2 and 2", on small cubes.
-                assert!(c.key[0].contains("multinode / optimum"), "{c:?}");
-                assert!(c.key[1].parse::<u32>().unwrap() <= 8);
+                assert!(
+                    c.key[0].to_string().contains("multinode / optimum"),
+                    "{c:?}"
+                );
+                assert!(c.key[1].exact().unwrap() <= 8.0);
             }
             _ => {}
         }
@@ -57,10 +66,13 @@ fn broadcasts_respect_the_bounds_except_where_flagged() {
     let thesis_example = t
         .cells
         .iter()
-        .find(|c| c.key[3].contains("thesis example"))
+        .find(|c| c.key[3].to_string().contains("thesis example"))
         .unwrap();
-    assert_eq!(thesis_example.paper.as_deref(), Some("≤ 2⌈K/d⌉+4d+2 = 18"));
-    assert!(thesis_example.ours.parse::<u64>().unwrap() <= 18);
+    assert_eq!(
+        thesis_example.paper,
+        Some(Value::text("≤ 2⌈K/d⌉+4d+2 = 18"))
+    );
+    assert!(thesis_example.ours.exact().unwrap() <= 18.0);
 }
 
 #[test]
@@ -180,7 +192,7 @@ fn figure5_3_orders_the_schemes_as_the_thesis_claims() {
             .find(|c| c.key[0] == d.to_string() && c.key[1] == scheme)
             .unwrap()
             .ours
-            .parse()
+            .shown()
             .unwrap()
     };
     for c in &t.cells {
@@ -235,13 +247,12 @@ fn figures_6_2_and_7_6_draw_the_lower_bound() {
 /// the largest at least; the same seed gives the same table; the figure draws every cell.
 #[test]
 fn figure7_8_measures_m_over_all_trees() {
-    use fatnet_repro::figure::detail_value;
     use fatnet_repro::stamoulis_fig7_8::Figure7_8;
     let t = Figure7_8.run(Effort::Quick).unwrap();
     assert_eq!(t.cells.len(), 7);
     for c in &t.cells {
-        let m: f64 = c.ours.parse().unwrap();
-        let v = |label| detail_value(&c.detail, label).unwrap();
+        let m = c.ours.shown().unwrap();
+        let v = |label| c.detail.field(label).and_then(Value::shown).unwrap();
         assert!(m >= v("busiest node's mean") && m > v("Q"), "{c:?}");
         assert!(v("smallest M") <= m && m <= v("largest M"), "{c:?}");
         assert!(v("Q") > 1.0 && v("Q") < 3.0, "{c:?}");
@@ -265,7 +276,6 @@ fn figure7_8_measures_m_over_all_trees() {
 /// the intervals it reports; the same seed gives the same table; the figure draws every cell.
 #[test]
 fn figure7_7_schemes_compares_q_of_three_schemes() {
-    use fatnet_repro::figure::detail_value;
     use fatnet_repro::stamoulis_fig7_7_schemes::Figure7_7Schemes;
     let t = Figure7_7Schemes.run(Effort::Quick).unwrap();
     assert_eq!(t, Figure7_7Schemes.run(Effort::Quick).unwrap());
@@ -273,11 +283,18 @@ fn figure7_7_schemes_compares_q_of_three_schemes() {
     let dims = 2..=7u32;
     // 3 schemes × 6 dimensions + 6 per-d claims + 3 slope claims.
     assert_eq!(t.cells.len(), 3 * 6 + 6 + 3);
-    let interval = |text: &str| -> (f64, f64) {
-        let open = text.find('[').unwrap();
-        let close = open + text[open..].find(']').unwrap();
-        let (lo, hi) = text[open + 1..close].split_once(", ").unwrap();
-        (lo.parse().unwrap(), hi.parse().unwrap())
+    // The interval of a scheme's cell: its estimate's, as printed.
+    let interval = |c: &fatnet_repro::Cell| -> (f64, f64) {
+        let e = c.ours.estimate().unwrap();
+        let shown = |x: f64| {
+            Value::Fixed {
+                value: x,
+                decimals: e.decimals,
+            }
+            .shown()
+            .unwrap()
+        };
+        (shown(e.low()), shown(e.high()))
     };
     let cell = |scheme: &str, d: u32| {
         t.cells
@@ -288,14 +305,22 @@ fn figure7_7_schemes_compares_q_of_three_schemes() {
     for d in dims.clone() {
         for scheme in schemes {
             let c = cell(scheme, d);
-            let q: f64 = c.ours.parse().unwrap();
-            let (lo, hi) = interval(&c.detail);
-            let little = detail_value(&c.detail, "Little bound").unwrap();
+            let q = c.ours.shown().unwrap();
+            let (lo, hi) = interval(c);
+            let little = c
+                .detail
+                .field("Little bound")
+                .and_then(Value::shown)
+                .unwrap();
             assert!(q > 0.0 && lo <= q && q <= hi, "{c:?}");
             assert!(q > little, "{c:?}");
             if scheme == "indirect, Rules A–E" {
-                let printed: f64 = c.paper.as_deref().unwrap().parse().unwrap();
-                let corrected = detail_value(&c.detail, "Prop. 7.5 corrected").unwrap();
+                let printed = c.paper.as_ref().and_then(Value::shown).unwrap();
+                let corrected = c
+                    .detail
+                    .field("Prop. 7.5 corrected")
+                    .and_then(Value::shown)
+                    .unwrap();
                 assert!((q - corrected).abs() < 0.3 && q < printed - 0.3, "{c:?}");
             } else {
                 assert_eq!(c.verdict, Verdict::WithinBound, "{c:?}");
@@ -303,7 +328,13 @@ fn figure7_7_schemes_compares_q_of_three_schemes() {
         }
         // Little's bound of the flooded trees: one more forwarding node than the binomial
         // trees' 2^(d−1) on average, never fewer.
-        let i = |s| detail_value(&cell(s, d).detail, "forwarding nodes per tree I").unwrap();
+        let i = |s| {
+            cell(s, d)
+                .detail
+                .field("forwarding nodes per tree I")
+                .and_then(Value::shown)
+                .unwrap()
+        };
         assert!(i("non-idling indirect") > i("direct"), "{d}");
         // The per-d claim: match exactly when the non-idling interval is below both others.
         let claim = t
@@ -311,12 +342,12 @@ fn figure7_7_schemes_compares_q_of_three_schemes() {
             .iter()
             .find(|c| c.key == ["claim (v): non-idling smallest", &d.to_string()])
             .unwrap();
-        let ni = interval(&cell("non-idling indirect", d).detail);
+        let ni = interval(cell("non-idling indirect", d));
         let below = [schemes[0], schemes[2]]
             .iter()
-            .all(|s| ni.1 < interval(&cell(s, d).detail).0);
+            .all(|s| ni.1 < interval(cell(s, d)).0);
         assert_eq!(claim.verdict == Verdict::Match, below, "{claim:?}");
-        let q = |s| cell(s, d).ours.parse::<f64>().unwrap();
+        let q = |s| cell(s, d).ours.shown().unwrap();
         let smallest = q(schemes[1]) < q(schemes[0]) && q(schemes[1]) < q(schemes[2]);
         assert_eq!(claim.verdict != Verdict::Mismatch, smallest, "{claim:?}");
     }
@@ -324,10 +355,10 @@ fn figure7_7_schemes_compares_q_of_three_schemes() {
     for c in t
         .cells
         .iter()
-        .filter(|c| c.key[0].contains("slower growth"))
+        .filter(|c| c.key[0].to_string().contains("slower growth"))
     {
-        let (ours, other) = c
-            .ours
+        let text = c.ours.to_string();
+        let (ours, other) = text
             .strip_prefix("slope ")
             .unwrap()
             .split_once(" vs ")
@@ -361,7 +392,7 @@ fn figures_6_1_and_6_3_to_6_5_check_their_claims() {
             .find(|c| c.key == [scheme, &d.to_string(), q])
             .unwrap()
             .ours
-            .parse()
+            .shown()
             .unwrap()
     };
     for d in 5..=10u32 {

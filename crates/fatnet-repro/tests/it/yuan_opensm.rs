@@ -2,7 +2,7 @@
 //! the same networks, judged against Yuan's theorems.
 
 use fatnet_repro::yuan_opensm::{ENGINES, NETWORKS, OpenSm};
-use fatnet_repro::{Effort, Experiment, Paper, Verdict, command_for, select};
+use fatnet_repro::{Effort, Experiment, Paper, Value, Verdict, command_for, select};
 
 #[test]
 fn yuan_experiments_are_registered() {
@@ -22,7 +22,9 @@ fn opensm_table_agrees_with_the_theorems() {
     let cell = |net: &str, routing: &str, quantity: &str| {
         t.cells
             .iter()
-            .find(|c| c.key[0] == net && c.key[1] == routing && c.key[2].starts_with(quantity))
+            .find(|c| {
+                c.key[0] == net && c.key[1] == routing && c.key[2].to_string().starts_with(quantity)
+            })
             .unwrap_or_else(|| panic!("no cell {net} {routing} {quantity}"))
     };
     // Every OpenSM table is traced completely, and blocks: one LID per CA needs m >= (r-1)n.
@@ -32,24 +34,32 @@ fn opensm_table_agrees_with_the_theorems() {
             let routing = format!("OpenSM {engine}");
             let nb = cell(&net, &routing, "nonblocking");
             let p = r * n;
-            assert!(
-                nb.detail
-                    .starts_with(&format!("{0}/{0} routes delivered", p * (p - 1))),
+            let routes = u64::from(p * (p - 1));
+            assert_eq!(
+                nb.detail.values().next(),
+                Some(&Value::Ratio {
+                    numerator: routes,
+                    denominator: routes
+                }),
                 "{net} {routing}: {}",
                 nb.detail
             );
             assert_eq!(nb.ours, "no", "{net} {routing}");
-            let worst: u32 = cell(&net, &routing, "worst").ours.parse().unwrap();
+            let worst = cell(&net, &routing, "worst").ours.exact().unwrap() as u32;
             assert!((2..=n).contains(&worst), "{net} {routing}: {worst}");
             assert!(
                 cell(&net, &routing, "worst")
                     .detail
+                    .to_string()
                     .contains(&format!("(re-traced: {worst})"))
             );
             // OpenSM's engines route every shift without contention on these networks.
             assert_eq!(
                 cell(&net, &routing, "congestion-free").ours,
-                format!("{0}/{0}", p - 1)
+                Value::Ratio {
+                    numerator: u64::from(p - 1),
+                    denominator: u64::from(p - 1)
+                }
             );
         }
         // d-mod-m blocks (m < rn everywhere) and its tables agree with the offline analysis.
@@ -65,15 +75,24 @@ fn opensm_table_agrees_with_the_theorems() {
     for net in ["ftree(2+4, 4)", "ftree(3+9, 12)"] {
         let y = "Yuan n² routing (offline)";
         assert_eq!(cell(net, y, "nonblocking").ours, "yes");
-        assert_eq!(cell(net, y, "worst").ours, "1");
+        assert_eq!(cell(net, y, "worst").ours, Value::Int(1));
         assert_eq!(cell(net, y, "nonblocking").verdict, Verdict::Match);
     }
     // Exact numbers of the committed dumps.
-    assert_eq!(cell("ftree(3+6, 6)", "OpenSM ftree", "worst").ours, "3");
-    assert_eq!(cell("ftree(2+4, 4)", "OpenSM ftree", "worst").ours, "2");
+    assert_eq!(
+        cell("ftree(3+6, 6)", "OpenSM ftree", "worst").ours,
+        Value::Int(3)
+    );
+    assert_eq!(
+        cell("ftree(2+4, 4)", "OpenSM ftree", "worst").ours,
+        Value::Int(2)
+    );
     assert_eq!(
         cell("ftree(2+3, 5)", "d-mod-m (offline)", "congestion-free").ours,
-        "6/9"
+        Value::Ratio {
+            numerator: 6,
+            denominator: 9
+        }
     );
     // Nothing contradicts the paper.
     assert!(

@@ -30,14 +30,7 @@ pub const SEED: u64 = 1985;
 pub struct GreedyAdversary;
 
 /// The experiment, as its errors name it.
-const EXPERIMENT: ExperimentId = ExperimentId {
-    paper: Paper::GreenbergLeiserson,
-    id: "greedy_adversary",
-};
-
-fn err(source: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> ReproError {
-    ReproError::library(EXPERIMENT, source)
-}
+const EXPERIMENT: ExperimentId = ExperimentId::new(Paper::GreenbergLeiserson, "greedy_adversary");
 
 impl Experiment for GreedyAdversary {
     fn paper(&self) -> Paper {
@@ -149,15 +142,16 @@ impl Tabular for GreedyAdversary {
             for &l in levels {
                 for lambda in [12u64, 48] {
                     let n = 1u32 << l;
-                    let tree =
-                        FatTree::new(u64::from(n), CapacityProfile::Standard).map_err(err)?;
-                    let m = greedy_adversary(n, lambda, policy).map_err(err)?;
-                    let g = online::run(&tree, &m, policy, &mut Greedy, 0, config).map_err(err)?;
+                    let tree = FatTree::new(u64::from(n), CapacityProfile::Standard)
+                        .map_err(|e| EXPERIMENT.error(e))?;
+                    let m = greedy_adversary(n, lambda, policy).map_err(|e| EXPERIMENT.error(e))?;
+                    let g = online::run(&tree, &m, policy, &mut Greedy, 0, config)
+                        .map_err(|e| EXPERIMENT.error(e))?;
                     let outcomes = try_run_trials(derive_seed(SEED, row), trials, |_, seed| {
                         let mut r = RandomRouter::new(RandomParams::default(), n);
                         online::run(&tree, &m, policy, &mut r, seed, config)
                     })
-                    .map_err(err)?;
+                    .map_err(|e| EXPERIMENT.error(e))?;
                     row += 1;
                     let cycles: Vec<f64> = outcomes.iter().map(|o| o.cycles as f64).collect();
                     rows.push(Adversary {

@@ -62,21 +62,7 @@ impl RandomCycles {
 }
 
 /// The experiment, as its errors name it.
-const EXPERIMENT: ExperimentId = ExperimentId {
-    paper: Paper::GreenbergLeiserson,
-    id: "random_cycles",
-};
-
-fn err(source: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> ReproError {
-    ReproError::library(EXPERIMENT, source)
-}
-
-fn err_in(
-    context: impl std::fmt::Display,
-    source: impl Into<Box<dyn std::error::Error + Send + Sync>>,
-) -> ReproError {
-    ReproError::library_in(EXPERIMENT, context, source)
-}
+const EXPERIMENT: ExperimentId = ExperimentId::new(Paper::GreenbergLeiserson, "random_cycles");
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Algorithm {
@@ -134,7 +120,7 @@ fn trials(
         }?;
         Ok((report.cycles, report.finished, report.lower_bound))
     })
-    .map_err(|e: online::OnlineError| err(e))
+    .map_err(|e: online::OnlineError| EXPERIMENT.error(e))
 }
 
 /// One computed row: a router's trials on one message set and tree.
@@ -216,7 +202,7 @@ fn cell(row: &Row) -> Cell {
 }
 
 fn lambda_of(tree: &FatTree, m: &MessageSet) -> Result<f64, ReproError> {
-    let loads = fatnet::load::fat_tree_loads(tree, m).map_err(err)?;
+    let loads = fatnet::load::fat_tree_loads(tree, m).map_err(|e| EXPERIMENT.error(e))?;
     Ok(fatnet::load::LoadReport::for_fat_tree(tree, loads)
         .load_factor
         .value())
@@ -314,7 +300,9 @@ impl Tabular for RandomCycles {
         let mut rows = Vec::new();
         for &levels in Self::sizes(effort) {
             let n = 1u64 << levels;
-            let tree = |profile: CapacityProfile| FatTree::new(n, profile).map_err(err);
+            let tree = |profile: CapacityProfile| {
+                FatTree::new(n, profile).map_err(|e| EXPERIMENT.error(e))
+            };
             let trees = [
                 (
                     "area leaf=1".to_string(),
@@ -346,10 +334,10 @@ impl Tabular for RandomCycles {
                 // row group; seeds are indexed by (lg n, family, tree, router), never by a
                 // running counter, so quick rows equal the full run's traffic.
                 let group = u64::from(levels) * 100 + f as u64 * 10;
-                let spec: TrafficSpec = family.parse().map_err(err)?;
+                let spec: TrafficSpec = family.parse().map_err(|e| EXPERIMENT.error(e))?;
                 let m = spec
                     .generate(n as u32, derive_seed(SEED, group))
-                    .map_err(|e| err_in(family, e))?;
+                    .map_err(|e| EXPERIMENT.error_in(family, e))?;
                 for (t, (name, tree, algorithms)) in trees.iter().enumerate() {
                     let lambda = lambda_of(tree, &m)?;
                     for (a, &algorithm) in algorithms.iter().enumerate() {

@@ -76,25 +76,7 @@ fn log4(n: u32) -> u32 {
 }
 
 /// The experiment, as its errors name it.
-const EXPERIMENT: ExperimentId = ExperimentId {
-    paper: Paper::GreenbergOh,
-    id: "runs",
-};
-
-fn err(source: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> ReproError {
-    ReproError::library(EXPERIMENT, source)
-}
-
-fn err_in(
-    context: impl std::fmt::Display,
-    source: impl Into<Box<dyn std::error::Error + Send + Sync>>,
-) -> ReproError {
-    ReproError::library_in(EXPERIMENT, context, source)
-}
-
-fn check(failure: impl Into<String>) -> ReproError {
-    ReproError::check(EXPERIMENT, failure)
-}
+const EXPERIMENT: ExperimentId = ExperimentId::new(Paper::GreenbergOh, "runs");
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
@@ -341,8 +323,8 @@ fn net(n: u32) -> Result<Arc<PacketNet>, ReproError> {
     if let Some(net) = lock(&NETS).iter().find(|(k, _)| *k == n) {
         return Ok(Arc::clone(&net.1));
     }
-    let bft = ButterflyFatTree::new(u64::from(n)).map_err(err)?;
-    let net = Arc::new(PacketNet::new(bft).map_err(err)?);
+    let bft = ButterflyFatTree::new(u64::from(n)).map_err(|e| EXPERIMENT.error(e))?;
+    let net = Arc::new(PacketNet::new(bft).map_err(|e| EXPERIMENT.error(e))?);
     lock(&NETS).push((n, Arc::clone(&net)));
     Ok(net)
 }
@@ -393,7 +375,7 @@ pub fn runs(
         })
     })
     .map_err(|e: Failure| {
-        err_in(
+        EXPERIMENT.error_in(
             format!("{} on {} at N = {n}", algorithm.label(), pattern.label()),
             e,
         )
@@ -988,11 +970,13 @@ fn table2(ns: &[u32], count: u64, effort: Effort) -> Result<Table, ReproError> {
         ns.first().copied().unwrap_or(0),
         ns.last().copied().unwrap_or(0)
     );
-    let fit = fit_power(&xs, &ratio_means).ok_or_else(|| check("latency/c fit failed"))?;
-    let fit_rom = fit_power(&xs, &ratio_of_means).ok_or_else(|| check("ratio-of-means fit"))?;
+    let fit =
+        fit_power(&xs, &ratio_means).ok_or_else(|| EXPERIMENT.failed("latency/c fit failed"))?;
+    let fit_rom =
+        fit_power(&xs, &ratio_of_means).ok_or_else(|| EXPERIMENT.failed("ratio-of-means fit"))?;
     let paper_x: Vec<f64> = SIZES.iter().map(|&n| f64::from(log4(n))).collect();
-    let paper_fit =
-        fit_power(&paper_x, &PAPER_LATENCY_PER_C).ok_or_else(|| check("fit of the paper"))?;
+    let paper_fit = fit_power(&paper_x, &PAPER_LATENCY_PER_C)
+        .ok_or_else(|| EXPERIMENT.failed("fit of the paper"))?;
     let in_band = |p: f64| (P_BAND.0..=P_BAND.1).contains(&p);
     let fitted = Detail::join(xs.iter().map(|&x| detail![fixed(fit.at(x), 1)]), ", ");
     cells.push(Cell {

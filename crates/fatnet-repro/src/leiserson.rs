@@ -53,21 +53,7 @@ impl Schedules {
 }
 
 /// The experiment, as its errors name it.
-const EXPERIMENT: ExperimentId = ExperimentId {
-    paper: Paper::Leiserson,
-    id: "schedules",
-};
-
-fn err(source: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> ReproError {
-    ReproError::library(EXPERIMENT, source)
-}
-
-fn err_in(
-    context: impl std::fmt::Display,
-    source: impl Into<Box<dyn std::error::Error + Send + Sync>>,
-) -> ReproError {
-    ReproError::library_in(EXPERIMENT, context, source)
-}
+const EXPERIMENT: ExperimentId = ExperimentId::new(Paper::Leiserson, "schedules");
 
 /// One computed row: a verified schedule of one traffic family on one tree.
 #[derive(Debug)]
@@ -183,7 +169,7 @@ impl Tabular for Schedules {
         for &levels in Self::sizes(effort) {
             let n = 1u64 << levels;
             let w = 1u64 << (2 * levels).div_ceil(3);
-            let universal = FatTree::universal(n, w).map_err(err)?;
+            let universal = FatTree::universal(n, w).map_err(|e| EXPERIMENT.error(e))?;
             let area = FatTree::new(
                 n,
                 CapacityProfile::Area {
@@ -191,14 +177,14 @@ impl Tabular for Schedules {
                     growth: AreaGrowth::Smooth,
                 },
             )
-            .map_err(err)?;
+            .map_err(|e| EXPERIMENT.error(e))?;
             for family in FAMILIES {
-                let spec: TrafficSpec = family.parse().map_err(err)?;
+                let spec: TrafficSpec = family.parse().map_err(|e| EXPERIMENT.error(e))?;
                 let m = spec
                     .generate(n as u32, derive_seed(SEED, row))
-                    .map_err(|e| err_in(family, e))?;
+                    .map_err(|e| EXPERIMENT.error_in(family, e))?;
                 row += 1;
-                let t1 = theorem1(&universal, &m).map_err(err)?;
+                let t1 = theorem1(&universal, &m).map_err(|e| EXPERIMENT.error(e))?;
                 let ok1 = t1.schedule.verify(&universal, &m).is_ok();
                 let l = t1.load_factor.value();
                 let b1 = (2.0 * l * f64::from(levels)).max(1.0);
@@ -211,7 +197,8 @@ impl Tabular for Schedules {
                     verified: ok1,
                     paper_bound: (format!("≤ 2λ lg n = {b1:.1}"), b1),
                 });
-                let c2 = corollary2(&area, &m, FictitiousCapacity::LgN).map_err(err)?;
+                let c2 = corollary2(&area, &m, FictitiousCapacity::LgN)
+                    .map_err(|e| EXPERIMENT.error(e))?;
                 let ok2 = c2.schedule.verify(&area, &m).is_ok();
                 let a = c2.capacity_ratio.unwrap_or(f64::NAN);
                 let b2 = (2.0 * a / (a - 1.0) * c2.load_factor.value()).max(1.0);

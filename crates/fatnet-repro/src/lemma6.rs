@@ -48,18 +48,7 @@ const TRAFFIC: [&str; 3] = ["replicated:k=4", "uniform", "many-to-one"];
 pub struct DeliveryProbability;
 
 /// The experiment, as its errors name it.
-const EXPERIMENT: ExperimentId = ExperimentId {
-    paper: Paper::GreenbergLeiserson,
-    id: "lemma6",
-};
-
-fn err(source: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> ReproError {
-    ReproError::library(EXPERIMENT, source)
-}
-
-fn check(failure: impl Into<String>) -> ReproError {
-    ReproError::check(EXPERIMENT, failure)
-}
+const EXPERIMENT: ExperimentId = ExperimentId::new(Paper::GreenbergLeiserson, "lemma6");
 
 impl Experiment for DeliveryProbability {
     fn paper(&self) -> Paper {
@@ -177,18 +166,20 @@ impl Tabular for DeliveryProbability {
         for spec in TREES {
             let topo = spec
                 .parse::<TopologySpec>()
-                .map_err(err)?
+                .map_err(|e| EXPERIMENT.error(e))?
                 .build()
-                .map_err(err)?;
-            let tree = topo.as_fat_tree().ok_or_else(|| check("not a fat-tree"))?;
-            let r = congestion_parameter(tree.capacities()).map_err(err)?;
+                .map_err(|e| EXPERIMENT.error(e))?;
+            let tree = topo
+                .as_fat_tree()
+                .ok_or_else(|| EXPERIMENT.failed("not a fat-tree"))?;
+            let r = congestion_parameter(tree.capacities()).map_err(|e| EXPERIMENT.error(e))?;
             for family in TRAFFIC {
                 let m = family
                     .parse::<TrafficSpec>()
-                    .map_err(err)?
+                    .map_err(|e| EXPERIMENT.error(e))?
                     .generate(tree.n(), derive_seed(SEED, row))
-                    .map_err(err)?;
-                let loads = fat_tree_loads(tree, &m).map_err(err)?;
+                    .map_err(|e| EXPERIMENT.error(e))?;
+                let loads = fat_tree_loads(tree, &m).map_err(|e| EXPERIMENT.error(e))?;
                 let lambda = LoadReport::for_fat_tree(tree, loads.clone())
                     .load_factor
                     .value();
@@ -200,8 +191,10 @@ impl Tabular for DeliveryProbability {
                         continue;
                     }
                     let cap = tree.channel(ChannelId(c as u32)).capacity;
-                    let exact = congestion_probability(load, cap, p).map_err(err)?;
-                    let bound = congestion_bound(p, lambda, cap).map_err(err)?;
+                    let exact =
+                        congestion_probability(load, cap, p).map_err(|e| EXPERIMENT.error(e))?;
+                    let bound =
+                        congestion_bound(p, lambda, cap).map_err(|e| EXPERIMENT.error(e))?;
                     if bound > 0.0 {
                         worst = worst.max(exact / bound);
                     }
@@ -209,7 +202,8 @@ impl Tabular for DeliveryProbability {
                 let mut lemma6 = Vec::new();
                 // Lemma 6, Monte Carlo.
                 for policy in [DropPolicy::Pessimistic, DropPolicy::Random] {
-                    let mut engine = DeliveryEngine::new(tree, &m, policy).map_err(err)?;
+                    let mut engine =
+                        DeliveryEngine::new(tree, &m, policy).map_err(|e| EXPERIMENT.error(e))?;
                     let mut rng = Pcg64::seed_from_u64(derive_seed(SEED, 1_000_000 + row));
                     let mut count = vec![0u64; m.len()];
                     let (mut sent, mut delivered) = (Vec::new(), Vec::new());
@@ -226,9 +220,9 @@ impl Tabular for DeliveryProbability {
                         .iter()
                         .enumerate()
                         .min_by_key(|&(i, &c)| (c, i))
-                        .ok_or_else(|| check("empty message set"))?;
-                    let prop =
-                        Proportion::from_counts(least, cycles).ok_or_else(|| check("counts"))?;
+                        .ok_or_else(|| EXPERIMENT.failed("empty message set"))?;
+                    let prop = Proportion::from_counts(least, cycles)
+                        .ok_or_else(|| EXPERIMENT.failed("counts"))?;
                     let mean = count.iter().sum::<u64>() as f64 / (m.len() as f64 * cycles as f64);
                     lemma6.push((policy, argmin, prop, mean));
                 }

@@ -167,6 +167,32 @@ pub struct ExperimentId {
     pub id: &'static str,
 }
 
+impl ExperimentId {
+    /// Experiment `id` of `paper`.
+    pub const fn new(paper: Paper, id: &'static str) -> Self {
+        ExperimentId { paper, id }
+    }
+
+    /// The library refused what this experiment asked for ([`ReproError::library`]).
+    pub fn error(self, source: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> ReproError {
+        ReproError::library(self, source)
+    }
+
+    /// As [`error`](Self::error), saying what was being computed ([`ReproError::library_in`]).
+    pub fn error_in(
+        self,
+        context: impl fmt::Display,
+        source: impl Into<Box<dyn std::error::Error + Send + Sync>>,
+    ) -> ReproError {
+        ReproError::library_in(self, context, source)
+    }
+
+    /// A check of this experiment's own failed ([`ReproError::check`]).
+    pub fn failed(self, failure: impl Into<String>) -> ReproError {
+        ReproError::check(self, failure)
+    }
+}
+
 impl fmt::Display for ExperimentId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}/{}", self.paper, self.id)

@@ -35,32 +35,10 @@ use crate::{
 /// Master seed of the random broadcasting sets of `broadcasts`.
 pub const SEED: u64 = 2;
 
-fn err(
-    experiment: &'static str,
-    source: impl Into<Box<dyn std::error::Error + Send + Sync>>,
-) -> ReproError {
-    ReproError::library(
-        ExperimentId {
-            paper: Paper::Stamoulis,
-            id: experiment,
-        },
-        source,
-    )
-}
-
-fn check(experiment: &'static str, failure: impl Into<String>) -> ReproError {
-    ReproError::check(
-        ExperimentId {
-            paper: Paper::Stamoulis,
-            id: experiment,
-        },
-        failure,
-    )
-}
-
 fn verified(experiment: &'static str, s: &SlotSchedule) -> Result<SlotReport, ReproError> {
-    s.verify()
-        .map_err(|v| check(experiment, format!("invalid schedule: {v:?}")))
+    s.verify().map_err(|v| {
+        ExperimentId::new(Paper::Stamoulis, experiment).failed(format!("invalid schedule: {v:?}"))
+    })
 }
 
 /// Figure 3.2 as printed (OCR lines 656–684): tables 1–4, rows = slots, columns = arcs
@@ -115,12 +93,14 @@ impl Experiment for Figure3_2 {
     fn run(&self, _effort: Effort) -> Result<Table, ReproError> {
         const D: u32 = 4;
         let id = "fig3_2";
-        let tables = TransmissionTables::new(D).map_err(|e| err(id, e))?;
+        let tables = TransmissionTables::new(D)
+            .map_err(|e| ExperimentId::new(Paper::Stamoulis, id).error(e))?;
         let mut cells = Vec::new();
         for (k, printed) in (1..=D).zip(FIGURE_3_2) {
             let ours = tables.table(k);
             // Table k is node 0's order in the k-cube's exchange: read it off the recursion.
-            let rec = total_exchange_recursive(k).map_err(|e| err(id, e))?;
+            let rec = total_exchange_recursive(k)
+                .map_err(|e| ExperimentId::new(Paper::Stamoulis, id).error(e))?;
             let report = verified(id, &rec)?;
             let cube = rec.cube().clone();
             let recursion = |slot: usize, m: u32| -> Option<u32> {
@@ -136,15 +116,12 @@ impl Experiment for Figure3_2 {
                     })
             };
             if ours.len() != printed.len() || report.slots != printed.len() {
-                return Err(check(
-                    id,
-                    format!(
-                        "table {k}: {} rows printed, {} ours, {} slots",
-                        printed.len(),
-                        ours.len(),
-                        report.slots
-                    ),
-                ));
+                return Err(ExperimentId::new(Paper::Stamoulis, id).failed(format!(
+                    "table {k}: {} rows printed, {} ours, {} slots",
+                    printed.len(),
+                    ours.len(),
+                    report.slots
+                )));
             }
             for (r, (row, ours_row)) in printed.iter().zip(&ours).enumerate() {
                 for (m, (&paper, &mine)) in (1..=k).zip(row.iter().zip(ours_row)) {
@@ -247,10 +224,13 @@ impl Tabular for TotalExchange {
         let id = "total_exchange";
         Self::DIMENSIONS
             .map(|d| {
-                let s = total_exchange(d).map_err(|e| err(id, e))?;
+                let s = total_exchange(d)
+                    .map_err(|e| ExperimentId::new(Paper::Stamoulis, id).error(e))?;
                 let report = verified(id, &s)?;
-                let same_as_recursion =
-                    d <= 8 && total_exchange_recursive(d).map_err(|e| err(id, e))? == s;
+                let same_as_recursion = d <= 8
+                    && total_exchange_recursive(d)
+                        .map_err(|e| ExperimentId::new(Paper::Stamoulis, id).error(e))?
+                        == s;
                 Ok(Exchange {
                     d,
                     report,
@@ -393,7 +373,7 @@ impl Experiment for Broadcasts {
 
     fn run(&self, _effort: Effort) -> Result<Table, ReproError> {
         let id = "broadcasts";
-        let e = |x: fatnet::offline::OfflineError| err(id, x);
+        let e = |x: fatnet::offline::OfflineError| ExperimentId::new(Paper::Stamoulis, id).error(x);
         let mut cells = Vec::new();
         let mut seeds = 0u64;
         let mut next_seed = || {

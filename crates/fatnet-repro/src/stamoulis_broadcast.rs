@@ -25,29 +25,6 @@ use crate::{
 /// Master seed of Tables 6.1 and 6.2.
 pub const SEED: u64 = 1991;
 
-fn err(
-    experiment: &'static str,
-    source: impl Into<Box<dyn std::error::Error + Send + Sync>>,
-) -> ReproError {
-    ReproError::library(
-        ExperimentId {
-            paper: Paper::Stamoulis,
-            id: experiment,
-        },
-        source,
-    )
-}
-
-fn check(experiment: &'static str, failure: impl Into<String>) -> ReproError {
-    ReproError::check(
-        ExperimentId {
-            paper: Paper::Stamoulis,
-            id: experiment,
-        },
-        failure,
-    )
-}
-
 /// Runs `trials` independent runs for one cell: (mean delay, measured packets) per run.
 fn cell_runs(
     scheme: &DirectScheme,
@@ -65,12 +42,15 @@ fn cell_runs(
                 batches: 1,
                 seed: s,
             })
-            .map_err(|e| err("table6", e))?;
+            .map_err(|e| ExperimentId::new(Paper::Stamoulis, "table6").error(e))?;
         if !matches!(r.outcome, fatnet::online::packet::Outcome::Delivered) {
-            return Err(check(
-                "table6",
-                format!("d = {}, ρ = {rho}: {:?}", scheme.d(), r.outcome),
-            ));
+            return Err(
+                ExperimentId::new(Paper::Stamoulis, "table6").failed(format!(
+                    "d = {}, ρ = {rho}: {:?}",
+                    scheme.d(),
+                    r.outcome
+                )),
+            );
         }
         Ok((r.delay_mean, r.measured))
     })
@@ -268,7 +248,8 @@ impl Tabular for Table6_1 {
 
     fn compute(&self, effort: Effort) -> Result<Vec<DirectRow>, ReproError> {
         let (horizon, trials) = Self::runs(effort);
-        let scheme = DirectScheme::new(8).map_err(|e| err("table6_1", e))?;
+        let scheme = DirectScheme::new(8)
+            .map_err(|e| ExperimentId::new(Paper::Stamoulis, "table6_1").error(e))?;
         TABLE_6_1
             .iter()
             .enumerate()
@@ -423,7 +404,7 @@ impl Tabular for Table6_2 {
         let schemes = (5..=10)
             .map(DirectScheme::new)
             .collect::<Result<Vec<_>, _>>()
-            .map_err(|e| err("table6_2", e))?;
+            .map_err(|e| ExperimentId::new(Paper::Stamoulis, "table6_2").error(e))?;
         for (i, &(rho, d, paper_sim, paper_approx, paper_err)) in TABLE_6_2.iter().enumerate() {
             let (approx_note, err_note) = match (d, rho) {
                 (6, r) if (r - 0.10).abs() < 1e-9 => (
@@ -594,7 +575,7 @@ impl Tabular for IndirectScheme {
                 batches,
                 seed,
             })
-            .map_err(|e| err("indirect", e))
+            .map_err(|e| ExperimentId::new(Paper::Stamoulis, "indirect").error(e))
         })?;
         Ok(grid
             .into_iter()
@@ -800,7 +781,7 @@ impl Tabular for Figure7_7 {
                 batches,
                 seed,
             })
-            .map_err(|e| err("fig7_7", e))
+            .map_err(|e| ExperimentId::new(Paper::Stamoulis, "fig7_7").error(e))
         })?;
         let mut rows = Vec::new();
         for (i, (&(d, rho), r)) in grid.iter().zip(&reports).enumerate() {
@@ -813,8 +794,10 @@ impl Tabular for Figure7_7 {
                 horizon,
                 packets: r.packets,
                 estimate: Estimate::new(r.queue_size, half, u64::from(batches), 99, 3),
-                printed: broadcast::prop_7_5_printed(d, rho).map_err(|e| err("fig7_7", e))?,
-                corrected: broadcast::prop_7_5_corrected(d, rho).map_err(|e| err("fig7_7", e))?,
+                printed: broadcast::prop_7_5_printed(d, rho)
+                    .map_err(|e| ExperimentId::new(Paper::Stamoulis, "fig7_7").error(e))?,
+                corrected: broadcast::prop_7_5_corrected(d, rho)
+                    .map_err(|e| ExperimentId::new(Paper::Stamoulis, "fig7_7").error(e))?,
                 recheck: None,
             };
             if !row.inside(row.corrected) {
@@ -893,7 +876,7 @@ fn recheck(
         batches: 20,
         seed: derive_seed(FIG7_7_SEED, 1000 + cell as u64),
     })
-    .map_err(|e| err("fig7_7", e))?;
+    .map_err(|e| ExperimentId::new(Paper::Stamoulis, "fig7_7").error(e))?;
     let scale = f64::from(d) / f64::from(1u32 << d);
     let half = fatnet::queueing::stats::batch_means_half_width(&r.stored_batch_means, 0.99) * scale;
     let q = r.queue_size;
@@ -948,12 +931,13 @@ impl Experiment for Figure7_6 {
         let schemes = [
             (
                 "direct",
-                DirectScheme::with_trees(d, TreeFamily::Rotated).map_err(|e| err("fig7_6", e))?,
+                DirectScheme::with_trees(d, TreeFamily::Rotated)
+                    .map_err(|e| ExperimentId::new(Paper::Stamoulis, "fig7_6").error(e))?,
             ),
             (
                 "non-idling indirect",
                 DirectScheme::with_trees(d, TreeFamily::JohnssonHoFlood)
-                    .map_err(|e| err("fig7_6", e))?,
+                    .map_err(|e| ExperimentId::new(Paper::Stamoulis, "fig7_6").error(e))?,
             ),
         ];
         let t = crate::runner::student_t_995(trials - 1).unwrap_or(f64::NAN);

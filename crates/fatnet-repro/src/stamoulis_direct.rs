@@ -51,29 +51,6 @@ const TABLE_6_2: [[f64; 6]; 3] = [
     [5.894, 7.001, 8.102, 9.177, 10.227, 11.379],
 ];
 
-fn err(
-    experiment: &'static str,
-    source: impl Into<Box<dyn std::error::Error + Send + Sync>>,
-) -> ReproError {
-    ReproError::library(
-        ExperimentId {
-            paper: Paper::Stamoulis,
-            id: experiment,
-        },
-        source,
-    )
-}
-
-fn check(experiment: &'static str, failure: impl Into<String>) -> ReproError {
-    ReproError::check(
-        ExperimentId {
-            paper: Paper::Stamoulis,
-            id: experiment,
-        },
-        failure,
-    )
-}
-
 /// The two schemes compared.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Scheme {
@@ -103,7 +80,9 @@ struct Simulators {
 impl Simulators {
     /// Both schemes (`direct`), or the multinode-broadcast trees only (for their shapes).
     fn new(id: &'static str, dims: &[u32], direct: bool) -> Result<Self, ReproError> {
-        let e = |x: fatnet::online::packet::PacketError| err(id, x);
+        let e = |x: fatnet::online::packet::PacketError| {
+            ExperimentId::new(Paper::Stamoulis, id).error(x)
+        };
         Ok(Simulators {
             dims: dims.to_vec(),
             direct: dims
@@ -146,12 +125,13 @@ impl Simulators {
             Scheme::Sas85 => self.direct[k].simulate(&config),
             Scheme::Mnb => self.mnb[k].simulate(&config, PeriodicDiscipline::LabelPriority),
         }
-        .map_err(|e| err(id, e))?;
+        .map_err(|e| ExperimentId::new(Paper::Stamoulis, id).error(e))?;
         if !matches!(r.outcome, fatnet::online::packet::Outcome::Delivered) {
-            return Err(check(
-                id,
-                format!("{} d = {d}, ρ = {rho}: {:?}", scheme.name(), r.outcome),
-            ));
+            return Err(ExperimentId::new(Paper::Stamoulis, id).failed(format!(
+                "{} d = {d}, ρ = {rho}: {:?}",
+                scheme.name(),
+                r.outcome
+            )));
         }
         Ok(r)
     }

@@ -75,18 +75,7 @@ impl Scheme {
 }
 
 /// The experiment, as its errors name it.
-const EXPERIMENT: ExperimentId = ExperimentId {
-    paper: Paper::Stamoulis,
-    id: "fig7_7_schemes",
-};
-
-fn err(source: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> ReproError {
-    ReproError::library(EXPERIMENT, source)
-}
-
-fn check(failure: impl Into<String>) -> ReproError {
-    ReproError::check(EXPERIMENT, failure)
-}
+const EXPERIMENT: ExperimentId = ExperimentId::new(Paper::Stamoulis, "fig7_7_schemes");
 
 /// λ per node at load ρ: ρd/(2^d − 1).
 fn lambda(d: u32) -> f64 {
@@ -189,7 +178,8 @@ impl Experiment for Figure7_7Schemes {
             Effort::Quick => (4, 7),
         };
         let ds: Vec<u32> = (MIN_D..=max_d).collect();
-        let build = |d: u32, family| DirectScheme::with_trees(d, family).map_err(err);
+        let build =
+            |d: u32, family| DirectScheme::with_trees(d, family).map_err(|e| EXPERIMENT.error(e));
         let direct: Vec<DirectScheme> = ds
             .iter()
             .map(|&d| build(d, TreeFamily::Rotated))
@@ -225,13 +215,13 @@ impl Experiment for Figure7_7Schemes {
                         batches: 1,
                         seed,
                     })
-                    .map_err(err)?;
+                    .map_err(|e| EXPERIMENT.error(e))?;
                     return Ok((r.queue_size, r.measured));
                 }
             }
-            .map_err(err)?;
+            .map_err(|e| EXPERIMENT.error(e))?;
             if !matches!(report.outcome, Outcome::Delivered) {
-                return Err(check(format!(
+                return Err(EXPERIMENT.failed(format!(
                     "{} d = {d}: {:?}",
                     scheme.name(),
                     report.outcome
@@ -253,7 +243,7 @@ impl Experiment for Figure7_7Schemes {
             points
                 .iter()
                 .find(|p| p.scheme == s && p.d == d)
-                .ok_or_else(|| check(format!("no point for {} at d = {d}", s.name())))
+                .ok_or_else(|| EXPERIMENT.failed(format!("no point for {} at d = {d}", s.name())))
         };
 
         let mut cells = Vec::new();
@@ -262,8 +252,9 @@ impl Experiment for Figure7_7Schemes {
             let (lo, hi) = interval(p.q.mean, p.q.half99);
             let i = forwarding_nodes(p.scheme, d, &flood[(d - MIN_D) as usize]);
             let little = lambda(d) * (i + 0.5);
-            let printed = broadcast::prop_7_5_printed(d, RHO).map_err(err)?;
-            let corrected = broadcast::prop_7_5_corrected(d, RHO).map_err(err)?;
+            let printed = broadcast::prop_7_5_printed(d, RHO).map_err(|e| EXPERIMENT.error(e))?;
+            let corrected =
+                broadcast::prop_7_5_corrected(d, RHO).map_err(|e| EXPERIMENT.error(e))?;
             let estimate = Estimate::new(p.q.mean, p.q.half99, p.q.n, 99, 3);
             let base = detail![
                 ..estimate.interval(),

@@ -59,14 +59,7 @@ struct RunResult {
 pub struct Figure7_8;
 
 /// The experiment, as its errors name it.
-const EXPERIMENT: ExperimentId = ExperimentId {
-    paper: Paper::Stamoulis,
-    id: "fig7_8",
-};
-
-fn err(source: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> ReproError {
-    ReproError::library(EXPERIMENT, source)
-}
+const EXPERIMENT: ExperimentId = ExperimentId::new(Paper::Stamoulis, "fig7_8");
 
 fn mean(v: &[f64]) -> f64 {
     v.iter().sum::<f64>() / v.len() as f64
@@ -163,7 +156,7 @@ impl Tabular for Figure7_8 {
                 batches: 1,
                 seed,
             })
-            .map_err(err)?;
+            .map_err(|e| EXPERIMENT.error(e))?;
             Ok::<_, ReproError>(RunResult {
                 m: r.max_queue,
                 q: r.queue_size,

@@ -35,25 +35,7 @@ use crate::{
 pub const SEED: u64 = 5;
 
 /// The experiment, as its errors name it.
-const EXPERIMENT: ExperimentId = ExperimentId {
-    paper: Paper::Stamoulis,
-    id: "greedy",
-};
-
-fn err(source: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> ReproError {
-    ReproError::library(EXPERIMENT, source)
-}
-
-fn err_in(
-    context: impl std::fmt::Display,
-    source: impl Into<Box<dyn std::error::Error + Send + Sync>>,
-) -> ReproError {
-    ReproError::library_in(EXPERIMENT, context, source)
-}
-
-fn check(failure: impl Into<String>) -> ReproError {
-    ReproError::check(EXPERIMENT, failure)
-}
+const EXPERIMENT: ExperimentId = ExperimentId::new(Paper::Stamoulis, "greedy");
 
 /// A Poisson(`mean`) draw by inversion (means here are below 10).
 fn poisson<R: Rng>(rng: &mut R, mean: f64) -> u32 {
@@ -80,7 +62,8 @@ fn greedy_run(
     batches: u64,
     seed: u64,
 ) -> Result<(Vec<f64>, u64), ReproError> {
-    let net = PacketNet::new(Hypercube::new(u64::from(d)).map_err(err)?).map_err(err)?;
+    let net = PacketNet::new(Hypercube::new(u64::from(d)).map_err(|e| EXPERIMENT.error(e))?)
+        .map_err(|e| EXPERIMENT.error(e))?;
     let n = 1u32 << d;
     let lambda = rho / p;
     let mut rng = Pcg64::seed_from_u64(seed);
@@ -103,12 +86,9 @@ fn greedy_run(
         }
     }
     let config = PacketConfig::output_queued_unit(ScanPolicy::RoundRobin);
-    let r = simulate(&net, &injections, &config, rng.random()).map_err(err)?;
+    let r = simulate(&net, &injections, &config, rng.random()).map_err(|e| EXPERIMENT.error(e))?;
     if !r.finished() {
-        return Err(check(format!(
-            "d = {d}, ρ = {rho}, p = {p}: {:?}",
-            r.outcome
-        )));
+        return Err(EXPERIMENT.failed(format!("d = {d}, ρ = {rho}, p = {p}: {:?}", r.outcome)));
     }
     let lat = r.latencies.unwrap_or_default();
     let per = (horizon - warmup).div_ceil(batches).max(1);
@@ -216,7 +196,7 @@ impl Tabular for GreedyGrid {
                     half: t * stat.sd / (stat.n as f64).sqrt(),
                     measured: *measured,
                     bounds: greedy::slotted_delay_bounds(Network::Hypercube, d, rho / p, p, 1.0)
-                        .map_err(err)?,
+                        .map_err(|e| EXPERIMENT.error(e))?,
                 })
             })
             .collect()
@@ -335,7 +315,7 @@ impl Experiment for Figure5_3 {
                 confidence: 0.99,
                 seed: crate::derive_seed(FIG5_3_SEED, u64::from(d)),
             })
-            .map_err(|e| err_in(format!("d = {d}, {scheme:?}"), e))
+            .map_err(|e| EXPERIMENT.error_in(format!("d = {d}, {scheme:?}"), e))
         })?;
         let mut cells = Vec::new();
         let mut adaptive_below = 0;
@@ -344,7 +324,7 @@ impl Experiment for Figure5_3 {
             let q = r.delay_mean - dp;
             let half = r.delay_half_width;
             let b = greedy::slotted_delay_bounds(Network::Hypercube, d, lambda, FIG_P, 1.0)
-                .map_err(err)?;
+                .map_err(|e| EXPERIMENT.error(e))?;
             let lower = b.lower - dp;
             let claimed = b.claimed_lower.unwrap_or(f64::NAN) - dp;
             let upper = b.upper - dp;
@@ -585,7 +565,7 @@ impl Tabular for ContinuousGrid {
                 seed,
                 window: None,
             })
-            .map_err(|e| err_in(format!("{network:?} d = {d}, ρ = {rho}, p = {p}"), e))
+            .map_err(|e| EXPERIMENT.error_in(format!("{network:?} d = {d}, ρ = {rho}, p = {p}"), e))
         })?;
         grid.into_iter()
             .zip(runs)
@@ -594,7 +574,8 @@ impl Tabular for ContinuousGrid {
                     GreedyNetwork::Hypercube => Network::Hypercube,
                     GreedyNetwork::Butterfly => Network::Butterfly,
                 };
-                let bounds = greedy::delay_bounds(net, d, report.config.lambda, p).map_err(err)?;
+                let bounds = greedy::delay_bounds(net, d, report.config.lambda, p)
+                    .map_err(|e| EXPERIMENT.error(e))?;
                 Ok(ContinuousPoint {
                     network,
                     d,
@@ -776,7 +757,7 @@ impl Tabular for ButterflySlotted {
                 confidence: 0.99,
                 seed,
             })
-            .map_err(|e| err_in(format!("butterfly d = {d}, ρ = {rho}, p = {p}"), e))
+            .map_err(|e| EXPERIMENT.error_in(format!("butterfly d = {d}, ρ = {rho}, p = {p}"), e))
         })?;
         grid.into_iter()
             .zip(runs)
@@ -788,7 +769,7 @@ impl Tabular for ButterflySlotted {
                     p,
                     1.0,
                 )
-                .map_err(err)?;
+                .map_err(|e| EXPERIMENT.error(e))?;
                 Ok(SlottedPoint {
                     d,
                     rho,

@@ -148,7 +148,6 @@ impl Tabular for TableOne {
             paper: Paper::Yuan,
             id: "table1",
         };
-        let err = |e: fatnet::topology::TopologyError| ReproError::library(EXPERIMENT, e);
         ROWS.iter()
             .map(|row| {
                 let n = n_for_radix(row.radix).ok_or_else(|| {
@@ -157,8 +156,8 @@ impl Tabular for TableOne {
                         format!("radix {} is not of the form n+n²", row.radix),
                     )
                 })?;
-                let nb = FoldedClos::nonblocking(n).map_err(err)?;
-                let ft = FoldedClos::two_level_mport(row.radix).map_err(err)?;
+                let nb = FoldedClos::nonblocking(n).map_err(|e| EXPERIMENT.error(e))?;
+                let ft = FoldedClos::two_level_mport(row.radix).map_err(|e| EXPERIMENT.error(e))?;
                 Ok(Sizes {
                     row,
                     n,

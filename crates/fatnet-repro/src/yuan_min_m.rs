@@ -101,17 +101,10 @@ const YUAN: [(u32, u32); 6] = [(2, 3), (2, 5), (3, 7), (4, 9), (4, 20), (6, 42)]
 pub struct MinM;
 
 /// The experiment, as its errors name it.
-const EXPERIMENT: ExperimentId = ExperimentId {
-    paper: Paper::Yuan,
-    id: "min_m",
-};
-
-fn err(source: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> ReproError {
-    ReproError::library(EXPERIMENT, source)
-}
+const EXPERIMENT: ExperimentId = ExperimentId::new(Paper::Yuan, "min_m");
 
 fn ftree(n: u32, m: u32, r: u32) -> Result<FoldedClos, ReproError> {
-    FoldedClos::new(u64::from(n), u64::from(m), u64::from(r)).map_err(err)
+    FoldedClos::new(u64::from(n), u64::from(m), u64::from(r)).map_err(|e| EXPERIMENT.error(e))
 }
 
 /// How the search decided each value.
@@ -139,7 +132,7 @@ fn min_m_cells(cells: &mut Vec<Cell>) -> Result<(), ReproError> {
         let big_r = r > 2 * n;
         let n2 = n * n;
         if n >= 2 {
-            let cap = top_capacity(n, r, &SEARCH).map_err(err)?;
+            let cap = top_capacity(n, r, &SEARCH).map_err(|e| EXPERIMENT.error(e))?;
             let bound = lemma2_bound(n, r);
             let (paper, verdict, detail) = if big_r {
                 (
@@ -169,7 +162,7 @@ fn min_m_cells(cells: &mut Vec<Cell>) -> Result<(), ReproError> {
                 note: String::new(),
             });
         }
-        let res = min_top_switches(n, r, &SEARCH).map_err(err)?;
+        let res = min_top_switches(n, r, &SEARCH).map_err(|e| EXPERIMENT.error(e))?;
         let ours = match res.exact() {
             Some(m) => m.into(),
             None => range(res.lower, res.upper),
@@ -209,8 +202,8 @@ fn routing_cells(cells: &mut Vec<Cell>) -> Result<(), ReproError> {
     for (n, m, r, label) in DMODM {
         let clos = ftree(n, m, r)?;
         let routing = DModM::new(&clos);
-        let report = check_nonblocking(&clos, &routing).map_err(err)?;
-        let worst = worst_contention(&clos, &routing).map_err(err)?;
+        let report = check_nonblocking(&clos, &routing).map_err(|e| EXPERIMENT.error(e))?;
+        let worst = worst_contention(&clos, &routing).map_err(|e| EXPERIMENT.error(e))?;
         let ours: crate::Value = match &report.counterexample {
             Some(cx) => {
                 let verified = verify_counterexample(&clos, &routing, cx);
@@ -271,9 +264,9 @@ fn routing_cells(cells: &mut Vec<Cell>) -> Result<(), ReproError> {
     for (n, r) in YUAN {
         let m = n * n;
         let clos = ftree(n, m, r)?;
-        let routing = YuanRouting::new(&clos).map_err(err)?;
-        let report = check_nonblocking(&clos, &routing).map_err(err)?;
-        let worst = worst_contention(&clos, &routing).map_err(err)?;
+        let routing = YuanRouting::new(&clos).map_err(|e| EXPERIMENT.error(e))?;
+        let report = check_nonblocking(&clos, &routing).map_err(|e| EXPERIMENT.error(e))?;
+        let worst = worst_contention(&clos, &routing).map_err(|e| EXPERIMENT.error(e))?;
         let ours = if report.is_nonblocking() {
             "nonblocking"
         } else {

@@ -53,21 +53,7 @@ pub struct OpenSm;
 const ID: &str = "opensm";
 
 /// The experiment, as its errors name it.
-const EXPERIMENT: ExperimentId = ExperimentId {
-    paper: Paper::Yuan,
-    id: "opensm",
-};
-
-fn err(source: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> ReproError {
-    ReproError::library(EXPERIMENT, source)
-}
-
-fn err_in(
-    context: impl std::fmt::Display,
-    source: impl Into<Box<dyn std::error::Error + Send + Sync>>,
-) -> ReproError {
-    ReproError::library_in(EXPERIMENT, context, source)
-}
+const EXPERIMENT: ExperimentId = ExperimentId::new(Paper::Yuan, "opensm");
 
 /// What Yuan's theorems say about every single-path deterministic routing of a network.
 enum Theory {
@@ -193,7 +179,7 @@ fn shifts_text(loads: impl Iterator<Item = (u32, u32)>) -> Detail {
 
 /// The OpenSM dumps of `engine` on `ftree-N-M-R`, CAs in processor order by GUID.
 fn read_opensm(dir: &Path, engine: &str, processors: u32) -> Result<Fabric, ReproError> {
-    let fail = |e: Box<dyn std::error::Error + Send + Sync>| err_in(dir.display(), e);
+    let fail = |e: Box<dyn std::error::Error + Send + Sync>| EXPERIMENT.error_in(dir.display(), e);
     let lst = read_text(&dir.join("opensm-subnet.lst")).map_err(|e| fail(e.into()))?;
     let (fabric, _) =
         opensm::parse_subnet_lst(&lst, "opensm-subnet.lst").map_err(|e| fail(e.into()))?;
@@ -208,7 +194,7 @@ fn read_opensm(dir: &Path, engine: &str, processors: u32) -> Result<Fabric, Repr
 
 /// Whether OpenSM's ftree CA order (`ftree/opensm-ftree-ca-order.dump`) is processor order.
 fn ftree_order_is_processor_order(dir: &Path, processors: u32) -> Result<bool, ReproError> {
-    let fail = |e: Box<dyn std::error::Error + Send + Sync>| err_in(dir.display(), e);
+    let fail = |e: Box<dyn std::error::Error + Send + Sync>| EXPERIMENT.error_in(dir.display(), e);
     let lst = read_text(&dir.join("opensm-subnet.lst")).map_err(|e| fail(e.into()))?;
     let (fabric, _) =
         opensm::parse_subnet_lst(&lst, "opensm-subnet.lst").map_err(|e| fail(e.into()))?;
@@ -221,7 +207,7 @@ fn ftree_order_is_processor_order(dir: &Path, processors: u32) -> Result<bool, R
 
 /// Lemma 1, the worst case and the shifts of an offline routing, by `fatnet::offline::clos`.
 fn offline(clos: &FoldedClos, routing: &impl ClosRouting) -> Result<RowResult, ReproError> {
-    let e = |x: fatnet::offline::OfflineError| err(x);
+    let e = |x: fatnet::offline::OfflineError| EXPERIMENT.error(x);
     let report = check_nonblocking(clos, routing).map_err(e)?;
     let worst = worst_contention(clos, routing).map_err(e)?;
     let p = clos.ports();
@@ -244,7 +230,8 @@ fn offline(clos: &FoldedClos, routing: &impl ClosRouting) -> Result<RowResult, R
     };
     let worst_detail = match worst.link {
         Some(l) => {
-            let perm = MessageSet::new(p, worst.permutation.clone()).map_err(err)?;
+            let perm =
+                MessageSet::new(p, worst.permutation.clone()).map_err(|e| EXPERIMENT.error(e))?;
             let sim = simulate_routing(clos, routing, &perm).map_err(e)?;
             detail![
                 worst.contention,
@@ -262,7 +249,7 @@ fn offline(clos: &FoldedClos, routing: &impl ClosRouting) -> Result<RowResult, R
     let mut loads = Vec::new();
     for k in 1..p {
         let shift = MessageSet::new(p, (0..p).map(|i| Message::new(i, (i + k) % p)).collect())
-            .map_err(err)?;
+            .map_err(|e| EXPERIMENT.error(e))?;
         let sim = simulate_routing(clos, routing, &shift).map_err(e)?;
         loads.push((k, sim.max_load.max(1)));
     }
@@ -278,7 +265,8 @@ fn offline(clos: &FoldedClos, routing: &impl ClosRouting) -> Result<RowResult, R
 }
 
 fn rows(n: u32, m: u32, r: u32) -> Result<(Vec<Row>, String), ReproError> {
-    let clos = FoldedClos::new(u64::from(n), u64::from(m), u64::from(r)).map_err(err)?;
+    let clos = FoldedClos::new(u64::from(n), u64::from(m), u64::from(r))
+        .map_err(|e| EXPERIMENT.error(e))?;
     let p = clos.ports();
     let dir = fixtures().join(format!("ftree-{n}-{m}-{r}"));
     let blocks = match theory(n, m, r) {
@@ -289,7 +277,7 @@ fn rows(n: u32, m: u32, r: u32) -> Result<(Vec<Row>, String), ReproError> {
     let mut out = Vec::new();
     for engine in ENGINES {
         let fabric = read_opensm(&dir, engine, p)?;
-        let a = analyze(&fabric).map_err(err)?;
+        let a = analyze(&fabric).map_err(|e| EXPERIMENT.error(e))?;
         let s = a.routes.summary();
         let routes = detail![
             Value::Ratio {
@@ -323,7 +311,7 @@ fn rows(n: u32, m: u32, r: u32) -> Result<(Vec<Row>, String), ReproError> {
     // Yuan's n² routing: source-dependent, so no destination-based table can hold it.
     let n2 = n * n;
     if m >= n2 {
-        let routing = YuanRouting::new(&clos).map_err(err)?;
+        let routing = YuanRouting::new(&clos).map_err(|e| EXPERIMENT.error(e))?;
         out.push(Row {
             routing: "Yuan n² routing (offline)".into(),
             result: Some(offline(&clos, &routing)?),
@@ -341,8 +329,8 @@ fn rows(n: u32, m: u32, r: u32) -> Result<(Vec<Row>, String), ReproError> {
     // d-mod-m, offline and as forwarding tables.
     let dmodm = DModM::new(&clos);
     let res = offline(&clos, &dmodm)?;
-    let fabric = from_folded_clos(&clos, &dmodm).map_err(err)?;
-    let a = analyze(&fabric).map_err(err)?;
+    let fabric = from_folded_clos(&clos, &dmodm).map_err(|e| EXPERIMENT.error(e))?;
+    let a = analyze(&fabric).map_err(|e| EXPERIMENT.error(e))?;
     let agree = a.lemma1.is_nonblocking() == res.nonblocking
         && a.worst.contention == res.worst
         && a.shifts.iter().filter(|s| s.max_load <= 1).count() == res.shifts_free;

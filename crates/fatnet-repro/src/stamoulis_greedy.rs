@@ -16,7 +16,9 @@
 //! dimensions and only the first arc queues: a discrete-time M/D/1 with batch Poisson arrivals
 //! (thesis (2.4)), so `T̄ = d + ρ/(2(1 − ρ))` exactly.
 
-use fatnet::online::packet::{Injection, PacketConfig, PacketNet, ScanPolicy, simulate};
+use fatnet::online::packet::{
+    PacketConfig, PacketNet, ScanPolicy, simulate, slotted_bitflip_arrivals,
+};
 use fatnet::queueing::stamoulis::greedy::{self, Network};
 use fatnet::topology::Hypercube;
 use rand::{Rng, SeedableRng};
@@ -37,20 +39,6 @@ pub const SEED: u64 = 5;
 /// The experiment, as its errors name it.
 const EXPERIMENT: ExperimentId = ExperimentId::new(Paper::Stamoulis, "greedy");
 
-/// A Poisson(`mean`) draw by inversion (means here are below 10).
-fn poisson<R: Rng>(rng: &mut R, mean: f64) -> u32 {
-    let mut k = 0;
-    let mut p = (-mean).exp();
-    let mut cdf = p;
-    let u: f64 = rng.random();
-    while u > cdf && k < 10_000 {
-        k += 1;
-        p *= mean / f64::from(k);
-        cdf += p;
-    }
-    k
-}
-
 /// One slotted run of greedy routing on the `d`-cube: batch means (by generation slot) of the
 /// delays of packets generated in `[warmup, horizon)`, and the number of such packets.
 fn greedy_run(
@@ -64,27 +52,9 @@ fn greedy_run(
 ) -> Result<(Vec<f64>, u64), ReproError> {
     let net = PacketNet::new(Hypercube::new(u64::from(d)).map_err(|e| EXPERIMENT.error(e))?)
         .map_err(|e| EXPERIMENT.error(e))?;
-    let n = 1u32 << d;
     let lambda = rho / p;
     let mut rng = Pcg64::seed_from_u64(seed);
-    let mut injections = Vec::new();
-    for slot in 0..horizon {
-        for x in 0..n {
-            for _ in 0..poisson(&mut rng, lambda) {
-                let mut z = x;
-                for b in 0..d {
-                    if rng.random::<f64>() < p {
-                        z ^= 1 << b;
-                    }
-                }
-                injections.push(Injection {
-                    src: x,
-                    dst: z,
-                    release: slot,
-                });
-            }
-        }
-    }
+    let injections = slotted_bitflip_arrivals(d, lambda, p, horizon, &mut rng);
     let config = PacketConfig::output_queued_unit(ScanPolicy::RoundRobin);
     let r = simulate(&net, &injections, &config, rng.random()).map_err(|e| EXPERIMENT.error(e))?;
     if !r.finished() {

@@ -11,27 +11,15 @@
 //! caps it), so the last measured packets meet the traffic generated after them.
 
 use fatnet_online::greedy_cube::GreedyNetwork;
-use fatnet_online::packet::{Injection, PacketConfig, PacketNet, ScanPolicy, simulate};
+use fatnet_online::packet::{
+    PacketConfig, PacketNet, ScanPolicy, simulate, slotted_bitflip_arrivals,
+};
 use fatnet_online::slotted_cube::{self, SlottedConfig, SlottedScheme};
 use fatnet_topology::{Butterfly, Hypercube};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
 
 use crate::two_sample::{Comparison, compare};
-
-/// A Poisson(`mean`) draw by inversion (as `fatnet-repro`'s greedy table draws).
-fn poisson<R: Rng>(rng: &mut R, mean: f64) -> u32 {
-    let mut k = 0;
-    let mut p = (-mean).exp();
-    let mut cdf = p;
-    let u: f64 = rng.random();
-    while u > cdf && k < 10_000 {
-        k += 1;
-        p *= mean / f64::from(k);
-        cdf += p;
-    }
-    k
-}
 
 #[derive(Debug, Clone, Copy)]
 struct Case {
@@ -55,26 +43,8 @@ fn engine_mean_delay(c: Case, seed: u64) -> f64 {
         GreedyNetwork::Butterfly => PacketNet::new(Butterfly::new(u64::from(c.d)).unwrap()),
     }
     .unwrap();
-    let n = 1u32 << c.d;
     let mut rng = Pcg64::seed_from_u64(seed);
-    let mut injections = Vec::new();
-    for slot in 0..2 * c.horizon {
-        for x in 0..n {
-            for _ in 0..poisson(&mut rng, c.lambda) {
-                let mut z = x;
-                for b in 0..c.d {
-                    if rng.random::<f64>() < c.p {
-                        z ^= 1 << b;
-                    }
-                }
-                injections.push(Injection {
-                    src: x,
-                    dst: z,
-                    release: slot,
-                });
-            }
-        }
-    }
+    let injections = slotted_bitflip_arrivals(c.d, c.lambda, c.p, 2 * c.horizon, &mut rng);
     let config = PacketConfig::output_queued_unit(ScanPolicy::RoundRobin);
     let r = simulate(&net, &injections, &config, rng.random()).unwrap();
     assert!(r.finished(), "{c:?}: {:?}", r.outcome);

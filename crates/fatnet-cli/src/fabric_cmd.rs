@@ -6,14 +6,13 @@
 
 use std::fmt::Write as _;
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use anyhow::{Context, Result, bail};
-use clap::{Args, Subcommand, ValueEnum};
+use clap::{Args, Subcommand};
 use fatnet::fabric::export::{folded_clos_net, kary_ntree_net};
 use fatnet::fabric::{
-    Fabric, FabricError, LineReport, PortId, RouteFault, analyze, flitsim, ibdm, ibnetdiscover,
-    opensm, read_text,
+    Fabric, FabricFiles, FabricFormat, LoadedFabric, PortId, RouteFault, analyze,
 };
 use fatnet::topology::{FoldedClos, KAryNTree, TopologySpec};
 use serde::Serialize;
@@ -67,7 +66,7 @@ enum FabricCommand {
     #[command(after_help = FABRIC_HELP)]
     Check {
         #[command(flatten)]
-        files: FabricFiles,
+        files: FabricFileArgs,
         /// Print JSON instead of text.
         #[arg(long)]
         json: bool,
@@ -78,7 +77,7 @@ enum FabricCommand {
     #[command(after_help = format!("{FABRIC_HELP}\n\n{}", crate::TRAFFIC_GRAMMAR))]
     Load {
         #[command(flatten)]
-        files: FabricFiles,
+        files: FabricFileArgs,
         /// The traffic: a pattern or `file:PATH` (processors = the CAs, in CA order).
         #[arg(long, short)]
         traffic: String,
@@ -136,218 +135,35 @@ const MAX_SWITCH_PORTS: u32 = 254;
 const MAX_LIDS: u64 = 0xBFFF;
 
 #[derive(Args, Debug)]
-struct FabricFiles {
-    /// The topology file (`.ned`, `.topo` or an `ibnetdiscover` dump).
+struct FabricFileArgs {
+    /// The topology file (`.ned`, `.topo`, an `ibnetdiscover` dump, `opensm-subnet.lst` or an
+    /// OpenSM dump folder).
     topology: PathBuf,
-    /// The forwarding tables (`.fdbs` for flitsim; its index is `<ROUTES>.ini`).
+    /// The forwarding tables (`.fdbs` for flitsim, its index is `<ROUTES>.ini`; a dump folder
+    /// or table file for opensm).
     #[arg(long)]
     routes: Option<PathBuf>,
     /// A CA-order file (`ftree.hcas`: `NAME/PORT LID` per line).
     #[arg(long)]
     ca_order: Option<PathBuf>,
     /// The topology format.
-    #[arg(long, value_enum, default_value_t = FormatArg::Auto)]
-    format: FormatArg,
+    #[arg(long, value_enum, default_value_t = FabricFormat::Auto)]
+    format: FabricFormat,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-enum FormatArg {
-    /// By extension: `.ned` flitsim, `.topo` ibdm, else ibnetdiscover.
-    Auto,
-    /// infiniband-diags `ibnetdiscover` output.
-    Ibnetdiscover,
-    /// ibdm `.topo`.
-    Ibdm,
-    /// ib_flit_sim `.ned` (+ `.fdbs`, `.fdbs.ini`, `ftree.hcas`).
-    Flitsim,
-    /// OpenSM dumps: `opensm-subnet.lst` (+ `opensm-lfts.dump`, ftree CA order).
-    Opensm,
-}
-
-impl FormatArg {
-    fn resolve(self, path: &Path) -> Self {
-        match self {
-            FormatArg::Auto => {
-                if path.is_dir() || path.file_name().and_then(|n| n.to_str()) == Some(SUBNET_LST) {
-                    return FormatArg::Opensm;
-                }
-                match path.extension().and_then(|e| e.to_str()) {
-                    Some("ned") => FormatArg::Flitsim,
-                    Some("topo") => FormatArg::Ibdm,
-                    _ => FormatArg::Ibnetdiscover,
-                }
-            }
-            f => f,
-        }
-    }
-
-    fn name(self) -> &'static str {
-        match self {
-            FormatArg::Auto => "auto",
-            FormatArg::Ibnetdiscover => "ibnetdiscover",
-            FormatArg::Ibdm => "ibdm",
-            FormatArg::Flitsim => "flitsim",
-            FormatArg::Opensm => "opensm",
+impl FabricFileArgs {
+    fn files(&self) -> FabricFiles {
+        FabricFiles {
+            fabric: self.topology.clone(),
+            routes: self.routes.clone(),
+            ca_order: self.ca_order.clone(),
+            format: self.format,
         }
     }
 }
 
-const SUBNET_LST: &str = "opensm-subnet.lst";
-const LFTS_DUMP: &str = "opensm-lfts.dump";
-const FDBS: &str = "opensm.fdbs";
-const FTREE_CA_ORDER: &str = "opensm-ftree-ca-order.dump";
-
-/// A fabric as read, with what was read.
-struct Loaded {
-    fabric: Fabric,
-    format: FormatArg,
-    /// The tables read, if any.
-    routes: Option<String>,
-    ca_order: Option<String>,
-    unrecognised: usize,
-}
-
-fn read(path: &Path) -> Result<(String, String), FabricError> {
-    let name = path.display().to_string();
-    Ok((name, read_text(path)?))
-}
-
-fn load(files: &FabricFiles) -> Result<Loaded> {
-    let format = files.format.resolve(&files.topology);
-    if format == FormatArg::Opensm {
-        return load_opensm(files);
-    }
-    if files.topology.is_dir() {
-        bail!(
-            "{} is a folder: only --format opensm reads a dump folder",
-            files.topology.display()
-        );
-    }
-    let (topo_name, topo) = read(&files.topology)?;
-    let mut reports: Vec<LineReport> = Vec::new();
-    let mut fabric = match format {
-        FormatArg::Flitsim => {
-            let (f, r) = flitsim::parse_ned(&topo, &topo_name)?;
-            reports.push(r);
-            f
-        }
-        FormatArg::Ibdm => {
-            let (f, r) = ibdm::parse(&topo, &topo_name, &ibdm::IbdmOptions::default())?;
-            reports.push(r);
-            f
-        }
-        FormatArg::Ibnetdiscover | FormatArg::Auto | FormatArg::Opensm => {
-            let (f, r) = ibnetdiscover::parse(&topo, &topo_name)?;
-            reports.push(r);
-            f
-        }
-    };
-    let mut ca_order_file = files.ca_order.clone();
-    if let Some(routes) = &files.routes {
-        if format != FormatArg::Flitsim {
-            bail!(
-                "--routes is read for --format flitsim (.fdbs + .fdbs.ini) and opensm (a dump folder) only so far, not for {}",
-                format.name()
-            );
-        }
-        let (fdbs_name, fdbs) = read(routes)?;
-        let mut ini_path = routes.clone().into_os_string();
-        ini_path.push(".ini");
-        let (ini_name, ini) = read(Path::new(&ini_path))?;
-        let (tables, r1) = flitsim::parse_fdbs(&fdbs, &fdbs_name)?;
-        let (index, r2) = flitsim::parse_fdbs_ini(&ini, &ini_name)?;
-        reports.extend([r1, r2]);
-        fabric = flitsim::attach_tables(fabric, &tables, &index, &ini_name)?;
-        if ca_order_file.is_none() {
-            let beside = routes.with_file_name("ftree.hcas");
-            if beside.is_file() {
-                ca_order_file = Some(beside);
-            }
-        }
-    }
-    let mut ca_order = None;
-    if let Some(path) = &ca_order_file {
-        let (name, text) = read(path)?;
-        let (f, r) = flitsim::apply_ca_order(fabric, &text, &name)?;
-        fabric = f;
-        reports.push(r);
-        ca_order = Some(name);
-    }
-    Ok(Loaded {
-        fabric,
-        format,
-        routes: files.routes.as_ref().map(|p| p.display().to_string()),
-        ca_order,
-        unrecognised: reports.iter().map(LineReport::unrecognised_count).sum(),
-    })
-}
-
-/// `--format opensm`: the subnet from `opensm-subnet.lst` (TOPOLOGY, or in the TOPOLOGY
-/// folder), the tables from `--routes` (a folder's `opensm-lfts.dump`, or a table file), the
-/// CA order from `--ca-order` or the ftree engine's dump beside the tables.
-fn load_opensm(files: &FabricFiles) -> Result<Loaded> {
-    let topo_dir = files.topology.is_dir();
-    let lst = if topo_dir {
-        files.topology.join(SUBNET_LST)
-    } else {
-        files.topology.clone()
-    };
-    let (name, text) = read(&lst)?;
-    let (mut fabric, r) = opensm::parse_subnet_lst(&text, &name)?;
-    if fabric.node_count() == 0 {
-        bail!(
-            "{name}: no port records ({} lines of no known shape): is this an {SUBNET_LST}?",
-            r.unrecognised_count()
-        );
-    }
-    let mut reports = vec![r];
-    let routes = files.routes.clone().or_else(|| {
-        (topo_dir && files.topology.join(LFTS_DUMP).is_file()).then(|| files.topology.clone())
-    });
-    let mut ca_order_file = files.ca_order.clone();
-    let mut routes_name = None;
-    if let Some(routes) = &routes {
-        let (table_file, folder) = if routes.is_dir() {
-            (routes.join(LFTS_DUMP), routes.clone())
-        } else {
-            let folder = match routes.parent() {
-                Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-                _ => PathBuf::from("."),
-            };
-            (routes.clone(), folder)
-        };
-        let (tname, ttext) = read(&table_file)?;
-        let (tables, r) = if table_file.file_name().and_then(|n| n.to_str()) == Some(FDBS) {
-            opensm::parse_fdbs(&ttext, &tname)?
-        } else {
-            opensm::parse_lfts(&ttext, &tname)?
-        };
-        reports.push(r);
-        fabric = opensm::attach_tables(fabric, &tables, &tname)?;
-        routes_name = Some(tname);
-        if ca_order_file.is_none() {
-            let beside = folder.join(FTREE_CA_ORDER);
-            // OpenSM leaves the file empty when another engine routed.
-            if beside.is_file() && !read(&beside)?.1.trim().is_empty() {
-                ca_order_file = Some(beside);
-            }
-        }
-    }
-    let mut ca_order = None;
-    if let Some(path) = &ca_order_file {
-        let (name, text) = read(path)?;
-        let (f, r) = opensm::apply_ca_order(fabric, &text, &name)?;
-        fabric = f;
-        reports.push(r);
-        ca_order = Some(name);
-    }
-    Ok(Loaded {
-        fabric,
-        format: FormatArg::Opensm,
-        routes: routes_name,
-        ca_order,
-        unrecognised: reports.iter().map(LineReport::unrecognised_count).sum(),
-    })
+fn load(files: &FabricFileArgs) -> Result<LoadedFabric> {
+    Ok(files.files().load()?)
 }
 
 /// `fatnet fabric export`: the net file of a folded Clos or k-ary n-tree spec.
@@ -484,7 +300,7 @@ fn fault_text(f: &Fabric, fault: RouteFault) -> String {
     }
 }
 
-fn check(files: &FabricFiles, json: bool) -> Result<String> {
+fn check(files: &FabricFileArgs, json: bool) -> Result<String> {
     let l = load(files)?;
     let f = &l.fabric;
     let ca = |i: u32| f.node(f.ca_order()[i as usize]).name().to_owned();
@@ -670,7 +486,7 @@ struct LoadJson {
 }
 
 fn load_cmd(
-    files: &FabricFiles,
+    files: &FabricFileArgs,
     traffic: &str,
     seed: u64,
     top: usize,

@@ -145,6 +145,31 @@ pub enum FabricError {
         /// Why the route stops.
         fault: crate::RouteFault,
     },
+    /// Something a format cannot read: forwarding tables of a structure-only format, or a
+    /// folder where a format wants a file.
+    #[error(
+        "{file}: {what} cannot be read as {format} (tables: flitsim and opensm; folders: opensm)"
+    )]
+    Unsupported {
+        /// The path given.
+        file: String,
+        /// What it is (`forwarding tables`, `a folder`).
+        what: &'static str,
+        /// The format it would be read as.
+        format: &'static str,
+    },
+    /// A file that has none of the records its format needs.
+    #[error(
+        "{file}: no port records ({unrecognised} lines of no known shape): is this an {expected}?"
+    )]
+    NoRecords {
+        /// The file.
+        file: String,
+        /// Its lines of no known shape.
+        unrecognised: usize,
+        /// The file it should be.
+        expected: &'static str,
+    },
     /// A file ended before a construct it opened was complete.
     #[error("{file}:{line}: unexpected end of file: expected {expected}")]
     UnexpectedEof {

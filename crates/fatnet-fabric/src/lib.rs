@@ -25,6 +25,7 @@ mod clos;
 mod error;
 pub mod export;
 mod fabric;
+mod files;
 pub mod flitsim;
 pub mod ibdm;
 pub mod ibnetdiscover;
@@ -40,6 +41,7 @@ pub use analysis::{
 pub use clos::from_folded_clos;
 pub use error::FabricError;
 pub use fabric::{Endpoint, Fabric, Lft, Link, Node, NodeId, NodeKind, Port, PortId};
+pub use files::{FabricFiles, FabricFormat, LoadedFabric};
 pub use text::{LineReport, read_text};
 pub use topology::FabricTopology;
 pub use trace::{FaultKind, Hop, RouteFault, TraceSummary};

@@ -12,10 +12,12 @@
 //! The crate also owns what every front end needs to run trials reproducibly: the seed
 //! derivation ([`derive_seed`]), the parallel trial [`runner`] and [`write_atomically`].
 
+mod network;
 pub mod packet;
 mod run;
 pub mod runner;
 
+pub use network::Network;
 pub use packet::{
     PacketOptions, PacketRunFile, PacketScenario, PacketSetup, PacketSummary, PacketTrial,
     PreparedPacket,
@@ -116,6 +118,15 @@ pub enum ScenarioError {
         #[source]
         source: fatnet_topology::TopologyError,
     },
+    /// A fabric cannot be read or traced.
+    #[error("cannot read the fabric `{fabric}`")]
+    Fabric {
+        /// The fabric's files.
+        fabric: String,
+        /// Why (boxed: a fabric error is large).
+        #[source]
+        source: Box<fatnet_fabric::FabricError>,
+    },
     /// The traffic does not suit the network.
     #[error("cannot make the traffic `{spec}` on {processors} processors")]
     Traffic {
@@ -130,7 +141,7 @@ pub enum ScenarioError {
     /// The packet engine refused the case or failed.
     #[error("packet simulation on `{topology}`")]
     Packet {
-        /// The topology spec.
+        /// The network.
         topology: String,
         /// Why.
         #[source]

@@ -21,15 +21,14 @@ use std::sync::Arc;
 
 use fatnet_online::packet::{
     FlowControl, MulticastTree, Outcome, PacketConfig, PacketNet, PacketReport, PathPolicy,
-    QueueCapacity, Queueing, ScanOrder, ScanPolicy, SinkModel, batch_trial, delay_unit,
-    multicast_trial,
+    QueueCapacity, Queueing, RouteSource, ScanOrder, ScanPolicy, SinkModel, batch_trial,
+    delay_unit, multicast_trial,
 };
-use fatnet_topology::TopologySpec;
 use fatnet_traffic::{MessageSet, TrafficSpec};
 use serde::{Deserialize, Serialize};
 
 use crate::runner::{RunnerConfig, Summary, try_run_trials_with};
-use crate::{Parameter, RunOptions, ScenarioError, derive_seed};
+use crate::{Network, Parameter, RunOptions, ScenarioError, derive_seed};
 
 /// The confidence level of a [`PacketSummary`]'s intervals: Greenberg and Oh's (Figure 2).
 pub const CONFIDENCE: f64 = 0.99;
@@ -136,13 +135,14 @@ impl PacketOptions {
         }
     }
 
-    /// The engine's configuration on a network of `processors`, with every default applied:
+    /// The engine's configuration on a network of `processors` whose routes come from
+    /// `routes`, with every default applied:
     ///
     /// | option | default |
     /// |---|---|
     /// | queueing | input |
     /// | flow | worm; store with output queueing |
-    /// | path | rp |
+    /// | path | rp; std on a fabric ([`RouteSource::TopologyPaths`]) |
     /// | scan | rr; prio's range `⌈log₂ N⌉` (Figure 2's `R`) |
     /// | flits | 32 (Table I) |
     /// | queue | 2 flits for worm and split, 1 packet for store (Table I); unbounded with output queueing |
@@ -153,11 +153,17 @@ impl PacketOptions {
     /// # Errors
     ///
     /// [`ScenarioError::Requires`] for a priority range without the prio scan;
-    /// [`ScenarioError::OutOfRange`] for a delay or priority range of 0;
+    /// [`ScenarioError::OutOfRange`] for a delay or priority range of 0, and for a path
+    /// policy other than std on a fabric (its forwarding tables give one route per pair, so
+    /// a policy that would choose is refused rather than reported as if it had);
     /// [`ScenarioError::Options`] for what the engine refuses
     /// ([`PacketConfig::validate`]: flits outside 1..=65535, output queueing with other than
     /// store-and-forward, unbounded queues and immediate sinks, ...).
-    pub fn resolve(&self, processors: u32) -> Result<PacketSetup, ScenarioError> {
+    pub fn resolve(
+        &self,
+        processors: u32,
+        routes: RouteSource,
+    ) -> Result<PacketSetup, ScenarioError> {
         let output = self.queueing == Some(Queueing::Output);
         let flow = self.flow.unwrap_or(if output {
             FlowControl::StoreAndForward
@@ -187,6 +193,17 @@ impl PacketOptions {
                 expected: "at least 1 (1: no initial delays)",
             });
         }
+        let path = match (routes, self.path) {
+            (RouteSource::ShortestPaths, path) => path.unwrap_or(PathPolicy::Random),
+            (RouteSource::TopologyPaths, None | Some(PathPolicy::Standard)) => PathPolicy::Standard,
+            (RouteSource::TopologyPaths, Some(other)) => {
+                return Err(ScenarioError::OutOfRange {
+                    param: Parameter::Path,
+                    value: other.to_string(),
+                    expected: "std on a fabric (its forwarding tables choose every route)",
+                });
+            }
+        };
         let range = self
             .priority_range
             .unwrap_or_else(|| processors.max(2).next_power_of_two().ilog2());
@@ -194,7 +211,7 @@ impl PacketOptions {
         let config = PacketConfig {
             queueing: self.queueing.unwrap_or(Queueing::Input),
             flow,
-            path: self.path.unwrap_or(PathPolicy::Random),
+            path,
             scan: ScanPolicy::new(scan, range),
             flits: self.flits.unwrap_or(32),
             queue: self.queue.unwrap_or(match flow {
@@ -221,9 +238,8 @@ impl PacketOptions {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PacketScenario {
-    /// The network (its spec string in files).
-    #[serde(with = "as_text")]
-    pub topology: TopologySpec,
+    /// The network: a spec string, or a fabric's files, in files.
+    pub topology: Network,
     /// The traffic: a pattern, a file, or a broadcast (its spec string in files).
     #[serde(with = "as_text")]
     pub traffic: TrafficSpec,
@@ -268,7 +284,7 @@ enum Source {
 /// A scenario ready to run trials: network built, options resolved, traffic checked.
 #[derive(Debug)]
 pub struct PreparedPacket {
-    topology: TopologySpec,
+    topology: Network,
     traffic: TrafficSpec,
     net: Arc<PacketNet>,
     setup: PacketSetup,
@@ -283,19 +299,12 @@ impl PacketScenario {
     ///
     /// # Errors
     ///
-    /// [`ScenarioError::Topology`], [`ScenarioError::Traffic`] and [`ScenarioError::Packet`]
+    /// [`ScenarioError::Topology`] and [`ScenarioError::Fabric`] (the network cannot be built or
+    /// read), [`ScenarioError::Traffic`] and [`ScenarioError::Packet`]
     /// (the engine refuses the network or a broadcast tree), and those of
     /// [`PacketOptions::resolve`].
     pub fn prepare(&self, seed: u64) -> Result<PreparedPacket, ScenarioError> {
-        let spec = &self.topology;
-        let topology = spec.build().map_err(|source| ScenarioError::Topology {
-            spec: spec.to_string(),
-            source,
-        })?;
-        let net = PacketNet::new(topology).map_err(|source| ScenarioError::Packet {
-            topology: spec.to_string(),
-            source,
-        })?;
+        let net = self.topology.packet_net()?;
         self.prepare_on(Arc::new(net), seed)
     }
 
@@ -316,7 +325,7 @@ impl PacketScenario {
             topology: spec.to_string(),
             source,
         };
-        let setup = self.options.resolve(processors)?;
+        let setup = self.options.resolve(processors, net.routes())?;
         let traffic_error = |source| ScenarioError::Traffic {
             spec: self.traffic.to_string(),
             processors,
@@ -388,8 +397,8 @@ impl PreparedPacket {
         &self.setup
     }
 
-    /// The topology spec.
-    pub fn topology(&self) -> &TopologySpec {
+    /// The network.
+    pub fn topology(&self) -> &Network {
         &self.topology
     }
 
@@ -473,8 +482,8 @@ impl PreparedPacket {
 /// define them).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct PacketSummary {
-    /// The topology, canonical.
-    pub topology: String,
+    /// The network: the topology spec, canonical, or the fabric's files.
+    pub topology: Network,
     /// The traffic, canonical.
     pub traffic: String,
     /// Whether each trial drew its own instance.
@@ -581,7 +590,7 @@ impl PacketSummary {
             mean_ci(done.iter().map(|r| f64::from(r.congestion)).collect());
         let (mean_queued, _) = mean_ci(done.iter().map(|r| r.mean_queued).collect());
         PacketSummary {
-            topology: prepared.topology.to_string(),
+            topology: prepared.topology.clone(),
             traffic: prepared.traffic.to_string(),
             traffic_per_trial: prepared.traffic_per_trial(),
             queueing: config.queueing,
@@ -632,8 +641,8 @@ impl PacketSummary {
 #[serde(deny_unknown_fields)]
 pub struct PacketRunFile {
     /// The network.
-    #[serde(default, with = "opt_text")]
-    pub topology: Option<TopologySpec>,
+    #[serde(default)]
+    pub topology: Option<Network>,
     /// The traffic.
     #[serde(default, with = "opt_text")]
     pub traffic: Option<TrafficSpec>,

@@ -11,4 +11,5 @@ mod route;
 mod same_case;
 mod schedule;
 mod simulate;
+mod simulate_fabric;
 mod sweep;

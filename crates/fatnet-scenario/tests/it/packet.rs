@@ -1,8 +1,8 @@
 //! Packet scenarios: options, defaults, refusals, files, trials.
 
 use fatnet_online::packet::{
-    FlowControl, PacketConfig, QueueCapacity, Queueing, ScanOrder, ScanPolicy, SinkModel,
-    batch_trial,
+    FlowControl, PacketConfig, QueueCapacity, Queueing, RouteSource, ScanOrder, ScanPolicy,
+    SinkModel, batch_trial,
 };
 use fatnet_scenario::{
     PacketOptions, PacketRunFile, PacketScenario, Parameter, RunOptions, ScenarioError, derive_seed,
@@ -10,19 +10,27 @@ use fatnet_scenario::{
 
 #[test]
 fn defaults_are_table_one_and_follow_the_flow_and_the_queueing() {
-    let worm = PacketOptions::default().resolve(1024).unwrap();
+    let worm = PacketOptions::default()
+        .resolve(1024, RouteSource::ShortestPaths)
+        .unwrap();
     assert_eq!(worm.config, PacketConfig::worm());
     assert_eq!(worm.delay, 1);
     let store = PacketOptions {
         flow: Some(FlowControl::StoreAndForward),
         ..PacketOptions::default()
     };
-    assert_eq!(store.resolve(1024).unwrap().config, PacketConfig::store());
+    assert_eq!(
+        store
+            .resolve(1024, RouteSource::ShortestPaths)
+            .unwrap()
+            .config,
+        PacketConfig::store()
+    );
     let output = PacketOptions {
         queueing: Some(Queueing::Output),
         ..PacketOptions::default()
     }
-    .resolve(64)
+    .resolve(64, RouteSource::ShortestPaths)
     .unwrap()
     .config;
     assert_eq!(output.flow, FlowControl::StoreAndForward);
@@ -34,7 +42,10 @@ fn defaults_are_table_one_and_follow_the_flow_and_the_queueing() {
     };
     // Figure 2's R = ceil(log2 N).
     assert_eq!(
-        prio.resolve(1000).unwrap().config.scan,
+        prio.resolve(1000, RouteSource::ShortestPaths)
+            .unwrap()
+            .config
+            .scan,
         ScanPolicy::RandomPriority { range: 10 }
     );
 }
@@ -45,7 +56,9 @@ fn refusals_name_their_parameters() {
         priority_range: Some(4),
         ..PacketOptions::default()
     };
-    let e = range_without_prio.resolve(16).unwrap_err();
+    let e = range_without_prio
+        .resolve(16, RouteSource::ShortestPaths)
+        .unwrap_err();
     assert!(matches!(
         e,
         ScenarioError::Requires {
@@ -63,7 +76,7 @@ fn refusals_name_their_parameters() {
         ..PacketOptions::default()
     };
     assert!(matches!(
-        zero_delay.resolve(16),
+        zero_delay.resolve(16, RouteSource::ShortestPaths),
         Err(ScenarioError::OutOfRange {
             param: Parameter::Delay,
             ..
@@ -75,7 +88,7 @@ fn refusals_name_their_parameters() {
         ..PacketOptions::default()
     };
     assert!(matches!(
-        output_worm.resolve(16),
+        output_worm.resolve(16, RouteSource::ShortestPaths),
         Err(ScenarioError::Options { .. })
     ));
     assert!(matches!(
@@ -185,4 +198,74 @@ fn file_errors_have_the_line_of_the_key() {
     assert!(matches!(e, ScenarioError::File { line: 2, .. }), "{e}");
     let e = PacketRunFile::parse("trials = \n").unwrap_err();
     assert!(matches!(e, ScenarioError::File { line: 1, .. }), "{e}");
+}
+
+#[test]
+fn on_a_fabric_the_path_is_the_tables() {
+    let fabric = RouteSource::TopologyPaths;
+    let setup = PacketOptions::default().resolve(32, fabric).unwrap();
+    assert_eq!(
+        setup.config.path,
+        fatnet_online::packet::PathPolicy::Standard
+    );
+    let std = PacketOptions {
+        path: Some(fatnet_online::packet::PathPolicy::Standard),
+        ..PacketOptions::default()
+    };
+    assert_eq!(std.resolve(32, fabric).unwrap().config, setup.config);
+    for policy in ["fp", "rp", "gp", "dor"] {
+        let chosen = PacketOptions {
+            path: Some(policy.parse().unwrap()),
+            ..PacketOptions::default()
+        };
+        let e = chosen.resolve(32, fabric).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                ScenarioError::OutOfRange {
+                    param: Parameter::Path,
+                    ..
+                }
+            ),
+            "{policy}: {e}"
+        );
+        // On a built-in topology every policy is allowed.
+        assert_eq!(
+            chosen
+                .resolve(32, RouteSource::ShortestPaths)
+                .unwrap()
+                .config
+                .path,
+            policy.parse().unwrap()
+        );
+    }
+}
+
+#[test]
+fn a_network_is_a_spec_string_or_a_fabric_table() {
+    use fatnet_scenario::Network;
+    let file: PacketRunFile =
+        PacketRunFile::parse("topology = { fabric = \"a.ned\", routes = \"a.fdbs\" }\n").unwrap();
+    let Some(Network::Fabric(files)) = &file.topology else {
+        panic!("{:?}", file.topology)
+    };
+    assert_eq!(files.fabric, std::path::PathBuf::from("a.ned"));
+    assert_eq!(
+        files.routes.as_deref(),
+        Some(std::path::Path::new("a.fdbs"))
+    );
+    let spec = PacketRunFile::parse("topology = \"bft:n=64\"\n").unwrap();
+    assert_eq!(spec.topology, Some("bft:n=64".parse().unwrap()));
+    // A bad spec keeps its own message; an unknown fabric key is named, at its line.
+    let e = PacketRunFile::parse("trials = 2\ntopology = \"nosuch:n=1\"\n").unwrap_err();
+    assert!(e.to_string().starts_with("line 2"), "{e}");
+    assert!(e.to_string().contains("nosuch"), "{e}");
+    let e =
+        PacketRunFile::parse("topology = { fabric = \"a.ned\", tables = \"x\" }\n").unwrap_err();
+    assert!(e.to_string().contains("tables"), "{e}");
+    // Round trip through JSON: a string, or the table.
+    for network in [spec.topology.unwrap(), Network::Fabric(files.clone())] {
+        let json = serde_json::to_string(&network).unwrap();
+        assert_eq!(serde_json::from_str::<Network>(&json).unwrap(), network);
+    }
 }

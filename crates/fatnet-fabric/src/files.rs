@@ -1,0 +1,284 @@
+//! A fabric on disk: which files describe it and how they are read.
+//!
+//! **Key design decision: one loader for every front end.** `fatnet fabric check|load`,
+//! `fatnet simulate --fabric` and sweep or config files name a fabric by the same
+//! [`FabricFiles`] (a topology file, optional forwarding tables, an optional CA order and a
+//! [`FabricFormat`]), and [`FabricFiles::load`] is the only place that knows which reader a
+//! format needs, where the side files are looked for and what a format cannot read.
+//!
+//! Where the side files are looked for (the conventions of the tools that write them):
+//! - ib_flit_sim: the tables' switch index is `<ROUTES>.ini` (the `.fdbs.ini` beside the
+//!   `.fdbs`); the CA order is `ftree.hcas` beside the `.fdbs` when present.
+//! - OpenSM: the topology is `opensm-subnet.lst`, or a dump folder holding it; the tables are
+//!   a folder's `opensm-lfts.dump` or a table file (`opensm-lfts.dump`, `ibroute`/`dump_fts`
+//!   output, or `opensm.fdbs`), by default the topology folder's when it has one; the CA order
+//!   is `opensm-ftree-ca-order.dump` beside the tables when present and not empty (OpenSM
+//!   leaves it empty when an engine other than ftree routed).
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::{Fabric, FabricError, LineReport, flitsim, ibdm, ibnetdiscover, opensm, read_text};
+
+fatnet_topology::named_options! {
+    /// The format of a fabric's files.
+    pub enum FabricFormat("fabric format") {
+        /// By the path: a folder or `opensm-subnet.lst` is opensm, `.ned` flitsim, `.topo`
+        /// ibdm, anything else ibnetdiscover.
+        Auto = "auto",
+        /// infiniband-diags `ibnetdiscover` output (structure only).
+        Ibnetdiscover = "ibnetdiscover",
+        /// ibdm `.topo` system file (structure only).
+        Ibdm = "ibdm",
+        /// ib_flit_sim `.ned` (+ `.fdbs`, `.fdbs.ini`, `ftree.hcas`).
+        Flitsim = "flitsim",
+        /// OpenSM dumps: `opensm-subnet.lst` (+ `opensm-lfts.dump`, the ftree CA order).
+        Opensm = "opensm",
+    }
+}
+
+/// OpenSM's subnet dump.
+pub const SUBNET_LST: &str = "opensm-subnet.lst";
+/// OpenSM's linear forwarding tables dump.
+pub const LFTS_DUMP: &str = "opensm-lfts.dump";
+/// OpenSM's forwarding tables in `opensm.fdbs` form.
+pub const FDBS: &str = "opensm.fdbs";
+/// OpenSM's ftree engine's CA order.
+pub const FTREE_CA_ORDER: &str = "opensm-ftree-ca-order.dump";
+
+// `named_options!` takes only doc attributes on variants, so `#[default]` cannot be derived.
+#[allow(clippy::derivable_impls)]
+impl Default for FabricFormat {
+    fn default() -> Self {
+        FabricFormat::Auto
+    }
+}
+
+impl FabricFormat {
+    /// The format `self` means for `path`: [`FabricFormat::Auto`] decided by the path, any
+    /// other format itself.
+    #[must_use]
+    pub fn resolve(self, path: &Path) -> FabricFormat {
+        if self != FabricFormat::Auto {
+            return self;
+        }
+        if path.is_dir() || path.file_name().and_then(|n| n.to_str()) == Some(SUBNET_LST) {
+            return FabricFormat::Opensm;
+        }
+        match path.extension().and_then(|e| e.to_str()) {
+            Some("ned") => FabricFormat::Flitsim,
+            Some("topo") => FabricFormat::Ibdm,
+            _ => FabricFormat::Ibnetdiscover,
+        }
+    }
+}
+
+/// The files of a fabric. In TOML: `{ fabric = "is4.ned", routes = "is4.fdbs" }`; relative
+/// paths are relative to the working directory.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FabricFiles {
+    /// The topology file (`.ned`, `.topo`, an `ibnetdiscover` dump, `opensm-subnet.lst` or an
+    /// OpenSM dump folder).
+    pub fabric: PathBuf,
+    /// The forwarding tables (flitsim: the `.fdbs`; opensm: a dump folder or a table file).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub routes: Option<PathBuf>,
+    /// A CA-order file (flitsim `ftree.hcas`, OpenSM's ftree CA-order dump).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ca_order: Option<PathBuf>,
+    /// The format of the files.
+    #[serde(default, skip_serializing_if = "is_auto")]
+    pub format: FabricFormat,
+}
+
+fn is_auto(format: &FabricFormat) -> bool {
+    *format == FabricFormat::Auto
+}
+
+/// A fabric as read, with what was read.
+#[derive(Clone, Debug)]
+pub struct LoadedFabric {
+    /// The fabric, with its tables and CA order when given.
+    pub fabric: Fabric,
+    /// The format read (never [`FabricFormat::Auto`]).
+    pub format: FabricFormat,
+    /// The table file read, if any.
+    pub routes: Option<String>,
+    /// The CA-order file read, if any.
+    pub ca_order: Option<String>,
+    /// Lines of no known shape, over all files read.
+    pub unrecognised: usize,
+}
+
+fn read(path: &Path) -> Result<(String, String), FabricError> {
+    let name = path.display().to_string();
+    let text = read_text(path)?;
+    Ok((name, text))
+}
+
+impl FabricFiles {
+    /// The files of a fabric of unknown format with no side files.
+    pub fn new(fabric: impl Into<PathBuf>) -> FabricFiles {
+        FabricFiles {
+            fabric: fabric.into(),
+            routes: None,
+            ca_order: None,
+            format: FabricFormat::Auto,
+        }
+    }
+
+    /// Reads the fabric, its tables and its CA order (see the [module documentation](self)
+    /// for where side files are looked for).
+    ///
+    /// # Errors
+    ///
+    /// The errors of the readers; [`FabricError::Unsupported`] for tables of a format whose
+    /// tables are not read, or a folder of a format other than opensm;
+    /// [`FabricError::NoRecords`] for an OpenSM subnet file with no port records.
+    pub fn load(&self) -> Result<LoadedFabric, FabricError> {
+        let format = self.format.resolve(&self.fabric);
+        if format == FabricFormat::Opensm {
+            return self.load_opensm();
+        }
+        let name = self.fabric.display().to_string();
+        if self.fabric.is_dir() {
+            return Err(FabricError::Unsupported {
+                file: name,
+                what: "a folder",
+                format: format.name(),
+            });
+        }
+        let (topo_name, topo) = read(&self.fabric)?;
+        let mut reports: Vec<LineReport> = Vec::new();
+        let (mut fabric, r) = match format {
+            FabricFormat::Flitsim => flitsim::parse_ned(&topo, &topo_name)?,
+            FabricFormat::Ibdm => ibdm::parse(&topo, &topo_name, &ibdm::IbdmOptions::default())?,
+            _ => ibnetdiscover::parse(&topo, &topo_name)?,
+        };
+        reports.push(r);
+        let mut ca_order_file = self.ca_order.clone();
+        if let Some(routes) = &self.routes {
+            if format != FabricFormat::Flitsim {
+                return Err(FabricError::Unsupported {
+                    file: routes.display().to_string(),
+                    what: "forwarding tables",
+                    format: format.name(),
+                });
+            }
+            let (fdbs_name, fdbs) = read(routes)?;
+            let mut ini_path = routes.clone().into_os_string();
+            ini_path.push(".ini");
+            let (ini_name, ini) = read(Path::new(&ini_path))?;
+            let (tables, r1) = flitsim::parse_fdbs(&fdbs, &fdbs_name)?;
+            let (index, r2) = flitsim::parse_fdbs_ini(&ini, &ini_name)?;
+            reports.extend([r1, r2]);
+            fabric = flitsim::attach_tables(fabric, &tables, &index, &ini_name)?;
+            if ca_order_file.is_none() {
+                let beside = routes.with_file_name("ftree.hcas");
+                if beside.is_file() {
+                    ca_order_file = Some(beside);
+                }
+            }
+        }
+        let mut ca_order = None;
+        if let Some(path) = &ca_order_file {
+            let (name, text) = read(path)?;
+            let (f, r) = flitsim::apply_ca_order(fabric, &text, &name)?;
+            fabric = f;
+            reports.push(r);
+            ca_order = Some(name);
+        }
+        Ok(LoadedFabric {
+            fabric,
+            format,
+            routes: self.routes.as_ref().map(|p| p.display().to_string()),
+            ca_order,
+            unrecognised: reports.iter().map(LineReport::unrecognised_count).sum(),
+        })
+    }
+
+    fn load_opensm(&self) -> Result<LoadedFabric, FabricError> {
+        let topo_dir = self.fabric.is_dir();
+        let lst = if topo_dir {
+            self.fabric.join(SUBNET_LST)
+        } else {
+            self.fabric.clone()
+        };
+        let (name, text) = read(&lst)?;
+        let (mut fabric, r) = opensm::parse_subnet_lst(&text, &name)?;
+        if fabric.node_count() == 0 {
+            return Err(FabricError::NoRecords {
+                file: name,
+                unrecognised: r.unrecognised_count(),
+                expected: SUBNET_LST,
+            });
+        }
+        let mut reports = vec![r];
+        let routes = self.routes.clone().or_else(|| {
+            (topo_dir && self.fabric.join(LFTS_DUMP).is_file()).then(|| self.fabric.clone())
+        });
+        let mut ca_order_file = self.ca_order.clone();
+        let mut routes_name = None;
+        if let Some(routes) = &routes {
+            let (table_file, folder) = if routes.is_dir() {
+                (routes.join(LFTS_DUMP), routes.clone())
+            } else {
+                let folder = match routes.parent() {
+                    Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+                    _ => PathBuf::from("."),
+                };
+                (routes.clone(), folder)
+            };
+            let (tname, ttext) = read(&table_file)?;
+            let (tables, r) = if table_file.file_name().and_then(|n| n.to_str()) == Some(FDBS) {
+                opensm::parse_fdbs(&ttext, &tname)?
+            } else {
+                opensm::parse_lfts(&ttext, &tname)?
+            };
+            reports.push(r);
+            fabric = opensm::attach_tables(fabric, &tables, &tname)?;
+            routes_name = Some(tname);
+            if ca_order_file.is_none() {
+                let beside = folder.join(FTREE_CA_ORDER);
+                // OpenSM leaves the file empty when another engine routed.
+                if beside.is_file() && !read(&beside)?.1.trim().is_empty() {
+                    ca_order_file = Some(beside);
+                }
+            }
+        }
+        let mut ca_order = None;
+        if let Some(path) = &ca_order_file {
+            let (name, text) = read(path)?;
+            let (f, r) = opensm::apply_ca_order(fabric, &text, &name)?;
+            fabric = f;
+            reports.push(r);
+            ca_order = Some(name);
+        }
+        Ok(LoadedFabric {
+            fabric,
+            format: FabricFormat::Opensm,
+            routes: routes_name,
+            ca_order,
+            unrecognised: reports.iter().map(LineReport::unrecognised_count).sum(),
+        })
+    }
+}
+
+impl std::fmt::Display for FabricFiles {
+    /// `fabric:PATH`, then `routes=PATH`, `ca_order=PATH` and `format=F` when given.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "fabric:{}", self.fabric.display())?;
+        if let Some(r) = &self.routes {
+            write!(f, " routes={}", r.display())?;
+        }
+        if let Some(c) = &self.ca_order {
+            write!(f, " ca_order={}", c.display())?;
+        }
+        if self.format != FabricFormat::Auto {
+            write!(f, " format={}", self.format)?;
+        }
+        Ok(())
+    }
+}

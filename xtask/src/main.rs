@@ -282,6 +282,11 @@ const LAYERS: &[&str] = &[
     "fatnet-benches",
 ];
 
+/// Dependencies the layering would allow but the design forbids: the simulators take what
+/// they need from the off-line schedulers as data (`PeriodicScheme::from_tree`), so that the
+/// on-line crate stays usable without them.
+const NEVER: &[(&str, &str)] = &[("fatnet-online", "fatnet-offline")];
+
 fn tidy() -> Result<()> {
     let out = Command::new(env!("CARGO"))
         .args(["metadata", "--format-version", "1", "--no-deps"])
@@ -310,6 +315,11 @@ fn tidy() -> Result<()> {
             // dev-dependencies may reach anywhere below (tests use the facade).
             if d["kind"].as_str() == Some("dev") {
                 continue;
+            }
+            if NEVER.contains(&(name, dep)) {
+                problems.push(format!(
+                    "`{name}` depends on `{dep}`, which the design forbids (xtask NEVER)"
+                ));
             }
             if let Some(drank) = LAYERS.iter().position(|l| *l == dep)
                 && drank >= rank

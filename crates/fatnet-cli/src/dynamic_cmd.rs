@@ -706,7 +706,10 @@ fn run_broadcast(
                     scheme.name()
                 );
             }
-            Some(PeriodicScheme::new(d).context("cannot build the multinode broadcast schedule")?)
+            Some(
+                fatnet_scenario::periodic_scheme(d)
+                    .context("cannot build the multinode broadcast schedule")?,
+            )
         }
         _ => None,
     };

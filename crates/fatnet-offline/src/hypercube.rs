@@ -47,10 +47,11 @@ mod slots;
 mod trees;
 
 pub use broadcast::{
-    Contention, KBroadcasts, Ranks, SuffixSums, k_broadcast_lower_bound, k_broadcast_upper_bound,
-    k_broadcasts, multinode_broadcast, multinode_broadcast_a4, multinode_broadcast_a4_bounds,
-    multinode_broadcast_time, randomized_k_broadcasts, ranked_broadcasts, single_node_broadcast,
-    suffix_sums, tree_broadcasts, two_broadcasts,
+    Contention, KBroadcasts, MnbTree, Ranks, SuffixSums, k_broadcast_lower_bound,
+    k_broadcast_upper_bound, k_broadcasts, multinode_broadcast, multinode_broadcast_a4,
+    multinode_broadcast_a4_bounds, multinode_broadcast_time, multinode_broadcast_tree,
+    randomized_k_broadcasts, ranked_broadcasts, single_node_broadcast, suffix_sums,
+    tree_broadcasts, two_broadcasts,
 };
 pub use exchange::{
     Hop, TransmissionTables, exchange_packet, total_exchange, total_exchange_lower_bound,

@@ -7,11 +7,16 @@
 //!
 //! **Key design decision: our MNB stands in for the thesis' trees.** The thesis takes the
 //! trees and the timing of Bertsekas et al.'s optimal MNB (BOSTT91), which it does not give
-//! (notes 002b §6 #13). We use [`fatnet_offline::hypercube::multinode_broadcast`], an optimal
-//! MNB of the same length `P`, verified by [`fatnet_offline::hypercube::SlotSchedule::verify`]:
-//! it is translation invariant, node `y`'s packet reaching `y ⊕ v` in slot `s(v)` across
+//! (notes 002b §6 #13). We use `fatnet_offline::hypercube::multinode_broadcast`, an optimal
+//! MNB of the same length `P`, verified by `SlotSchedule::verify` in fatnet-offline: it is
+//! translation invariant, node `y`'s packet reaching `y ⊕ v` in slot `s(v)` across
 //! dimension `i(v)` of one spanning tree rooted at 0 ([`PeriodicScheme::slot`],
-//! [`PeriodicScheme::dimension`]). Node `y`'s tree is that tree translated by `y`. Every arc
+//! [`PeriodicScheme::dimension`]). The caller passes that tree in
+//! (`fatnet_offline::hypercube::multinode_broadcast_tree`, as `(s, i)` per node) and
+//! [`PeriodicScheme::from_tree`] checks what the simulation relies on — a spanning tree whose
+//! slots increase along its paths, no two nodes sharing a (slot, dimension) pair (so every
+//! arc carries one origin's packet per slot) and the optimal length `P` — so that the
+//! simulator does not depend on the off-line schedulers. Node `y`'s tree is that tree translated by `y`. Every arc
 //! of dimension `i` lies in the trees of `n_i = #{v : i(v) = i}` origins, `max_i n_i = P`, so
 //! both schemes are stable iff `λP < 1`, i.e. (6.7) `ρ < ((2^d − 1)/d)/P` — the same limit
 //! as with the thesis' trees. Figure 6.1 (the BOSTT91 trees' delays) is therefore reproduced
@@ -56,10 +61,9 @@ use crate::packet::{
 /// What [`PeriodicScheme::simulate`] keeps of the engine's report: outcome, mean queued
 /// copies, longest arc queue, hops and the stored packets per slot.
 type EngineSummary = (Outcome, f64, u32, u64, Option<Vec<u32>>);
-use fatnet_offline::hypercube::multinode_broadcast;
 use fatnet_topology::{Hypercube, Processor};
 
-/// The largest dimension: [`multinode_broadcast`] is certified optimal up to 12.
+/// The largest dimension: fatnet-offline's multinode broadcast is certified optimal up to 12.
 pub const MAX_DIMENSION: u32 = 12;
 
 /// How the packets of the periodic scheme travel.
@@ -88,13 +92,17 @@ pub struct PeriodicScheme {
 }
 
 impl PeriodicScheme {
-    /// Builds the schedule (verified), its per-node trees and the cube.
+    /// The scheme of the optimal multinode broadcast tree given as `slot[v]` (`s(v)`, the
+    /// 1-based slot in which node `v` receives node 0's packet; 0 for the root) and `dim[v]`
+    /// (`i(v)`, the 0-based dimension across which it does), for every node of the `d`-cube:
+    /// the per-node trees (translations) and the cube.
     ///
     /// # Errors
     ///
     /// [`PacketError::BadParameter`] for `d` outside `2..=12`; [`PacketError::BadTree`] if
-    /// the schedule fails verification or is not translation invariant (a bug).
-    pub fn new(d: u32) -> Result<Self, PacketError> {
+    /// the tree is not a spanning tree of the cube rooted at 0 whose slots increase along its
+    /// paths, two nodes share a (slot, dimension) pair, or it is not `P` slots long.
+    pub fn from_tree(d: u32, slot: &[u32], dim: &[u32]) -> Result<Self, PacketError> {
         let bad_d = || PacketError::BadParameter {
             param: "d",
             value: d.to_string(),
@@ -103,36 +111,46 @@ impl PeriodicScheme {
         if !(2..=MAX_DIMENSION).contains(&d) {
             return Err(bad_d());
         }
-        let schedule = multinode_broadcast(d).map_err(|_| bad_d())?;
-        schedule.verify().map_err(|v| PacketError::BadTree {
-            why: format!("the multinode broadcast schedule is invalid: {v:?}"),
-        })?;
         let n = 1u32 << d;
-        let mut slot = vec![0u32; n as usize];
-        let mut dim = vec![u32::MAX; n as usize];
-        for (t, transmissions) in schedule.slots().iter().enumerate() {
-            for &tr in transmissions {
-                let (_, dimension, to) = schedule.endpoints(tr);
-                let origin = schedule.packets()[tr.packet.index()].origin;
-                let v = (to ^ origin) as usize;
-                if origin == 0 {
-                    slot[v] = t as u32 + 1;
-                    dim[v] = dimension - 1;
-                } else if slot[v] != t as u32 + 1 || dim[v] != dimension - 1 {
-                    // Packets are listed by label, origin 0 first: every label is known here.
-                    return Err(PacketError::BadTree {
-                        why: format!("the schedule is not translation invariant at node {v}"),
-                    });
-                }
+        let bad = |why: String| Err(PacketError::BadTree { why });
+        if slot.len() != n as usize || dim.len() != n as usize {
+            return bad(format!(
+                "the tree has {} slots and {} dimensions for {n} nodes",
+                slot.len(),
+                dim.len()
+            ));
+        }
+        if slot[0] != 0 {
+            return bad("the root receives its own packet".into());
+        }
+        let mut used = std::collections::HashSet::new();
+        for v in 1..n as usize {
+            let (s, i) = (slot[v], dim[v]);
+            if s == 0 || i >= d {
+                return bad(format!("node {v} has slot {s} and dimension {i}"));
+            }
+            let parent = v ^ (1 << i);
+            if parent != 0 && slot[parent] >= s {
+                return bad(format!(
+                    "node {v} receives in slot {s}, its parent {parent} only in slot {}",
+                    slot[parent]
+                ));
+            }
+            if !used.insert((s, i)) {
+                return bad(format!(
+                    "two nodes receive in slot {s} across dimension {i}: arcs would carry two packets"
+                ));
             }
         }
-        if let Some(v) = (1..n as usize).find(|&v| slot[v] == 0) {
-            return Err(PacketError::BadTree {
-                why: format!("node {v} never receives node 0's packet"),
-            });
-        }
+        let slot = slot.to_vec();
+        let dim = dim.to_vec();
+        let completion = slot.iter().copied().max().unwrap_or(0);
         let period = (n - 1).div_ceil(d);
-        let completion = schedule.completion_time() as u32;
+        if completion != period {
+            return bad(format!(
+                "the broadcast takes {completion} slots, not the optimal {period}"
+            ));
+        }
         let cube = Hypercube::new(u64::from(d)).map_err(|_| bad_d())?;
         let net = PacketNet::new(cube)?;
         let mut trees = Vec::with_capacity(n as usize);
@@ -140,7 +158,7 @@ impl PeriodicScheme {
             let links: Vec<u32> = (1..n)
                 .map(|v| {
                     let i = dim[v as usize];
-                    ((i << d) | (y ^ v ^ (1 << i))) as u32
+                    (i << d) | (y ^ v ^ (1 << i))
                 })
                 .collect();
             let dsts: Vec<Processor> = (0..n).filter(|&p| p != y).collect();

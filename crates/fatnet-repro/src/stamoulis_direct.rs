@@ -93,7 +93,7 @@ impl Simulators {
                 .map_err(e)?,
             mnb: dims
                 .iter()
-                .map(|&d| PeriodicScheme::new(d))
+                .map(|&d| fatnet::scenario::periodic_scheme(d))
                 .collect::<Result<_, _>>()
                 .map_err(e)?,
         })

@@ -24,6 +24,24 @@ pub use packet::{
 };
 pub use run::{MAX_THREADS, Run, RunOptions};
 
+/// Stamoulis' periodic broadcast schemes on the `d`-cube along fatnet-offline's optimal
+/// multinode broadcast tree ([`fatnet_offline::hypercube::multinode_broadcast_tree`]): the
+/// simulator takes the tree as data ([`PeriodicScheme::from_tree`]), so that fatnet-online does
+/// not depend on the off-line schedulers, and this is where the two meet.
+///
+/// # Errors
+///
+/// Those of [`PeriodicScheme::from_tree`] (`d` outside `2..=12` included).
+pub fn periodic_scheme(d: u32) -> Result<PeriodicScheme, fatnet_online::packet::PacketError> {
+    match fatnet_offline::hypercube::multinode_broadcast_tree(d) {
+        Ok(tree) => PeriodicScheme::from_tree(d, &tree.slot, &tree.dim),
+        // `d` out of the schedule's range: the scheme's own check names it.
+        Err(_) => PeriodicScheme::from_tree(d, &[], &[]),
+    }
+}
+
+use fatnet_online::periodic_broadcast::PeriodicScheme;
+
 use std::path::{Path, PathBuf};
 
 use thiserror::Error;

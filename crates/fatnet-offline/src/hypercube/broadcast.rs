@@ -662,6 +662,55 @@ pub fn single_node_broadcast(d: u32, source: u32) -> Result<SlotSchedule, Offlin
 pub fn multinode_broadcast(d: u32) -> Result<SlotSchedule, OfflineError> {
     let cube = cube(d)?;
     let n = cube.size();
+    let mut labels = mnb_labels(d, n);
+    let mut b = Builder::new(&cube);
+    for y in 0..n {
+        b.packet(Packet::broadcast(y));
+    }
+    labels.sort_unstable_by_key(|&(v, dim, slot)| (slot, dim, v));
+    for &(v, dim, slot) in &labels {
+        for y in 0..n {
+            b.send(slot, PacketId(y), y ^ v ^ e(dim), dim);
+        }
+    }
+    Ok(b.finish())
+}
+
+/// The spanning tree and timing of [`multinode_broadcast`], which is translation invariant:
+/// node `v ≠ 0` receives node 0's packet in the 1-based slot `slot[v]` across the 0-based
+/// dimension `dim[v]`, and node `y`'s packet reaches `y ⊕ v` in the same slot across the same
+/// dimension (`slot[0] = 0`, `dim[0] = u32::MAX`). The on-line periodic broadcast schemes
+/// (`fatnet_online::periodic_broadcast`) take it, so that the simulator does not depend on the
+/// off-line schedulers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MnbTree {
+    /// The cube's dimension.
+    pub d: u32,
+    /// `s(v)`, 1-based (0 for the root).
+    pub slot: Vec<u32>,
+    /// `i(v)`, 0-based (`u32::MAX` for the root).
+    pub dim: Vec<u32>,
+}
+
+/// The tree of [`multinode_broadcast`]`(d)` (see [`MnbTree`]).
+///
+/// # Errors
+///
+/// [`OfflineError::OutOfRange`] unless `1 <= d <= 12`.
+pub fn multinode_broadcast_tree(d: u32) -> Result<MnbTree, OfflineError> {
+    let n = cube(d)?.size();
+    let mut slot = vec![0u32; n as usize];
+    let mut dim = vec![u32::MAX; n as usize];
+    for (v, j, t) in mnb_labels(d, n) {
+        slot[v as usize] = t;
+        dim[v as usize] = j - 1;
+    }
+    Ok(MnbTree { d, slot, dim })
+}
+
+/// `(v, dimension (1-based), slot)` for every node `v ≠ 0` of [`multinode_broadcast`]'s tree,
+/// in the order found.
+fn mnb_labels(d: u32, n: u32) -> Vec<(u32, u32, u32)> {
     const NEVER: u32 = u32::MAX;
     let mut reached = vec![NEVER; n as usize];
     reached[0] = 0;
@@ -698,17 +747,7 @@ pub fn multinode_broadcast(d: u32) -> Result<SlotSchedule, OfflineError> {
         );
         count += matched.len() as u32;
     }
-    let mut b = Builder::new(&cube);
-    for y in 0..n {
-        b.packet(Packet::broadcast(y));
-    }
-    labels.sort_unstable_by_key(|&(v, dim, slot)| (slot, dim, v));
-    for &(v, dim, slot) in &labels {
-        for y in 0..n {
-            b.send(slot, PacketId(y), y ^ v ^ e(dim), dim);
-        }
-    }
-    Ok(b.finish())
+    labels
 }
 
 /// Kuhn's augmenting path from dimension `j`: `owner[v]` is the dimension matched to `v`.
@@ -744,6 +783,32 @@ mod tests {
     use rand_pcg::Pcg64;
 
     use super::*;
+
+    #[test]
+    fn the_mnb_tree_is_the_schedule_translated() {
+        for d in 1..=8 {
+            let schedule = multinode_broadcast(d).unwrap();
+            schedule.verify().unwrap();
+            let tree = multinode_broadcast_tree(d).unwrap();
+            let n = 1u32 << d;
+            assert_eq!((tree.slot[0], tree.dim[0]), (0, u32::MAX));
+            let mut seen = 0u64;
+            for (t, transmissions) in schedule.slots().iter().enumerate() {
+                for &tr in transmissions {
+                    let (_, dimension, to) = schedule.endpoints(tr);
+                    let origin = schedule.packets()[tr.packet.index()].origin;
+                    let v = (to ^ origin) as usize;
+                    assert_eq!((tree.slot[v], tree.dim[v]), (t as u32 + 1, dimension - 1));
+                    seen += 1;
+                }
+            }
+            // Every origin reaches every other node once.
+            assert_eq!(seen, u64::from(n) * u64::from(n - 1), "d = {d}");
+            let last = *tree.slot.iter().max().unwrap();
+            assert_eq!(u64::from(last), multinode_broadcast_time(d), "d = {d}");
+        }
+        assert!(multinode_broadcast_tree(13).is_err());
+    }
 
     /// Verifies and returns (completion, last data delivery).
     fn run(s: &SlotSchedule) -> (u64, u64) {

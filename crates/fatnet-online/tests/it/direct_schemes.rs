@@ -98,7 +98,7 @@ fn efficient_direct_scheme_is_stable_below_one() {
 #[test]
 fn multinode_trees_balance_the_dimensions() {
     for d in 2..=8u32 {
-        let s = PeriodicScheme::new(d).unwrap();
+        let s = scheme(d).unwrap();
         let n = 1u32 << d;
         let p = (n - 1).div_ceil(d);
         assert_eq!((s.period(), s.completion()), (p, p), "d = {d}");
@@ -127,7 +127,7 @@ fn multinode_trees_balance_the_dimensions() {
     }
     for d in [0, 1, 13] {
         assert!(matches!(
-            PeriodicScheme::new(d),
+            scheme(d),
             Err(PacketError::BadParameter { param: "d", .. })
         ));
     }
@@ -139,7 +139,7 @@ fn multinode_trees_balance_the_dimensions() {
 #[test]
 fn p1_delay_is_the_synchronised_md1_queue() {
     for d in 3..=6u32 {
-        let s = PeriodicScheme::new(d).unwrap();
+        let s = scheme(d).unwrap();
         for f in [0.3, 0.6, 0.8] {
             let rho = f * s.stability_limit();
             let r = s
@@ -166,7 +166,7 @@ fn p1_delay_is_the_synchronised_md1_queue() {
 #[test]
 fn periodic_schemes_are_stable_iff_6_7() {
     let d = 5;
-    let s = PeriodicScheme::new(d).unwrap();
+    let s = scheme(d).unwrap();
     assert!((s.stability_limit() - 31.0 / 35.0).abs() < 1e-12);
     for discipline in [
         PeriodicDiscipline::Periodic,
@@ -188,7 +188,7 @@ fn periodic_schemes_are_stable_iff_6_7() {
 #[test]
 fn label_priority_is_never_later_than_p1() {
     for (d, f) in [(4u32, 0.5), (4, 0.9), (5, 0.7)] {
-        let s = PeriodicScheme::new(d).unwrap();
+        let s = scheme(d).unwrap();
         let c = cfg(f * s.stability_limit(), 4_000, 5);
         let p1 = s
             .completion_times(&c, PeriodicDiscipline::Periodic)
@@ -219,7 +219,7 @@ fn label_priority_is_never_later_than_p1() {
 #[test]
 fn label_priority_light_traffic() {
     for d in [4u32, 6] {
-        let s = PeriodicScheme::new(d).unwrap();
+        let s = scheme(d).unwrap();
         let height = f64::from(s.tree(0).unwrap().height());
         assert!(height >= f64::from(d) && height <= f64::from(s.period()));
         let r = s
@@ -247,7 +247,7 @@ fn same_seed_same_result() {
     let r = direct.simulate(&c).unwrap();
     assert_eq!(r, direct.simulate(&c).unwrap());
     assert_ne!(r, direct.simulate(&cfg(0.2, 3_000, 8)).unwrap());
-    let s = PeriodicScheme::new(4).unwrap();
+    let s = scheme(4).unwrap();
     for discipline in [
         PeriodicDiscipline::Periodic,
         PeriodicDiscipline::LabelPriority,
@@ -265,7 +265,7 @@ fn same_seed_same_result() {
 
 #[test]
 fn bad_runs_are_typed_errors() {
-    let s = PeriodicScheme::new(3).unwrap();
+    let s = scheme(3).unwrap();
     for c in [
         cfg(0.0, 100, 1),
         cfg(f64::NAN, 100, 1),
@@ -364,7 +364,7 @@ fn queue_size_obeys_littles_law_in_light_traffic() {
         let direct = DirectScheme::new(d).unwrap();
         let i_direct = forwarding_nodes(&net, direct.tree(3, 1).unwrap());
         assert_eq!(i_direct, f64::from(1u32 << (d - 1)));
-        let periodic = PeriodicScheme::new(d).unwrap();
+        let periodic = scheme(d).unwrap();
         let i_periodic = forwarding_nodes(&net, periodic.tree(3).unwrap());
         let c = cfg(rho, 400_000, 11);
         let runs = [
@@ -426,5 +426,46 @@ fn queue_size_is_between_backlog_bounds() {
                 q * n
             );
         }
+    }
+}
+
+/// The scheme along fatnet-offline's optimal multinode broadcast tree.
+fn scheme(d: u32) -> Result<PeriodicScheme, fatnet_online::packet::PacketError> {
+    match fatnet_offline::hypercube::multinode_broadcast_tree(d) {
+        Ok(t) => PeriodicScheme::from_tree(d, &t.slot, &t.dim),
+        Err(_) => PeriodicScheme::from_tree(d, &[], &[]),
+    }
+}
+
+#[test]
+fn a_tree_that_would_overload_an_arc_is_refused() {
+    // An optimal tree of the 3-cube (P = 3): slot 1 reaches 1, 2, 4; slot 2 reaches 3 (from 1),
+    // 5 (from 4), 6 (from 2); slot 3 reaches 7 (from 3).
+    let slot = [0, 1, 1, 2, 1, 2, 2, 3];
+    let dim = [u32::MAX, 0, 1, 1, 2, 0, 2, 2];
+    let ok = PeriodicScheme::from_tree(3, &slot, &dim).unwrap();
+    assert_eq!((ok.period(), ok.completion()), (3, 3));
+    let refused = |slot: &[u32], dim: &[u32], words: &str| {
+        let e = PeriodicScheme::from_tree(3, slot, dim).unwrap_err();
+        assert!(e.to_string().contains(words), "{words}: {e}");
+    };
+    // 6 from 4 across dimension 1 in slot 2, like 3 from 1: two packets on one arc.
+    let mut two = dim;
+    two[6] = 1;
+    refused(&slot, &two, "two nodes");
+    // 3 in slot 1, when its parent 1 receives only in slot 1.
+    let mut early = slot;
+    early[3] = 1;
+    refused(&early, &dim, "its parent");
+    // 7 one slot late: not optimal.
+    let mut late = slot;
+    late[7] = 4;
+    refused(&late, &dim, "not the optimal");
+    refused(&slot[..4], &dim[..4], "for 8 nodes");
+    assert!(PeriodicScheme::from_tree(1, &[0, 1], &[u32::MAX, 0]).is_err());
+    assert!(scheme(13).is_err());
+    // fatnet-offline's tree passes the same checks for every d.
+    for d in 2..=8 {
+        assert_eq!(scheme(d).unwrap().period(), ((1u32 << d) - 1).div_ceil(d));
     }
 }

@@ -182,21 +182,15 @@ impl FabricFiles {
                 }
             }
         }
-        let mut ca_order = None;
-        if let Some(path) = &ca_order_file {
-            let (name, text) = read(path)?;
-            let (f, r) = flitsim::apply_ca_order(fabric, &text, &name)?;
-            fabric = f;
-            reports.push(r);
-            ca_order = Some(name);
-        }
-        Ok(LoadedFabric {
+        let routes = self.routes.as_ref().map(|p| p.display().to_string());
+        finish(
             fabric,
             format,
-            routes: self.routes.as_ref().map(|p| p.display().to_string()),
-            ca_order,
-            unrecognised: reports.iter().map(LineReport::unrecognised_count).sum(),
-        })
+            routes,
+            ca_order_file,
+            reports,
+            flitsim::apply_ca_order,
+        )
     }
 
     fn load_opensm(&self) -> Result<LoadedFabric, FabricError> {
@@ -248,22 +242,45 @@ impl FabricFiles {
                 }
             }
         }
-        let mut ca_order = None;
-        if let Some(path) = &ca_order_file {
-            let (name, text) = read(path)?;
-            let (f, r) = opensm::apply_ca_order(fabric, &text, &name)?;
-            fabric = f;
-            reports.push(r);
-            ca_order = Some(name);
-        }
-        Ok(LoadedFabric {
+        finish(
             fabric,
-            format: FabricFormat::Opensm,
-            routes: routes_name,
-            ca_order,
-            unrecognised: reports.iter().map(LineReport::unrecognised_count).sum(),
-        })
+            FabricFormat::Opensm,
+            routes_name,
+            ca_order_file,
+            reports,
+            opensm::apply_ca_order,
+        )
     }
+}
+
+/// A format's CA-order reader (`flitsim::apply_ca_order`, `opensm::apply_ca_order`).
+type ApplyCaOrder = fn(Fabric, &str, &str) -> Result<(Fabric, LineReport), FabricError>;
+
+/// Applies the CA order in `ca_order_file`, if any, with the format's reader, and sums up.
+fn finish(
+    fabric: Fabric,
+    format: FabricFormat,
+    routes: Option<String>,
+    ca_order_file: Option<PathBuf>,
+    mut reports: Vec<LineReport>,
+    apply: ApplyCaOrder,
+) -> Result<LoadedFabric, FabricError> {
+    let (fabric, ca_order) = match &ca_order_file {
+        Some(path) => {
+            let (name, text) = read(path)?;
+            let (f, r) = apply(fabric, &text, &name)?;
+            reports.push(r);
+            (f, Some(name))
+        }
+        None => (fabric, None),
+    };
+    Ok(LoadedFabric {
+        fabric,
+        format,
+        routes,
+        ca_order,
+        unrecognised: reports.iter().map(LineReport::unrecognised_count).sum(),
+    })
 }
 
 impl std::fmt::Display for FabricFiles {

@@ -7,12 +7,14 @@ use crate::common::{assert_one_line_error, fatnet, json};
 
 /// Two switches A, B joined by two cables; hosts H1, H2 on A and H3, H4 on B (0-based ports):
 /// the fixture fatnet-fabric's own tests use.
-const NED: &str = include_str!("../../../fatnet-fabric/tests/fixtures/two-switch/two.ned");
+pub(crate) const NED: &str =
+    include_str!("../../../fatnet-fabric/tests/fixtures/two-switch/two.ned");
 /// Everything across goes over the first cable (0-based port 2, IB port 3).
 const FDBS: &str = "0: 255 0 1 2 2 255 255\n1: 255 2 2 0 1 255 255\n";
-const INI: &str = include_str!("../../../fatnet-fabric/tests/fixtures/two-switch/two.fdbs.ini");
+pub(crate) const INI: &str =
+    include_str!("../../../fatnet-fabric/tests/fixtures/two-switch/two.fdbs.ini");
 
-fn fixture(fdbs: &str) -> (tempfile::TempDir, PathBuf, PathBuf) {
+pub(crate) fn fixture(fdbs: &str) -> (tempfile::TempDir, PathBuf, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let ned = dir.path().join("two.ned");
     let tables = dir.path().join("two.fdbs");
@@ -22,7 +24,7 @@ fn fixture(fdbs: &str) -> (tempfile::TempDir, PathBuf, PathBuf) {
     (dir, ned, tables)
 }
 
-fn s(p: &Path) -> &str {
+pub(crate) fn s(p: &Path) -> &str {
     p.to_str().unwrap()
 }
 

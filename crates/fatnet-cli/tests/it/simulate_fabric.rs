@@ -1,33 +1,18 @@
 //! `fatnet simulate --fabric`: the packet engine on real fabrics, routed by their forwarding
 //! tables — an inline two-switch fixture, the committed OpenSM dumps, and the ib_flit_sim
-//! fabrics of `../shared/fabrics` when present.
+//! fabrics of `../shared/fabrics` when present. The two-switch fixture is `fabric.rs`'s.
 
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
 use crate::common::{assert_one_line_error, json, stderr_of_failure};
+use crate::fabric::{fixture, s};
 
-const NED: &str = include_str!("../../../fatnet-fabric/tests/fixtures/two-switch/two.ned");
-const INI: &str = include_str!("../../../fatnet-fabric/tests/fixtures/two-switch/two.fdbs.ini");
 /// Everything between the switches over the first cable (0-based port 2).
 const ONE_CABLE: &str = "0: 255 0 1 2 2 255 255\n1: 255 2 2 0 1 255 255\n";
 /// Hosts 3 and 1 over the first cable, hosts 4 and 2 over the second.
 const TWO_CABLES: &str = "0: 255 0 1 2 3 255 255\n1: 255 2 3 0 1 255 255\n";
-
-fn fixture(fdbs: &str) -> (tempfile::TempDir, PathBuf, PathBuf) {
-    let dir = tempfile::tempdir().unwrap();
-    let ned = dir.path().join("two.ned");
-    let tables = dir.path().join("two.fdbs");
-    std::fs::write(&ned, NED).unwrap();
-    std::fs::write(&tables, fdbs).unwrap();
-    std::fs::write(dir.path().join("two.fdbs.ini"), INI).unwrap();
-    (dir, ned, tables)
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
 
 fn simulate(ned: &Path, tables: &Path, extra: &[&str]) -> Value {
     let mut args = vec![

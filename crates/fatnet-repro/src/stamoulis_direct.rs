@@ -318,13 +318,15 @@ impl Experiment for Figure6_1 {
 
     fn figures(&self, table: &Table) -> Vec<Figure> {
         let mut series = Vec::new();
-        for (k, rho) in ["0.10", "0.15", "0.20"].into_iter().enumerate() {
+        for (k, &rho) in FIG6_1_LOADS.iter().enumerate() {
             series.push(Series {
-                name: format!("MNB trees, label priority (ours), ρ = {rho}"),
-                points: points(table, 1, |c| c.key[0] == rho && c.key[2] == "T − d − 1/2"),
+                name: format!("MNB trees, label priority (ours), ρ = {rho:.2}"),
+                points: points(table, 1, |c| {
+                    c.key[0].shown() == Some(rho) && c.key[2] == "T − d − 1/2"
+                }),
             });
             series.push(Series {
-                name: format!("SaS85 trees (thesis Table 6.2), ρ = {rho}"),
+                name: format!("SaS85 trees (thesis Table 6.2), ρ = {rho:.2}"),
                 points: TABLE_6_2[k]
                     .iter()
                     .zip(5u32..)
@@ -689,11 +691,12 @@ impl Tabular for Figure6_3 {
 
     fn notes(&self, _effort: Effort, pts: &[Point], _cells: &[Cell]) -> Vec<String> {
         let (trials, horizon) = pts.first().map_or((0, 0), |p| (p.trials, p.horizon));
+        let (d, period) = (FIG6_3_D, pts.first().map_or(0, |p| p.period));
         vec![
             "The thesis prints no data for Figure 6.3 (the OCR has the caption only); its claim is that the SaS85 scheme is lower (checked: match if our mean is lower at every load). Approximation (6.19) at d = 10 is evaluated (the notes list it: 10.676 at ρ = 0.05 … 12.727 at 0.40); the thesis' accuracy claim for it (within 2% up to ρ = 0.3, stated for d = 8) is checked at d = 10. The MNB-tree scheme uses our substitute for BOSTT91's trees (module documentation).".into(),
             SIMULATION_NOTE.into(),
             format!("Runs: {trials} per point, {horizon} slots of generation each (the thesis: 1,000-slot runs)."),
-            "Bounds on the same axes: T ≥ d = 10 (Props. 6.1–6.2; both schemes are oblivious). P1's delay bounds the MNB-tree scheme from above but is about 155 slots at d = 10 (P = 103), off the figure; it is in the detail column.".into(),
+            format!("Bounds on the same axes: T ≥ d = {d} (Props. 6.1–6.2; both schemes are oblivious). P1's delay bounds the MNB-tree scheme from above but is about 155 slots at d = {d} (P = {period}), off the figure; it is in the detail column."),
             "Figure 6.3 (`fig6_3/fig6_3.svg`).".into(),
         ]
     }

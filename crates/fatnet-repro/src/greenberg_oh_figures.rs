@@ -307,15 +307,6 @@ fn beats(
     }
 }
 
-/// The title and columns of a figure's table.
-fn frame(title: &str) -> Frame {
-    Frame {
-        title: title.into(),
-        key_columns: vec!["series or claim".into(), "N".into()],
-        detail_column: "99% CI, or the numbers that decide the claim".into(),
-    }
-}
-
 /// The notes of a figure's table: the shared ones, then the figure's own.
 fn figure_notes(effort: Effort, notes: &[&str]) -> Vec<String> {
     let ns = sizes(effort);
@@ -331,6 +322,49 @@ fn figure_notes(effort: Effort, notes: &[&str]) -> Vec<String> {
     all_notes.push("The paper prints no numbers for its figures (the OCR has only captions and the text's claims, notes §5.6). Each claim is read as the criterion in its note and gets \"holds\" (match) or \"does not hold\" (MISMATCH); nothing is tuned to make a claim hold.".into());
     all_notes.extend(notes.iter().map(|s| s.to_string()));
     all_notes
+}
+
+/// A figure of the paper: the algorithms it runs, its caption, its claims and its own notes.
+/// Every figure is [`Tabular`] through it: one [`Curve`] per algorithm, its means as "not in
+/// paper" rows, then the claims, decided over all the curves.
+trait PaperFigure: Experiment {
+    /// The title of the table.
+    const TITLE: &'static str;
+    /// The figure's notes, after the shared ones.
+    const NOTES: &'static [&'static str];
+    /// Every algorithm run, plotted or not.
+    fn algorithms(&self) -> Vec<Algorithm>;
+    /// The claims of the text about the figure, decided on the runs.
+    fn claims(&self, d: &Data) -> Vec<Claim>;
+}
+
+impl<F: PaperFigure> Tabular for F {
+    type Row = Curve;
+
+    fn frame(&self) -> Frame {
+        Frame {
+            title: F::TITLE.into(),
+            key_columns: vec!["series or claim".into(), "N".into()],
+            detail_column: "99% CI, or the numbers that decide the claim".into(),
+        }
+    }
+
+    fn compute(&self, effort: Effort) -> Result<Vec<Curve>, ReproError> {
+        collect(&self.algorithms(), effort)
+    }
+
+    fn cells(&self, c: &Curve) -> Vec<Cell> {
+        curve_cells(c.algorithm, &c.sizes, c.trials, &c.points)
+    }
+
+    fn summary_cells(&self, effort: Effort, rows: &[Curve]) -> Result<Vec<Cell>, ReproError> {
+        let claims = self.claims(&Data::of(effort, rows));
+        Ok(claims.into_iter().map(Claim::cell).collect())
+    }
+
+    fn notes(&self, effort: Effort, _rows: &[Curve], _cells: &[Cell]) -> Vec<String> {
+        figure_notes(effort, F::NOTES)
+    }
 }
 
 /// The plotted points of `labels` from `table`'s data rows: `(N, mean)`.
@@ -501,28 +535,23 @@ impl Experiment for Figure2 {
     }
 }
 
-impl Tabular for Figure2 {
-    type Row = Curve;
+impl PaperFigure for Figure2 {
+    const TITLE: &'static str =
+        "Greenberg–Oh, Figure 2: STORE-RP-RR against UNIV, both with R = log₂N initial delays";
 
-    fn frame(&self) -> Frame {
-        frame(
-            "Greenberg–Oh, Figure 2: STORE-RP-RR against UNIV, both with R = log₂N initial delays",
-        )
+    const NOTES: &'static [&'static str] = &[
+        "UNIV stand-in: the paper gives only \"a random priority from [1, R] used to order the passage of packets through any given switch\" for the universal algorithm of Leighton, Maggs, Ranade and Rao (notes §6.16). Ours is STORE-RP with 1-packet queues whose switches serve the smallest priority number first (ties in RR order), priorities drawn from 1..=R with R = log₂N, and the same R = log₂N initial delays (in packet-steps) as STORE. It is a stand-in, not the algorithm of [15]: it differs from STORE only in the order in which a switch serves competing packets, so the two claims about UNIV test the stand-in, and a failure says that random priorities alone do not make STORE worse, not that the paper's UNIV was not worse.",
+        "The figure draws the 99% confidence intervals of the two delayed algorithms as two extra lines each, through the lower and the upper ends of the interval at every N (the shared SVG writer draws lines and markers, not error bars).",
+    ];
+
+    fn algorithms(&self) -> Vec<Algorithm> {
+        FIG2.to_vec()
     }
 
-    fn compute(&self, effort: Effort) -> Result<Vec<Curve>, ReproError> {
-        collect(&FIG2, effort)
-    }
-
-    fn cells(&self, c: &Curve) -> Vec<Cell> {
-        curve_cells(c.algorithm, &c.sizes, c.trials, &c.points)
-    }
-
-    fn summary_cells(&self, effort: Effort, rows: &[Curve]) -> Result<Vec<Cell>, ReproError> {
-        let d = Data::of(effort, rows);
+    fn claims(&self, d: &Data) -> Vec<Claim> {
         let [store, univ, store1] = FIG2;
         let mut claims = vec![beats(
-            &d,
+            d,
             "STORE beats UNIV".into(),
             "STORE performed better than UNIV for all of the communication patterns considered",
             store,
@@ -580,17 +609,7 @@ impl Tabular for Figure2 {
             sizes: ns,
             criterion: "holds if R = log₂N lowers STORE-RP-RR's mean by less than 10% at every N (\"much\" read as 10%; the paper calls gaps of 4–8% a win elsewhere)".into(),
         });
-        Ok(claims.into_iter().map(Claim::cell).collect())
-    }
-
-    fn notes(&self, effort: Effort, _rows: &[Curve], _cells: &[Cell]) -> Vec<String> {
-        figure_notes(
-            effort,
-            &[
-                "UNIV stand-in: the paper gives only \"a random priority from [1, R] used to order the passage of packets through any given switch\" for the universal algorithm of Leighton, Maggs, Ranade and Rao (notes §6.16). Ours is STORE-RP with 1-packet queues whose switches serve the smallest priority number first (ties in RR order), priorities drawn from 1..=R with R = log₂N, and the same R = log₂N initial delays (in packet-steps) as STORE. It is a stand-in, not the algorithm of [15]: it differs from STORE only in the order in which a switch serves competing packets, so the two claims about UNIV test the stand-in, and a failure says that random priorities alone do not make STORE worse, not that the paper's UNIV was not worse.",
-                "The figure draws the 99% confidence intervals of the two delayed algorithms as two extra lines each, through the lower and the upper ends of the interval at every N (the shared SVG writer draws lines and markers, not error bars).",
-            ],
-        )
+        claims
     }
 }
 
@@ -653,29 +672,24 @@ impl Experiment for Figure3 {
     }
 }
 
-impl Tabular for Figure3 {
-    type Row = Curve;
+impl PaperFigure for Figure3 {
+    const TITLE: &'static str =
+        "Greenberg–Oh, Figure 3: path selection FP, RP, GP in STORE and WORM with RR scan";
 
-    fn frame(&self) -> Frame {
-        frame("Greenberg–Oh, Figure 3: path selection FP, RP, GP in STORE and WORM with RR scan")
+    const NOTES: &'static [&'static str] = &[
+        "FP: one shortest path drawn uniformly at the source and kept; RP: each step a head going up draws one of its two up links and waits if it is blocked; GP: the first free up link in port order. STORE has queues of 1 packet, WORM of 2 flits; R = 1.",
+    ];
+
+    fn algorithms(&self) -> Vec<Algorithm> {
+        FIG3_STORE.iter().chain(&FIG3_WORM).copied().collect()
     }
 
-    fn compute(&self, effort: Effort) -> Result<Vec<Curve>, ReproError> {
-        let all: Vec<Algorithm> = FIG3_STORE.iter().chain(&FIG3_WORM).copied().collect();
-        collect(&all, effort)
-    }
-
-    fn cells(&self, c: &Curve) -> Vec<Cell> {
-        curve_cells(c.algorithm, &c.sizes, c.trials, &c.points)
-    }
-
-    fn summary_cells(&self, effort: Effort, rows: &[Curve]) -> Result<Vec<Cell>, ReproError> {
-        let d = Data::of(effort, rows);
+    fn claims(&self, d: &Data) -> Vec<Claim> {
         let mut claims = Vec::new();
         for (flow, [fp, rp, gp]) in [("STORE", FIG3_STORE), ("WORM", FIG3_WORM)] {
             for adaptive in [rp, gp] {
                 claims.push(beats(
-                    &d,
+                    d,
                     format!(
                         "{flow}: adaptive {} beats FP",
                         adaptive.path.name().to_uppercase()
@@ -712,16 +726,7 @@ impl Tabular for Figure3 {
                 criterion: format!("holds if at no N is GP or FP significantly faster than RP (paired 99% test): a scheme is refuted as the best only by a significant difference; {GAIN_NOTE}"),
             });
         }
-        Ok(claims.into_iter().map(Claim::cell).collect())
-    }
-
-    fn notes(&self, effort: Effort, _rows: &[Curve], _cells: &[Cell]) -> Vec<String> {
-        figure_notes(
-            effort,
-            &[
-                "FP: one shortest path drawn uniformly at the source and kept; RP: each step a head going up draws one of its two up links and waits if it is blocked; GP: the first free up link in port order. STORE has queues of 1 packet, WORM of 2 flits; R = 1.",
-            ],
-        )
+        claims
     }
 }
 
@@ -794,26 +799,21 @@ impl Experiment for Figure4 {
     }
 }
 
-impl Tabular for Figure4 {
-    type Row = Curve;
+impl PaperFigure for Figure4 {
+    const TITLE: &'static str =
+        "Greenberg–Oh, Figure 4: input scan FO, RR, FF in STORE and WORM with RP paths, and GP-FO";
 
-    fn frame(&self) -> Frame {
-        frame(
-            "Greenberg–Oh, Figure 4: input scan FO, RR, FF in STORE and WORM with RP paths, and GP-FO",
-        )
+    const NOTES: &'static [&'static str] = &[
+        "FO: every switch scans its inputs in a fixed order (children's up links, then parents' down links, then the injection queue; the paper's order is unstated, notes §6.11); RR: cyclically from a random input, one draw per switch per step; FF: the packet with the longest path (2ℓ links, ℓ its lowest-common-ancestor level: the paper's \"farthest destination\" on up links and \"farthest source\" on down links coincide on the fat-tree) first, ties in RR order.",
+        "FF breaks ties in RR order. On the fat-tree the path length 2ℓ takes only log₄N values, so many packets tie and FF keeps much of RR's random arbitration; the paper states neither its distance measure nor its tie-breaking (notes §6.10), and an FF with fixed-order ties would sit closer to FO. This is the likeliest reason for a failing \"FF performs similarly to FO\" row.",
+        "The claims about GP-FO concern N = 1024 and 4096 only and are left out of the quick run.",
+    ];
+
+    fn algorithms(&self) -> Vec<Algorithm> {
+        FIG4_STORE.iter().chain(&FIG4_WORM).copied().collect()
     }
 
-    fn compute(&self, effort: Effort) -> Result<Vec<Curve>, ReproError> {
-        let all: Vec<Algorithm> = FIG4_STORE.iter().chain(&FIG4_WORM).copied().collect();
-        collect(&all, effort)
-    }
-
-    fn cells(&self, c: &Curve) -> Vec<Cell> {
-        curve_cells(c.algorithm, &c.sizes, c.trials, &c.points)
-    }
-
-    fn summary_cells(&self, effort: Effort, rows: &[Curve]) -> Result<Vec<Cell>, ReproError> {
-        let d = Data::of(effort, rows);
+    fn claims(&self, d: &Data) -> Vec<Claim> {
         let ns = d.sizes.clone();
         // Every (flow, N) case: (RP-FO, RP-RR, RP-FF, N).
         let mut cases: Vec<Case> = Vec::new();
@@ -924,18 +924,7 @@ impl Tabular for Figure4 {
                 ),
             });
         }
-        Ok(claims.into_iter().map(Claim::cell).collect())
-    }
-
-    fn notes(&self, effort: Effort, _rows: &[Curve], _cells: &[Cell]) -> Vec<String> {
-        figure_notes(
-            effort,
-            &[
-                "FO: every switch scans its inputs in a fixed order (children's up links, then parents' down links, then the injection queue; the paper's order is unstated, notes §6.11); RR: cyclically from a random input, one draw per switch per step; FF: the packet with the longest path (2ℓ links, ℓ its lowest-common-ancestor level: the paper's \"farthest destination\" on up links and \"farthest source\" on down links coincide on the fat-tree) first, ties in RR order.",
-                "FF breaks ties in RR order. On the fat-tree the path length 2ℓ takes only log₄N values, so many packets tie and FF keeps much of RR's random arbitration; the paper states neither its distance measure nor its tie-breaking (notes §6.10), and an FF with fixed-order ties would sit closer to FO. This is the likeliest reason for a failing \"FF performs similarly to FO\" row.",
-                "The claims about GP-FO concern N = 1024 and 4096 only and are left out of the quick run.",
-            ],
-        )
+        claims
     }
 }
 
@@ -999,32 +988,27 @@ impl Experiment for Figure5 {
     }
 }
 
-impl Tabular for Figure5 {
-    type Row = Curve;
+impl PaperFigure for Figure5 {
+    const TITLE: &'static str =
+        "Greenberg–Oh, Figure 5: WORM-RP-RR against SPLIT with RP-RR, RP-FO and GP-FF";
 
-    fn frame(&self) -> Frame {
-        frame("Greenberg–Oh, Figure 5: WORM-RP-RR against SPLIT with RP-RR, RP-FO and GP-FF")
+    const NOTES: &'static [&'static str] = &[
+        "SPLIT: each packet becomes 32 independent one-flit packets (no address overhead charged, as in the paper), injected back to back, routed like STORE packets of one flit, with queues of 2 flits (the paper does not give SPLIT's queue size; with 1 flit SPLIT would be about twice as slow as WORM, against the paper's claim, notes §6.15). STORE-RP-FO and STORE-GP-FF (1-packet queues) are in the table for the STORE remark and not plotted.",
+    ];
+
+    fn algorithms(&self) -> Vec<Algorithm> {
+        FIG5.iter().chain(&FIG5_STORE).copied().collect()
     }
 
-    fn compute(&self, effort: Effort) -> Result<Vec<Curve>, ReproError> {
-        let all: Vec<Algorithm> = FIG5.iter().chain(&FIG5_STORE).copied().collect();
-        collect(&all, effort)
-    }
-
-    fn cells(&self, c: &Curve) -> Vec<Cell> {
-        curve_cells(c.algorithm, &c.sizes, c.trials, &c.points)
-    }
-
-    fn summary_cells(&self, effort: Effort, rows: &[Curve]) -> Result<Vec<Cell>, ReproError> {
-        let d = Data::of(effort, rows);
+    fn claims(&self, d: &Data) -> Vec<Claim> {
         let [worm, split_rr, split_fo, split_ff] = FIG5;
         let [store_fo, store_ff] = FIG5_STORE;
         let ns = d.sizes.clone();
         let slight = ns.iter().all(|&n| d.gain(split_rr, worm, n) < 0.10);
-        let store_uniform = beats(&d, String::new(), "", store_ff, store_fo, Strength::Uniform);
+        let store_uniform = beats(d, String::new(), "", store_ff, store_fo, Strength::Uniform);
         let claims = vec![
             beats(
-                &d,
+                d,
                 "SPLIT RP-RR better than WORM RP-RR".into(),
                 "SPLIT RP-RR is slightly better than WORM RP-RR (per-flit address overhead ignored)",
                 split_rr,
@@ -1045,7 +1029,7 @@ impl Tabular for Figure5 {
                 ),
             },
             beats(
-                &d,
+                d,
                 "WORM RP-RR beats SPLIT RP-FO".into(),
                 "WORM RP-RR beats SPLIT RP-FO",
                 worm,
@@ -1053,7 +1037,7 @@ impl Tabular for Figure5 {
                 Strength::Plain,
             ),
             beats(
-                &d,
+                d,
                 "WORM RP-RR beats SPLIT GP-FF".into(),
                 "WORM RP-RR beats SPLIT GP-FF",
                 worm,
@@ -1061,7 +1045,7 @@ impl Tabular for Figure5 {
                 Strength::Plain,
             ),
             beats(
-                &d,
+                d,
                 "SPLIT GP-FF uniformly beats SPLIT RP-FO".into(),
                 "SPLIT is sensitive to the scheme: SPLIT GP-FF uniformly beats SPLIT RP-FO",
                 split_ff,
@@ -1079,16 +1063,7 @@ impl Tabular for Figure5 {
                 ),
             },
         ];
-        Ok(claims.into_iter().map(Claim::cell).collect())
-    }
-
-    fn notes(&self, effort: Effort, _rows: &[Curve], _cells: &[Cell]) -> Vec<String> {
-        figure_notes(
-            effort,
-            &[
-                "SPLIT: each packet becomes 32 independent one-flit packets (no address overhead charged, as in the paper), injected back to back, routed like STORE packets of one flit, with queues of 2 flits (the paper does not give SPLIT's queue size; with 1 flit SPLIT would be about twice as slow as WORM, against the paper's claim, notes §6.15). STORE-RP-FO and STORE-GP-FF (1-packet queues) are in the table for the STORE remark and not plotted.",
-            ],
-        )
+        claims
     }
 }
 

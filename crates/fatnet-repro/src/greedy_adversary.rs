@@ -64,7 +64,7 @@ impl Experiment for GreedyAdversary {
                         .iter()
                         .filter(|c| {
                             c.key[0] == format!("{policy:?}")
-                                && c.key[2] == "48"
+                                && c.key[2].shown() == Some(48.0)
                                 && c.key[3] == router
                         })
                         .map(|c| {

@@ -671,7 +671,7 @@ impl Experiment for Figure7_7 {
     }
 
     fn figures(&self, table: &Table) -> Vec<Figure> {
-        let at = |c: &Cell| c.key[1] == "0.3";
+        let at = |c: &Cell| c.key[1].shown() == Some(0.3);
         let d_of = |c: &Cell| c.key[0].shown().unwrap_or(f64::NAN);
         let ours = table
             .cells

@@ -851,7 +851,7 @@ impl Tabular for Broadcasts {
             "Phase 2 contention (the thesis allows any non-idling rule): the packet that arrived first at the node goes first, ties to more hops left, then to the lower packet id. §4.6.1 trees use FIFO with ties to the lower packet id.".into(),
             "The lower bound max{d, ⌈(2^d−1)K/(d·2^d)⌉} (§4.2, rounded up to whole slots) is checked for every row; a row below it would be marked BOUND VIOLATED.".into(),
             "§4.6.3: the thesis's dimension order (r mod d)+1, … and its slot rule ((r+m−2) mod d)+1 disagree by one; we follow the slot rule.".into(),
-            "Random sets: distinct nodes drawn uniformly with rand_pcg::Pcg64, one seed per set derived from seed 2.".into(),
+            format!("Random sets: distinct nodes drawn uniformly with rand_pcg::Pcg64, one seed per set derived from seed {SEED}."),
         ]
     }
 }

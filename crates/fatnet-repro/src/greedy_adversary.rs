@@ -64,7 +64,7 @@ impl Experiment for GreedyAdversary {
                         .iter()
                         .filter(|c| {
                             c.key[0] == format!("{policy:?}")
-                                && c.key[2] == "48"
+                                && c.key[2].shown() == Some(48.0)
                                 && c.key[3] == router
                         })
                         .map(|c| {
@@ -226,7 +226,7 @@ impl Tabular for GreedyAdversary {
         vec![
                 "Standard fat-tree with capacities 2^⌈h/2⌉ (leaf channels 1, root √n); messages leave through the root's external channel. The adversary simulates the same deterministic switches the run uses.".into(),
                 "GREEDY's verdict checks the theorem's two claims: λ(M) ≤ λ and at least λ·lg n/24 cycles. RANDOM's verdict checks only ⌈λ⌉ (its O(·) bound has no constant); compare the cycles/λ(M) columns across n: GREEDY's grows with lg n, RANDOM's should not.".into(),
-                "RANDOM uses this library's practical constants (k1 = 2, k2 = 1, r = 2) and the same switches; trials are seeded from seed 1985 and the row.".into(),
+                format!("RANDOM uses this library's practical constants (k1 = 2, k2 = 1, r = 2) and the same switches; trials are seeded from seed {SEED} and the row."),
         ]
     }
 }

@@ -33,8 +33,8 @@ use rand_pcg::Pcg64;
 use crate::cell::{Detail, Estimate, field, fixed, float, signed};
 use crate::runner::{Summary, try_run_trials};
 use crate::{
-    Cell, Effort, Experiment, ExperimentId, Paper, ReproError, Table, Value, Verdict, derive_seed,
-    detail,
+    Cell, Effort, Experiment, ExperimentId, Frame, Paper, ReproError, Table, Tabular, Value,
+    Verdict, derive_seed, detail, tabulate,
 };
 
 /// Master seed of every Greenberg–Oh experiment (the year of the paper).
@@ -635,155 +635,180 @@ const NOISE_NOTE: &str = "outside the band, inside the two-sample 99% sampling n
 #[derive(Clone, Copy, Debug, Default)]
 pub struct TableOne;
 
-/// The cells of Table I for `sizes` with `trials` trials per cell.
+/// The runs of one size of Table I: STORE-RP-RR then WORM-RP-RR, on each pattern.
+#[derive(Clone, Debug)]
+pub struct SizeRuns {
+    n: u32,
+    trials: u64,
+    /// `[STORE, WORM]` × [`Pattern::ALL`].
+    runs: [[Arc<[Trial]>; 3]; 2],
+}
+
+/// The runs of Table I for `sizes` with `trials` trials per cell.
 ///
 /// # Errors
 ///
 /// As [`runs`].
-pub fn table1_cells(sizes: &[u32], trials: u64) -> Result<Vec<Cell>, ReproError> {
+pub fn table1_rows(sizes: &[u32], trials: u64) -> Result<Vec<SizeRuns>, ReproError> {
+    sizes
+        .iter()
+        .map(|&n| {
+            let per = |alg: Algorithm| -> Result<[Arc<[Trial]>; 3], ReproError> {
+                Ok([
+                    runs(alg, Pattern::Random, n, trials)?,
+                    runs(alg, Pattern::Complement, n, trials)?,
+                    runs(alg, Pattern::ManyToOne, n, trials)?,
+                ])
+            };
+            Ok(SizeRuns {
+                n,
+                trials,
+                runs: [per(Algorithm::STORE)?, per(Algorithm::WORM)?],
+            })
+        })
+        .collect()
+}
+
+/// The cells of one size of Table I: the six latencies, then "WORM < STORE" per pattern.
+fn table1_cells(row: &SizeRuns) -> Vec<Cell> {
+    let (n, trials) = (row.n, row.trials);
     let mut cells = Vec::new();
-    for &n in sizes {
-        let paper = PAPER_TABLE1[index_of(n)];
-        let mut means = [[0.0f64; 3]; 2];
-        let mut all: Vec<Vec<Arc<[Trial]>>> = Vec::new();
-        for (a, alg) in [Algorithm::STORE, Algorithm::WORM].into_iter().enumerate() {
-            let mut per_pattern = Vec::new();
-            for (p, pattern) in Pattern::ALL.into_iter().enumerate() {
-                let t = runs(alg, pattern, n, trials)?;
-                let s = Stat::latency(&t);
-                means[a][p] = s.mean;
-                let printed = paper[3 * a + p];
-                let formula = many_to_one_formula(alg.flow, n);
-                let mut note = String::new();
-                let (ours, detail, verdict) = if pattern == Pattern::ManyToOne {
-                    let lat: Vec<u64> = t.iter().map(|t| t.latency).collect();
-                    let verdict = exact_verdict(printed, &lat);
-                    let form = if alg.flow == FlowControl::StoreAndForward {
-                        "L·(2c + d − 3)"
-                    } else {
-                        "cL + d − 2"
-                    };
-                    let spread = if s.min == s.max {
-                        detail!["all ", trials, " trials = ", float(s.min)]
-                    } else {
-                        detail!["trials range ", float(s.min), "–", float(s.max)]
-                    };
-                    let ours = if s.min == s.max {
-                        // Every trial took the same (integer) number of steps.
-                        Value::Int(s.min as i128)
-                    } else {
-                        s.estimate(1)
-                    };
-                    (
-                        ours,
-                        detail![
-                            ..spread,
-                            "; closed form ",
-                            form,
-                            " = ",
-                            formula,
-                            " (c = N/2 = ",
-                            n / 2,
-                            ", d = ",
-                            2 * log4(n),
-                            ")",
-                        ],
-                        verdict,
-                    )
-                } else {
-                    let tolerance = if alg.flow == FlowControl::StoreAndForward {
-                        STORE_TOLERANCE
-                    } else {
-                        WORM_TOLERANCE
-                    };
-                    let delta = relative_difference(printed as f64, s.mean);
-                    let noise = std::f64::consts::SQRT_2 * s.half99 / printed as f64;
-                    let mut detail = detail![
-                        ..s.ci(1),
-                        ", ",
-                        field("sd", fixed(s.sd, 1)),
-                        ", range ",
-                        float(s.min),
-                        "–",
-                        float(s.max),
-                        "; Δ = ",
-                        signed(100.0 * delta, 1),
-                        "% (band ±",
-                        fixed(100.0 * tolerance, 0),
-                        "%; two-sample 99% noise ±",
-                        fixed(100.0 * noise, 1),
-                        "%)",
-                    ];
-                    if pattern == Pattern::Complement {
-                        detail.append(detail![
-                            "; notes' lower bound ",
-                            if alg.flow == FlowControl::StoreAndForward {
-                                "L·(2c + d − 3)"
-                            } else {
-                                "cL + d − 2"
-                            },
-                            " = ",
-                            complement_bound(alg.flow, n),
-                        ]);
-                    }
-                    let verdict = band_verdict(printed as f64, s.mean, tolerance);
-                    if verdict == Verdict::Mismatch && delta.abs() <= noise {
-                        note = NOISE_NOTE.into();
-                    }
-                    (s.estimate(1), detail, verdict)
-                };
-                cells.push(Cell {
-                    key: vec![n.into(), alg.label().into(), pattern.label().into()],
-                    paper: Some(printed.into()),
-                    ours,
-                    detail,
-                    verdict,
-                    note,
-                });
-                per_pattern.push(t);
-            }
-            all.push(per_pattern);
-        }
+    let paper = PAPER_TABLE1[index_of(n)];
+    let mut means = [[0.0f64; 3]; 2];
+    for (a, alg) in [Algorithm::STORE, Algorithm::WORM].into_iter().enumerate() {
         for (p, pattern) in Pattern::ALL.into_iter().enumerate() {
-            let (store, worm) = (&all[0][p], &all[1][p]);
-            let faster = store
-                .iter()
-                .zip(worm.iter())
-                .filter(|(s, w)| w.latency < s.latency)
-                .count();
-            let holds = means[1][p] < means[0][p];
-            cells.push(Cell {
-                key: vec![n.into(), "WORM < STORE".into(), pattern.label().into()],
-                paper: Some(
-                    format!(
-                        "holds (STORE/WORM = {:.2})",
-                        paper[p] as f64 / paper[3 + p] as f64
-                    )
-                    .into(),
-                ),
-                ours: format!(
-                    "{} (STORE/WORM = {:.2})",
-                    if holds { "holds" } else { "does not hold" },
-                    means[0][p] / means[1][p]
+            let t = &row.runs[a][p];
+            let s = Stat::latency(t);
+            means[a][p] = s.mean;
+            let printed = paper[3 * a + p];
+            let formula = many_to_one_formula(alg.flow, n);
+            let mut note = String::new();
+            let (ours, detail, verdict) = if pattern == Pattern::ManyToOne {
+                let lat: Vec<u64> = t.iter().map(|t| t.latency).collect();
+                let verdict = exact_verdict(printed, &lat);
+                let form = if alg.flow == FlowControl::StoreAndForward {
+                    "L·(2c + d − 3)"
+                } else {
+                    "cL + d − 2"
+                };
+                let spread = if s.min == s.max {
+                    detail!["all ", trials, " trials = ", float(s.min)]
+                } else {
+                    detail!["trials range ", float(s.min), "–", float(s.max)]
+                };
+                let ours = if s.min == s.max {
+                    // Every trial took the same (integer) number of steps.
+                    Value::Int(s.min as i128)
+                } else {
+                    s.estimate(1)
+                };
+                (
+                    ours,
+                    detail![
+                        ..spread,
+                        "; closed form ",
+                        form,
+                        " = ",
+                        formula,
+                        " (c = N/2 = ",
+                        n / 2,
+                        ", d = ",
+                        2 * log4(n),
+                        ")",
+                    ],
+                    verdict,
                 )
-                .into(),
-                detail: detail![
-                    "means ",
-                    fixed(means[0][p], 1),
-                    " vs ",
-                    fixed(means[1][p], 1),
-                    "; WORM faster in ",
-                    faster,
-                    " of ",
-                    store.len(),
-                    " paired trials (same instance and seed)",
-                ],
-                verdict: Verdict::holds(holds),
-                note: String::new(),
+            } else {
+                let tolerance = if alg.flow == FlowControl::StoreAndForward {
+                    STORE_TOLERANCE
+                } else {
+                    WORM_TOLERANCE
+                };
+                let delta = relative_difference(printed as f64, s.mean);
+                let noise = std::f64::consts::SQRT_2 * s.half99 / printed as f64;
+                let mut detail = detail![
+                    ..s.ci(1),
+                    ", ",
+                    field("sd", fixed(s.sd, 1)),
+                    ", range ",
+                    float(s.min),
+                    "–",
+                    float(s.max),
+                    "; Δ = ",
+                    signed(100.0 * delta, 1),
+                    "% (band ±",
+                    fixed(100.0 * tolerance, 0),
+                    "%; two-sample 99% noise ±",
+                    fixed(100.0 * noise, 1),
+                    "%)",
+                ];
+                if pattern == Pattern::Complement {
+                    detail.append(detail![
+                        "; notes' lower bound ",
+                        if alg.flow == FlowControl::StoreAndForward {
+                            "L·(2c + d − 3)"
+                        } else {
+                            "cL + d − 2"
+                        },
+                        " = ",
+                        complement_bound(alg.flow, n),
+                    ]);
+                }
+                let verdict = band_verdict(printed as f64, s.mean, tolerance);
+                if verdict == Verdict::Mismatch && delta.abs() <= noise {
+                    note = NOISE_NOTE.into();
+                }
+                (s.estimate(1), detail, verdict)
+            };
+            cells.push(Cell {
+                key: vec![n.into(), alg.label().into(), pattern.label().into()],
+                paper: Some(printed.into()),
+                ours,
+                detail,
+                verdict,
+                note,
             });
         }
     }
-    Ok(cells)
+    for (p, pattern) in Pattern::ALL.into_iter().enumerate() {
+        let (store, worm) = (&row.runs[0][p], &row.runs[1][p]);
+        let faster = store
+            .iter()
+            .zip(worm.iter())
+            .filter(|(s, w)| w.latency < s.latency)
+            .count();
+        let holds = means[1][p] < means[0][p];
+        cells.push(Cell {
+            key: vec![n.into(), "WORM < STORE".into(), pattern.label().into()],
+            paper: Some(
+                format!(
+                    "holds (STORE/WORM = {:.2})",
+                    paper[p] as f64 / paper[3 + p] as f64
+                )
+                .into(),
+            ),
+            ours: format!(
+                "{} (STORE/WORM = {:.2})",
+                if holds { "holds" } else { "does not hold" },
+                means[0][p] / means[1][p]
+            )
+            .into(),
+            detail: detail![
+                "means ",
+                fixed(means[0][p], 1),
+                " vs ",
+                fixed(means[1][p], 1),
+                "; WORM faster in ",
+                faster,
+                " of ",
+                store.len(),
+                " paired trials (same instance and seed)",
+            ],
+            verdict: Verdict::holds(holds),
+            note: String::new(),
+        });
+    }
+    cells
 }
 
 impl Experiment for TableOne {
@@ -804,8 +829,31 @@ impl Experiment for TableOne {
     }
 
     fn run(&self, effort: Effort) -> Result<Table, ReproError> {
+        tabulate(self, effort)
+    }
+}
+
+impl Tabular for TableOne {
+    type Row = SizeRuns;
+
+    fn frame(&self) -> Frame {
+        Frame {
+            title: "Greenberg–Oh, Table I: mean maximum latency (flit-steps) of STORE-RP-RR (q = 1 packet) and WORM-RP-RR (q = 2 flits), L = 32, R = 1".into(),
+            key_columns: vec!["N".into(), "algorithm".into(), "pattern".into()],
+            detail_column: "99% CI, spread, difference from the paper".into(),
+        }
+    }
+
+    fn compute(&self, effort: Effort) -> Result<Vec<SizeRuns>, ReproError> {
+        table1_rows(sizes(effort), trials(effort))
+    }
+
+    fn cells(&self, row: &SizeRuns) -> Vec<Cell> {
+        table1_cells(row)
+    }
+
+    fn notes(&self, effort: Effort, _rows: &[SizeRuns], cells: &[Cell]) -> Vec<String> {
         let count = trials(effort);
-        let cells = table1_cells(sizes(effort), count)?;
         let mismatched: Vec<String> = cells
             .iter()
             .filter(|c| c.verdict == Verdict::Mismatch)
@@ -849,15 +897,7 @@ impl Experiment for TableOne {
         if !mismatched.is_empty() {
             notes.push(format!("Mismatches: {}.", mismatched.join("; ")));
         }
-        Ok(Table {
-            paper: Paper::GreenbergOh,
-            id: "table1",
-            title: "Greenberg–Oh, Table I: mean maximum latency (flit-steps) of STORE-RP-RR (q = 1 packet) and WORM-RP-RR (q = 2 flits), L = 32, R = 1".into(),
-            key_columns: vec!["N".into(), "algorithm".into(), "pattern".into()],
-            detail_column: "99% CI, spread, difference from the paper".into(),
-            cells,
-            notes,
-        })
+        notes
     }
 }
 
@@ -892,33 +932,68 @@ impl Experiment for TableTwo {
     }
 
     fn run(&self, effort: Effort) -> Result<Table, ReproError> {
-        let count = trials(effort);
-        let ns = sizes(effort);
-        table2(ns, count, effort)
+        tabulate(self, effort)
     }
 }
 
-fn table2(ns: &[u32], count: u64, effort: Effort) -> Result<Table, ReproError> {
-    let mut cells = Vec::new();
-    let (mut xs, mut ratio_means, mut ratio_of_means) = (Vec::new(), Vec::new(), Vec::new());
-    for &n in ns {
-        let t = runs(Algorithm::WORM, Pattern::Random, n, count)?;
+/// Table II's numbers at one size: the realized congestion `c`, the per-run latency/`c` and
+/// the ratio of the means, over Table I's WORM-RP-RR random runs.
+#[derive(Clone, Copy, Debug)]
+pub struct Congestion {
+    n: u32,
+    c: Stat,
+    ratio: Stat,
+    /// mean latency / mean `c`.
+    ratio_of_means: f64,
+}
+
+impl Tabular for TableTwo {
+    type Row = Congestion;
+
+    fn frame(&self) -> Frame {
+        Frame {
+            title: "Greenberg–Oh, Table II: mean realized congestion c and latency/c of WORM-RP-RR on random instances (L = 32, R = 1, q = 2 flits), and the fit latency/c = k·(log₄N)^p".into(),
+            key_columns: vec!["N".into(), "quantity".into()],
+            detail_column: "99% CI, difference from the paper, cross-checks".into(),
+        }
+    }
+
+    fn compute(&self, effort: Effort) -> Result<Vec<Congestion>, ReproError> {
+        let count = trials(effort);
+        sizes(effort)
+            .iter()
+            .map(|&n| {
+                let t = runs(Algorithm::WORM, Pattern::Random, n, count)?;
+                let c = Stat::of(
+                    &t.iter()
+                        .map(|t| f64::from(t.congestion))
+                        .collect::<Vec<_>>(),
+                );
+                let ratio = Stat::of(
+                    &t.iter()
+                        .map(|t| t.latency as f64 / f64::from(t.congestion))
+                        .collect::<Vec<_>>(),
+                );
+                let lat = Stat::latency(&t);
+                Ok(Congestion {
+                    n,
+                    c,
+                    ratio,
+                    ratio_of_means: lat.mean / c.mean,
+                })
+            })
+            .collect()
+    }
+
+    fn cells(&self, row: &Congestion) -> Vec<Cell> {
+        let Congestion {
+            n,
+            c,
+            ratio,
+            ratio_of_means: rom,
+        } = *row;
         let i = index_of(n);
-        let c = Stat::of(
-            &t.iter()
-                .map(|t| f64::from(t.congestion))
-                .collect::<Vec<_>>(),
-        );
-        let ratio = Stat::of(
-            &t.iter()
-                .map(|t| t.latency as f64 / f64::from(t.congestion))
-                .collect::<Vec<_>>(),
-        );
-        let lat = Stat::latency(&t);
-        let rom = lat.mean / c.mean;
-        xs.push(f64::from(log4(n)));
-        ratio_means.push(ratio.mean);
-        ratio_of_means.push(rom);
+        let mut cells = Vec::new();
         let explain = |paper: f64, s: &Stat, tolerance: f64, d: usize| {
             detail![
                 ..s.ci(d),
@@ -964,87 +1039,99 @@ fn table2(ns: &[u32], count: u64, effort: Effort) -> Result<Table, ReproError> {
             verdict: noise_verdict(PAPER_LATENCY_PER_C[i], &ratio, RATIO_TOLERANCE),
             note: String::new(),
         });
+        cells
     }
-    let range = format!(
-        "{}–{}",
-        ns.first().copied().unwrap_or(0),
-        ns.last().copied().unwrap_or(0)
-    );
-    let fit =
-        fit_power(&xs, &ratio_means).ok_or_else(|| EXPERIMENT.failed("latency/c fit failed"))?;
-    let fit_rom =
-        fit_power(&xs, &ratio_of_means).ok_or_else(|| EXPERIMENT.failed("ratio-of-means fit"))?;
-    let paper_x: Vec<f64> = SIZES.iter().map(|&n| f64::from(log4(n))).collect();
-    let paper_fit = fit_power(&paper_x, &PAPER_LATENCY_PER_C)
-        .ok_or_else(|| EXPERIMENT.failed("fit of the paper"))?;
-    let in_band = |p: f64| (P_BAND.0..=P_BAND.1).contains(&p);
-    let fitted = Detail::join(xs.iter().map(|&x| detail![fixed(fit.at(x), 1)]), ", ");
-    cells.push(Cell {
-        key: vec![range.clone().into(), "fit p".into()],
-        paper: Some(format!("≈ {PAPER_P}").into()),
-        ours: fixed(fit.p, 3),
-        detail: detail![
-            field("k", fixed(fit.k, 2)),
-            ", ",
-            field("SSE", fixed(fit.sse, 2)),
-            ", fitted latency/c = ",
-            ..fitted,
-            "; fit of the ratio of means: p = ",
-            fixed(fit_rom.p, 3),
-            ", k = ",
-            fixed(fit_rom.k, 2),
-        ],
-        verdict: Verdict::graded(false, in_band(fit.p)),
-        note: format!(
-            "accepted range {}–{}: the fit is sensitive to the noisy N = 16 point (notes §5.4)",
-            P_BAND.0, P_BAND.1
-        ),
-    });
-    cells.push(Cell {
-        key: vec![range.into(), "fit k".into()],
-        paper: None,
-        ours: fixed(fit.k, 2),
-        detail: detail![
-            "the paper prints no k; the fit of its own numbers gives k = ",
-            fixed(paper_fit.k, 2),
-        ],
-        verdict: Verdict::NotInPaper,
-        note: String::new(),
-    });
-    cells.push(Cell {
-        key: vec!["16–4096 (paper's numbers)".into(), "fit p".into()],
-        paper: Some(format!("≈ {PAPER_P}").into()),
-        ours: fixed(paper_fit.p, 4),
-        detail: detail![
-            "fit of the printed latency/c column: k = ",
-            fixed(paper_fit.k, 2),
-            ", SSE = ",
-            fixed(paper_fit.sse, 2),
-            " (notes §4: p = 0.2244, k = 31.53)",
-        ],
-        verdict: Verdict::holds((paper_fit.p - PAPER_P).abs() < 0.005),
-        note: "checks the fitting method, not the simulation".into(),
-    });
-    let quick = if effort == Effort::Quick {
-        " (quick run: N ≤ 1024, 5 trials)"
-    } else {
-        ""
-    };
-    Ok(Table {
-        paper: Paper::GreenbergOh,
-        id: "table2",
-        title: "Greenberg–Oh, Table II: mean realized congestion c and latency/c of WORM-RP-RR on random instances (L = 32, R = 1, q = 2 flits), and the fit latency/c = k·(log₄N)^p".into(),
-        key_columns: vec!["N".into(), "quantity".into()],
-        detail_column: "99% CI, difference from the paper, cross-checks".into(),
-        cells,
-        notes: vec![
-            format!("The runs are Table I's WORM-RP-RR random runs (same seeds, same instances), {count} per size{quick}."),
-            "c is the realized congestion of a run: the largest number of worms whose head crossed one link. With adaptive RP paths the paper never defines c; this reading reproduces its values, where the load factor λ and the congestion of oblivious random paths do not (notes §5.2).".into(),
-            "latency/c is the mean over runs of the per-run ratio. The paper does not say whether it divided per run or divided the means; the ratio of means is given in the detail column (at N = 16 the two differ by a few percent because c is small), together with c × latency/c, which the paper's numbers make equal to its Table I WORM random column within 0.7% — what the ratio of means does exactly.".into(),
-            format!("Tolerances: c within ±{:.0}% and latency/c within ±{:.0}% of the paper, or (for both) a difference no larger than the two-sample 99% noise √2·h, h being our 99% Student-t half-width: the paper's values are themselves 30-run means of small integers (c is 3 to 5 at N = 16), whose sampling error is as large as ours; a fixed band narrower than that would fail a faithful reproduction by chance. latency/c gets the wider band because it is the ratio of two noisy numbers and because of the averaging ambiguity above.", 100.0 * C_TOLERANCE, 100.0 * RATIO_TOLERANCE),
-            format!("Fit: nonlinear least squares in linear space, minimising Σ (y − k·x^p)² over x = log₄N: k in closed form Σ y·x^p / Σ x^(2p) for each p, p by grid search (step 0.01 on [{}, {}]) refined by golden-section search. The verdict asks p in [{}, {}] around the paper's \"p ≈ 0.22\". The same function fitted to the paper's printed column gives p = 0.2244, k = 31.53 (the notes' values), which validates the method.", FIT_P_RANGE.0, FIT_P_RANGE.1, P_BAND.0, P_BAND.1),
-        ],
-    })
+
+    /// The fit of latency/`c` to `k·(log₄N)^p`, of ours and of the paper's column.
+    fn summary_cells(&self, _effort: Effort, rows: &[Congestion]) -> Result<Vec<Cell>, ReproError> {
+        let xs: Vec<f64> = rows.iter().map(|r| f64::from(log4(r.n))).collect();
+        let ratio_means: Vec<f64> = rows.iter().map(|r| r.ratio.mean).collect();
+        let ratio_of_means: Vec<f64> = rows.iter().map(|r| r.ratio_of_means).collect();
+        let range = format!(
+            "{}–{}",
+            rows.first().map_or(0, |r| r.n),
+            rows.last().map_or(0, |r| r.n)
+        );
+        let mut cells = Vec::new();
+        let fit = fit_power(&xs, &ratio_means)
+            .ok_or_else(|| EXPERIMENT.failed("latency/c fit failed"))?;
+        let fit_rom = fit_power(&xs, &ratio_of_means)
+            .ok_or_else(|| EXPERIMENT.failed("ratio-of-means fit"))?;
+        let paper_x: Vec<f64> = SIZES.iter().map(|&n| f64::from(log4(n))).collect();
+        let paper_fit = fit_power(&paper_x, &PAPER_LATENCY_PER_C)
+            .ok_or_else(|| EXPERIMENT.failed("fit of the paper"))?;
+        let in_band = |p: f64| (P_BAND.0..=P_BAND.1).contains(&p);
+        let fitted = Detail::join(xs.iter().map(|&x| detail![fixed(fit.at(x), 1)]), ", ");
+        cells.push(Cell {
+            key: vec![range.clone().into(), "fit p".into()],
+            paper: Some(format!("≈ {PAPER_P}").into()),
+            ours: fixed(fit.p, 3),
+            detail: detail![
+                field("k", fixed(fit.k, 2)),
+                ", ",
+                field("SSE", fixed(fit.sse, 2)),
+                ", fitted latency/c = ",
+                ..fitted,
+                "; fit of the ratio of means: p = ",
+                fixed(fit_rom.p, 3),
+                ", k = ",
+                fixed(fit_rom.k, 2),
+            ],
+            verdict: Verdict::graded(false, in_band(fit.p)),
+            note: format!(
+                "accepted range {}–{}: the fit is sensitive to the noisy N = 16 point (notes §5.4)",
+                P_BAND.0, P_BAND.1
+            ),
+        });
+        cells.push(Cell {
+            key: vec![range.into(), "fit k".into()],
+            paper: None,
+            ours: fixed(fit.k, 2),
+            detail: detail![
+                "the paper prints no k; the fit of its own numbers gives k = ",
+                fixed(paper_fit.k, 2),
+            ],
+            verdict: Verdict::NotInPaper,
+            note: String::new(),
+        });
+        cells.push(Cell {
+            key: vec!["16–4096 (paper's numbers)".into(), "fit p".into()],
+            paper: Some(format!("≈ {PAPER_P}").into()),
+            ours: fixed(paper_fit.p, 4),
+            detail: detail![
+                "fit of the printed latency/c column: k = ",
+                fixed(paper_fit.k, 2),
+                ", SSE = ",
+                fixed(paper_fit.sse, 2),
+                " (notes §4: p = 0.2244, k = 31.53)",
+            ],
+            verdict: Verdict::holds((paper_fit.p - PAPER_P).abs() < 0.005),
+            note: "checks the fitting method, not the simulation".into(),
+        });
+        Ok(cells)
+    }
+
+    fn notes(&self, effort: Effort, _rows: &[Congestion], _cells: &[Cell]) -> Vec<String> {
+        let count = trials(effort);
+        // The fit of the paper's own column, as the method computes it.
+        let paper_x: Vec<f64> = SIZES.iter().map(|&n| f64::from(log4(n))).collect();
+        let paper_fit = fit_power(&paper_x, &PAPER_LATENCY_PER_C).map_or_else(
+            || "no fit".to_string(),
+            |f| format!("p = {:.4}, k = {:.2}", f.p, f.k),
+        );
+        let quick = if effort == Effort::Quick {
+            " (quick run: N ≤ 1024, 5 trials)"
+        } else {
+            ""
+        };
+        vec![
+        format!("The runs are Table I's WORM-RP-RR random runs (same seeds, same instances), {count} per size{quick}."),
+        "c is the realized congestion of a run: the largest number of worms whose head crossed one link. With adaptive RP paths the paper never defines c; this reading reproduces its values, where the load factor λ and the congestion of oblivious random paths do not (notes §5.2).".into(),
+        "latency/c is the mean over runs of the per-run ratio. The paper does not say whether it divided per run or divided the means; the ratio of means is given in the detail column (at N = 16 the two differ by a few percent because c is small), together with c × latency/c, which the paper's numbers make equal to its Table I WORM random column within 0.7% — what the ratio of means does exactly.".into(),
+        format!("Tolerances: c within ±{:.0}% and latency/c within ±{:.0}% of the paper, or (for both) a difference no larger than the two-sample 99% noise √2·h, h being our 99% Student-t half-width: the paper's values are themselves 30-run means of small integers (c is 3 to 5 at N = 16), whose sampling error is as large as ours; a fixed band narrower than that would fail a faithful reproduction by chance. latency/c gets the wider band because it is the ratio of two noisy numbers and because of the averaging ambiguity above.", 100.0 * C_TOLERANCE, 100.0 * RATIO_TOLERANCE),
+        format!("Fit: nonlinear least squares in linear space, minimising Σ (y − k·x^p)² over x = log₄N: k in closed form Σ y·x^p / Σ x^(2p) for each p, p by grid search (step 0.01 on [{}, {}]) refined by golden-section search. The verdict asks p in [{}, {}] around the paper's \"p ≈ 0.22\". The same function fitted to the paper's printed column gives {paper_fit} (the notes' values), which validates the method.", FIT_P_RANGE.0, FIT_P_RANGE.1, P_BAND.0, P_BAND.1),
+        ]
+    }
 }
 
 #[cfg(test)]
@@ -1134,7 +1221,11 @@ mod tests {
 
     #[test]
     fn small_table1_has_exact_many_to_one_cells_and_worm_beats_store() {
-        let cells = table1_cells(&[16, 64], 3).unwrap();
+        let cells: Vec<Cell> = table1_rows(&[16, 64], 3)
+            .unwrap()
+            .iter()
+            .flat_map(|row| TableOne.cells(row))
+            .collect();
         assert_eq!(cells.len(), 2 * (6 + 3));
         let m1: Vec<&Cell> = cells
             .iter()

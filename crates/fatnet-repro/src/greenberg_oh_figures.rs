@@ -27,7 +27,10 @@ use fatnet::online::packet::{FlowControl, PathPolicy};
 use crate::cell::{Detail, field, fixed, range, signed};
 use crate::figure::{Figure, Series, point};
 use crate::greenberg_oh::{Algorithm, Pattern, SEED, SIZES, Scan, Stat, Trial, runs, trials};
-use crate::{Cell, Effort, Experiment, Paper, ReproError, Table, Value, Verdict, detail};
+use crate::{
+    Cell, Effort, Experiment, Frame, Paper, ReproError, Table, Tabular, Value, Verdict, detail,
+    tabulate,
+};
 
 const STORE: FlowControl = FlowControl::StoreAndForward;
 const WORM: FlowControl = FlowControl::Wormhole;
@@ -50,29 +53,76 @@ type Point = (Arc<[Trial]>, Stat);
 /// The runs of a figure: every trial, and the mean latency and CI, per algorithm and size.
 struct Data {
     sizes: Vec<u32>,
-    trials: u64,
     series: Vec<(Algorithm, Vec<Point>)>,
 }
 
-impl Data {
-    fn collect(algorithms: &[Algorithm], effort: Effort) -> Result<Data, ReproError> {
-        let ns = sizes(effort);
-        let count = trials(effort);
-        let mut series = Vec::new();
-        for &a in algorithms {
-            let mut runs_of_a = Vec::new();
-            for &n in ns {
-                let t = runs(a, Pattern::Random, n, count)?;
-                let s = Stat::latency(&t);
-                runs_of_a.push((t, s));
-            }
-            series.push((a, runs_of_a));
-        }
-        Ok(Data {
-            sizes: ns.to_vec(),
-            trials: count,
-            series,
+/// One curve of a figure: an algorithm's runs at every size (a row of [`Tabular`]).
+#[derive(Clone, Debug)]
+pub struct Curve {
+    algorithm: Algorithm,
+    sizes: Vec<u32>,
+    trials: u64,
+    points: Vec<Point>,
+}
+
+/// The runs of `algorithms` at the sizes of `effort`, one curve each.
+fn collect(algorithms: &[Algorithm], effort: Effort) -> Result<Vec<Curve>, ReproError> {
+    let ns = sizes(effort);
+    let count = trials(effort);
+    algorithms
+        .iter()
+        .map(|&a| {
+            let points = ns
+                .iter()
+                .map(|&n| {
+                    let t = runs(a, Pattern::Random, n, count)?;
+                    let s = Stat::latency(&t);
+                    Ok((t, s))
+                })
+                .collect::<Result<_, ReproError>>()?;
+            Ok(Curve {
+                algorithm: a,
+                sizes: ns.to_vec(),
+                trials: count,
+                points,
+            })
         })
+        .collect()
+}
+
+/// One "not in paper" row per size of a curve: the mean with its 99% interval.
+fn curve_cells(a: Algorithm, sizes: &[u32], trials: u64, points: &[Point]) -> Vec<Cell> {
+    sizes
+        .iter()
+        .zip(points)
+        .map(|(n, (_, s))| Cell {
+            key: vec![a.label().into(), (*n).into()],
+            paper: None,
+            ours: s.estimate(1),
+            detail: detail![
+                ..s.ci(1),
+                ", ",
+                field("sd", fixed(s.sd, 1)),
+                ", ",
+                trials,
+                " trials",
+            ],
+            verdict: Verdict::NotInPaper,
+            note: String::new(),
+        })
+        .collect()
+}
+
+impl Data {
+    /// The runs of a figure's curves, for its claims.
+    fn of(effort: Effort, curves: &[Curve]) -> Data {
+        Data {
+            sizes: sizes(effort).to_vec(),
+            series: curves
+                .iter()
+                .map(|c| (c.algorithm, c.points.clone()))
+                .collect(),
+        }
     }
 
     fn get(&self, a: Algorithm, n: u32) -> &Point {
@@ -93,30 +143,12 @@ impl Data {
         self.get(a, n).1
     }
 
-    /// One "not in paper" row per algorithm and size.
-    fn cells(&self) -> Vec<Cell> {
+    /// One "not in paper" row per algorithm and size, of `trials` trials each.
+    #[cfg(test)]
+    fn cells(&self, trials: u64) -> Vec<Cell> {
         self.series
             .iter()
-            .flat_map(|(a, per_size)| {
-                self.sizes
-                    .iter()
-                    .zip(per_size)
-                    .map(move |(n, (_, s))| Cell {
-                        key: vec![a.label().into(), (*n).into()],
-                        paper: None,
-                        ours: s.estimate(1),
-                        detail: detail![
-                            ..s.ci(1),
-                            ", ",
-                            field("sd", fixed(s.sd, 1)),
-                            ", ",
-                            self.trials,
-                            " trials",
-                        ],
-                        verdict: Verdict::NotInPaper,
-                        note: String::new(),
-                    })
-            })
+            .flat_map(|(a, points)| curve_cells(*a, &self.sizes, trials, points))
             .collect()
     }
 
@@ -275,14 +307,13 @@ fn beats(
     }
 }
 
-/// The table of a figure: the data rows, then the claims, with shared notes.
-fn table(id: &'static str, title: &str, d: &Data, claims: Vec<Claim>, notes: &[&str]) -> Table {
-    let mut cells = d.cells();
-    cells.extend(claims.into_iter().map(Claim::cell));
+/// The notes of a figure's table: the shared ones, then the figure's own.
+fn figure_notes(effort: Effort, notes: &[&str]) -> Vec<String> {
+    let ns = sizes(effort);
     let mut all_notes = vec![format!(
         "Random instances (uniform destinations other than the source), one packet per processor, L = 32, {} trials per point{}; the rows without a paper value are the plotted means with their 99% Student-t confidence intervals. Trial i routes the same instance with the same seed for every variant (seeds from 1997, N and i; the instances are Table I's), so the comparisons are paired.",
-        d.trials,
-        if d.sizes.len() < SIZES.len() {
+        trials(effort),
+        if ns.len() < SIZES.len() {
             " (quick run: N ≤ 256, 5 trials)"
         } else {
             ""
@@ -290,14 +321,49 @@ fn table(id: &'static str, title: &str, d: &Data, claims: Vec<Claim>, notes: &[&
     )];
     all_notes.push("The paper prints no numbers for its figures (the OCR has only captions and the text's claims, notes §5.6). Each claim is read as the criterion in its note and gets \"holds\" (match) or \"does not hold\" (MISMATCH); nothing is tuned to make a claim hold.".into());
     all_notes.extend(notes.iter().map(|s| s.to_string()));
-    Table {
-        paper: Paper::GreenbergOh,
-        id,
-        title: title.into(),
-        key_columns: vec!["series or claim".into(), "N".into()],
-        detail_column: "99% CI, or the numbers that decide the claim".into(),
-        cells,
-        notes: all_notes,
+    all_notes
+}
+
+/// A figure of the paper: the algorithms it runs, its caption, its claims and its own notes.
+/// Every figure is [`Tabular`] through it: one [`Curve`] per algorithm, its means as "not in
+/// paper" rows, then the claims, decided over all the curves.
+trait PaperFigure: Experiment {
+    /// The title of the table.
+    const TITLE: &'static str;
+    /// The figure's notes, after the shared ones.
+    const NOTES: &'static [&'static str];
+    /// Every algorithm run, plotted or not.
+    fn algorithms(&self) -> Vec<Algorithm>;
+    /// The claims of the text about the figure, decided on the runs.
+    fn claims(&self, d: &Data) -> Vec<Claim>;
+}
+
+impl<F: PaperFigure> Tabular for F {
+    type Row = Curve;
+
+    fn frame(&self) -> Frame {
+        Frame {
+            title: F::TITLE.into(),
+            key_columns: vec!["series or claim".into(), "N".into()],
+            detail_column: "99% CI, or the numbers that decide the claim".into(),
+        }
+    }
+
+    fn compute(&self, effort: Effort) -> Result<Vec<Curve>, ReproError> {
+        collect(&self.algorithms(), effort)
+    }
+
+    fn cells(&self, c: &Curve) -> Vec<Cell> {
+        curve_cells(c.algorithm, &c.sizes, c.trials, &c.points)
+    }
+
+    fn summary_cells(&self, effort: Effort, rows: &[Curve]) -> Result<Vec<Cell>, ReproError> {
+        let claims = self.claims(&Data::of(effort, rows));
+        Ok(claims.into_iter().map(Claim::cell).collect())
+    }
+
+    fn notes(&self, effort: Effort, _rows: &[Curve], _cells: &[Cell]) -> Vec<String> {
+        figure_notes(effort, F::NOTES)
     }
 }
 
@@ -414,10 +480,78 @@ impl Experiment for Figure2 {
     }
 
     fn run(&self, effort: Effort) -> Result<Table, ReproError> {
-        let d = Data::collect(&FIG2, effort)?;
+        tabulate(self, effort)
+    }
+
+    /// `latency`: the three means against N, with the 99% confidence intervals of the two
+    /// delayed algorithms as extra lines; `relative`: the same as percentages above
+    /// STORE-RP-RR with `R = log₂N`.
+    fn figures(&self, table: &Table) -> Vec<Figure> {
+        let [store, univ, _] = FIG2;
+        let mut absolute = series(table, &FIG2);
+        let mut bands = Vec::new();
+        for (a, short) in [(store, "STORE"), (univ, "UNIV")] {
+            let label = a.label();
+            for (side, sign) in [("low", -1.0), ("high", 1.0)] {
+                let pts: Vec<(f64, f64)> = table
+                    .cells
+                    .iter()
+                    .filter(|c| c.key[0] == label && c.verdict == Verdict::NotInPaper)
+                    .map(|c| {
+                        let half = c.detail.field("half-width").and_then(Value::shown);
+                        point(
+                            c.key[1].shown(),
+                            c.ours.shown().zip(half).map(|(m, h)| m + sign * h),
+                        )
+                    })
+                    .collect();
+                bands.push(Series {
+                    name: format!("{short} 99% CI {side}"),
+                    points: pts,
+                });
+            }
+        }
+        absolute.extend(bands.iter().cloned());
+        let mut rel = relative_figure(
+            "Greenberg–Oh, Fig. 2, relative to STORE-RP-RR with R = log₂N".into(),
+            "STORE-RP-RR, R = log₂N",
+            table,
+            &FIG2,
+            |_| store,
+        );
+        let base = points(table, &store.label());
+        rel.series.extend(bands.into_iter().map(|b| Series {
+            points: relative(&b.points, &base),
+            ..b
+        }));
+        vec![
+            latency_figure(
+                "latency",
+                "Greenberg–Oh, Fig. 2: STORE-RP-RR vs UNIV stand-in, R = log₂N".into(),
+                absolute,
+            ),
+            rel,
+        ]
+    }
+}
+
+impl PaperFigure for Figure2 {
+    const TITLE: &'static str =
+        "Greenberg–Oh, Figure 2: STORE-RP-RR against UNIV, both with R = log₂N initial delays";
+
+    const NOTES: &'static [&'static str] = &[
+        "UNIV stand-in: the paper gives only \"a random priority from [1, R] used to order the passage of packets through any given switch\" for the universal algorithm of Leighton, Maggs, Ranade and Rao (notes §6.16). Ours is STORE-RP with 1-packet queues whose switches serve the smallest priority number first (ties in RR order), priorities drawn from 1..=R with R = log₂N, and the same R = log₂N initial delays (in packet-steps) as STORE. It is a stand-in, not the algorithm of [15]: it differs from STORE only in the order in which a switch serves competing packets, so the two claims about UNIV test the stand-in, and a failure says that random priorities alone do not make STORE worse, not that the paper's UNIV was not worse.",
+        "The figure draws the 99% confidence intervals of the two delayed algorithms as two extra lines each, through the lower and the upper ends of the interval at every N (the shared SVG writer draws lines and markers, not error bars).",
+    ];
+
+    fn algorithms(&self) -> Vec<Algorithm> {
+        FIG2.to_vec()
+    }
+
+    fn claims(&self, d: &Data) -> Vec<Claim> {
         let [store, univ, store1] = FIG2;
         let mut claims = vec![beats(
-            &d,
+            d,
             "STORE beats UNIV".into(),
             "STORE performed better than UNIV for all of the communication patterns considered",
             store,
@@ -475,67 +609,7 @@ impl Experiment for Figure2 {
             sizes: ns,
             criterion: "holds if R = log₂N lowers STORE-RP-RR's mean by less than 10% at every N (\"much\" read as 10%; the paper calls gaps of 4–8% a win elsewhere)".into(),
         });
-        Ok(table(
-            "fig2",
-            "Greenberg–Oh, Figure 2: STORE-RP-RR against UNIV, both with R = log₂N initial delays",
-            &d,
-            claims,
-            &[
-                "UNIV stand-in: the paper gives only \"a random priority from [1, R] used to order the passage of packets through any given switch\" for the universal algorithm of Leighton, Maggs, Ranade and Rao (notes §6.16). Ours is STORE-RP with 1-packet queues whose switches serve the smallest priority number first (ties in RR order), priorities drawn from 1..=R with R = log₂N, and the same R = log₂N initial delays (in packet-steps) as STORE. It is a stand-in, not the algorithm of [15]: it differs from STORE only in the order in which a switch serves competing packets, so the two claims about UNIV test the stand-in, and a failure says that random priorities alone do not make STORE worse, not that the paper's UNIV was not worse.",
-                "The figure draws the 99% confidence intervals of the two delayed algorithms as two extra lines each, through the lower and the upper ends of the interval at every N (the shared SVG writer draws lines and markers, not error bars).",
-            ],
-        ))
-    }
-
-    /// `latency`: the three means against N, with the 99% confidence intervals of the two
-    /// delayed algorithms as extra lines; `relative`: the same as percentages above
-    /// STORE-RP-RR with `R = log₂N`.
-    fn figures(&self, table: &Table) -> Vec<Figure> {
-        let [store, univ, _] = FIG2;
-        let mut absolute = series(table, &FIG2);
-        let mut bands = Vec::new();
-        for (a, short) in [(store, "STORE"), (univ, "UNIV")] {
-            let label = a.label();
-            for (side, sign) in [("low", -1.0), ("high", 1.0)] {
-                let pts: Vec<(f64, f64)> = table
-                    .cells
-                    .iter()
-                    .filter(|c| c.key[0] == label && c.verdict == Verdict::NotInPaper)
-                    .map(|c| {
-                        let half = c.detail.field("half-width").and_then(Value::shown);
-                        point(
-                            c.key[1].shown(),
-                            c.ours.shown().zip(half).map(|(m, h)| m + sign * h),
-                        )
-                    })
-                    .collect();
-                bands.push(Series {
-                    name: format!("{short} 99% CI {side}"),
-                    points: pts,
-                });
-            }
-        }
-        absolute.extend(bands.iter().cloned());
-        let mut rel = relative_figure(
-            "Greenberg–Oh, Fig. 2, relative to STORE-RP-RR with R = log₂N".into(),
-            "STORE-RP-RR, R = log₂N",
-            table,
-            &FIG2,
-            |_| store,
-        );
-        let base = points(table, &store.label());
-        rel.series.extend(bands.into_iter().map(|b| Series {
-            points: relative(&b.points, &base),
-            ..b
-        }));
-        vec![
-            latency_figure(
-                "latency",
-                "Greenberg–Oh, Fig. 2: STORE-RP-RR vs UNIV stand-in, R = log₂N".into(),
-                absolute,
-            ),
-            rel,
-        ]
+        claims
     }
 }
 
@@ -572,13 +646,50 @@ impl Experiment for Figure3 {
     }
 
     fn run(&self, effort: Effort) -> Result<Table, ReproError> {
-        let all: Vec<Algorithm> = FIG3_STORE.iter().chain(&FIG3_WORM).copied().collect();
-        let d = Data::collect(&all, effort)?;
+        tabulate(self, effort)
+    }
+
+    fn figures(&self, table: &Table) -> Vec<Figure> {
+        vec![
+            latency_figure(
+                "store",
+                "Greenberg–Oh, Fig. 3: path selection in STORE (RR scan)".into(),
+                series(table, &FIG3_STORE),
+            ),
+            latency_figure(
+                "worm",
+                "Greenberg–Oh, Fig. 3: path selection in WORM (RR scan)".into(),
+                series(table, &FIG3_WORM),
+            ),
+            relative_figure(
+                "Greenberg–Oh, Fig. 3, relative to RP-RR of the same flow control".into(),
+                "RP-RR",
+                table,
+                &[FIG3_STORE, FIG3_WORM].concat(),
+                rp_rr,
+            ),
+        ]
+    }
+}
+
+impl PaperFigure for Figure3 {
+    const TITLE: &'static str =
+        "Greenberg–Oh, Figure 3: path selection FP, RP, GP in STORE and WORM with RR scan";
+
+    const NOTES: &'static [&'static str] = &[
+        "FP: one shortest path drawn uniformly at the source and kept; RP: each step a head going up draws one of its two up links and waits if it is blocked; GP: the first free up link in port order. STORE has queues of 1 packet, WORM of 2 flits; R = 1.",
+    ];
+
+    fn algorithms(&self) -> Vec<Algorithm> {
+        FIG3_STORE.iter().chain(&FIG3_WORM).copied().collect()
+    }
+
+    fn claims(&self, d: &Data) -> Vec<Claim> {
         let mut claims = Vec::new();
         for (flow, [fp, rp, gp]) in [("STORE", FIG3_STORE), ("WORM", FIG3_WORM)] {
             for adaptive in [rp, gp] {
                 claims.push(beats(
-                    &d,
+                    d,
                     format!(
                         "{flow}: adaptive {} beats FP",
                         adaptive.path.name().to_uppercase()
@@ -615,37 +726,7 @@ impl Experiment for Figure3 {
                 criterion: format!("holds if at no N is GP or FP significantly faster than RP (paired 99% test): a scheme is refuted as the best only by a significant difference; {GAIN_NOTE}"),
             });
         }
-        Ok(table(
-            "fig3",
-            "Greenberg–Oh, Figure 3: path selection FP, RP, GP in STORE and WORM with RR scan",
-            &d,
-            claims,
-            &[
-                "FP: one shortest path drawn uniformly at the source and kept; RP: each step a head going up draws one of its two up links and waits if it is blocked; GP: the first free up link in port order. STORE has queues of 1 packet, WORM of 2 flits; R = 1.",
-            ],
-        ))
-    }
-
-    fn figures(&self, table: &Table) -> Vec<Figure> {
-        vec![
-            latency_figure(
-                "store",
-                "Greenberg–Oh, Fig. 3: path selection in STORE (RR scan)".into(),
-                series(table, &FIG3_STORE),
-            ),
-            latency_figure(
-                "worm",
-                "Greenberg–Oh, Fig. 3: path selection in WORM (RR scan)".into(),
-                series(table, &FIG3_WORM),
-            ),
-            relative_figure(
-                "Greenberg–Oh, Fig. 3, relative to RP-RR of the same flow control".into(),
-                "RP-RR",
-                table,
-                &[FIG3_STORE, FIG3_WORM].concat(),
-                rp_rr,
-            ),
-        ]
+        claims
     }
 }
 
@@ -692,8 +773,47 @@ impl Experiment for Figure4 {
     }
 
     fn run(&self, effort: Effort) -> Result<Table, ReproError> {
-        let all: Vec<Algorithm> = FIG4_STORE.iter().chain(&FIG4_WORM).copied().collect();
-        let d = Data::collect(&all, effort)?;
+        tabulate(self, effort)
+    }
+
+    fn figures(&self, table: &Table) -> Vec<Figure> {
+        vec![
+            latency_figure(
+                "store",
+                "Greenberg–Oh, Fig. 4: input scan in STORE (RP paths)".into(),
+                series(table, &FIG4_STORE),
+            ),
+            latency_figure(
+                "worm",
+                "Greenberg–Oh, Fig. 4: input scan in WORM (RP paths)".into(),
+                series(table, &FIG4_WORM),
+            ),
+            relative_figure(
+                "Greenberg–Oh, Fig. 4, relative to RP-RR of the same flow control".into(),
+                "RP-RR",
+                table,
+                &[FIG4_STORE, FIG4_WORM].concat(),
+                rp_rr,
+            ),
+        ]
+    }
+}
+
+impl PaperFigure for Figure4 {
+    const TITLE: &'static str =
+        "Greenberg–Oh, Figure 4: input scan FO, RR, FF in STORE and WORM with RP paths, and GP-FO";
+
+    const NOTES: &'static [&'static str] = &[
+        "FO: every switch scans its inputs in a fixed order (children's up links, then parents' down links, then the injection queue; the paper's order is unstated, notes §6.11); RR: cyclically from a random input, one draw per switch per step; FF: the packet with the longest path (2ℓ links, ℓ its lowest-common-ancestor level: the paper's \"farthest destination\" on up links and \"farthest source\" on down links coincide on the fat-tree) first, ties in RR order.",
+        "FF breaks ties in RR order. On the fat-tree the path length 2ℓ takes only log₄N values, so many packets tie and FF keeps much of RR's random arbitration; the paper states neither its distance measure nor its tie-breaking (notes §6.10), and an FF with fixed-order ties would sit closer to FO. This is the likeliest reason for a failing \"FF performs similarly to FO\" row.",
+        "The claims about GP-FO concern N = 1024 and 4096 only and are left out of the quick run.",
+    ];
+
+    fn algorithms(&self) -> Vec<Algorithm> {
+        FIG4_STORE.iter().chain(&FIG4_WORM).copied().collect()
+    }
+
+    fn claims(&self, d: &Data) -> Vec<Claim> {
         let ns = d.sizes.clone();
         // Every (flow, N) case: (RP-FO, RP-RR, RP-FF, N).
         let mut cases: Vec<Case> = Vec::new();
@@ -804,39 +924,7 @@ impl Experiment for Figure4 {
                 ),
             });
         }
-        Ok(table(
-            "fig4",
-            "Greenberg–Oh, Figure 4: input scan FO, RR, FF in STORE and WORM with RP paths, and GP-FO",
-            &d,
-            claims,
-            &[
-                "FO: every switch scans its inputs in a fixed order (children's up links, then parents' down links, then the injection queue; the paper's order is unstated, notes §6.11); RR: cyclically from a random input, one draw per switch per step; FF: the packet with the longest path (2ℓ links, ℓ its lowest-common-ancestor level: the paper's \"farthest destination\" on up links and \"farthest source\" on down links coincide on the fat-tree) first, ties in RR order.",
-                "FF breaks ties in RR order. On the fat-tree the path length 2ℓ takes only log₄N values, so many packets tie and FF keeps much of RR's random arbitration; the paper states neither its distance measure nor its tie-breaking (notes §6.10), and an FF with fixed-order ties would sit closer to FO. This is the likeliest reason for a failing \"FF performs similarly to FO\" row.",
-                "The claims about GP-FO concern N = 1024 and 4096 only and are left out of the quick run.",
-            ],
-        ))
-    }
-
-    fn figures(&self, table: &Table) -> Vec<Figure> {
-        vec![
-            latency_figure(
-                "store",
-                "Greenberg–Oh, Fig. 4: input scan in STORE (RP paths)".into(),
-                series(table, &FIG4_STORE),
-            ),
-            latency_figure(
-                "worm",
-                "Greenberg–Oh, Fig. 4: input scan in WORM (RP paths)".into(),
-                series(table, &FIG4_WORM),
-            ),
-            relative_figure(
-                "Greenberg–Oh, Fig. 4, relative to RP-RR of the same flow control".into(),
-                "RP-RR",
-                table,
-                &[FIG4_STORE, FIG4_WORM].concat(),
-                rp_rr,
-            ),
-        ]
+        claims
     }
 }
 
@@ -879,16 +967,48 @@ impl Experiment for Figure5 {
     }
 
     fn run(&self, effort: Effort) -> Result<Table, ReproError> {
-        let all: Vec<Algorithm> = FIG5.iter().chain(&FIG5_STORE).copied().collect();
-        let d = Data::collect(&all, effort)?;
+        tabulate(self, effort)
+    }
+
+    fn figures(&self, table: &Table) -> Vec<Figure> {
+        vec![
+            latency_figure(
+                "latency",
+                "Greenberg–Oh, Fig. 5: WORM-RP-RR vs SPLIT (q = 2 flits)".into(),
+                series(table, &FIG5),
+            ),
+            relative_figure(
+                "Greenberg–Oh, Fig. 5, relative to WORM-RP-RR".into(),
+                "WORM-RP-RR",
+                table,
+                &FIG5,
+                |_| Algorithm::WORM,
+            ),
+        ]
+    }
+}
+
+impl PaperFigure for Figure5 {
+    const TITLE: &'static str =
+        "Greenberg–Oh, Figure 5: WORM-RP-RR against SPLIT with RP-RR, RP-FO and GP-FF";
+
+    const NOTES: &'static [&'static str] = &[
+        "SPLIT: each packet becomes 32 independent one-flit packets (no address overhead charged, as in the paper), injected back to back, routed like STORE packets of one flit, with queues of 2 flits (the paper does not give SPLIT's queue size; with 1 flit SPLIT would be about twice as slow as WORM, against the paper's claim, notes §6.15). STORE-RP-FO and STORE-GP-FF (1-packet queues) are in the table for the STORE remark and not plotted.",
+    ];
+
+    fn algorithms(&self) -> Vec<Algorithm> {
+        FIG5.iter().chain(&FIG5_STORE).copied().collect()
+    }
+
+    fn claims(&self, d: &Data) -> Vec<Claim> {
         let [worm, split_rr, split_fo, split_ff] = FIG5;
         let [store_fo, store_ff] = FIG5_STORE;
         let ns = d.sizes.clone();
         let slight = ns.iter().all(|&n| d.gain(split_rr, worm, n) < 0.10);
-        let store_uniform = beats(&d, String::new(), "", store_ff, store_fo, Strength::Uniform);
+        let store_uniform = beats(d, String::new(), "", store_ff, store_fo, Strength::Uniform);
         let claims = vec![
             beats(
-                &d,
+                d,
                 "SPLIT RP-RR better than WORM RP-RR".into(),
                 "SPLIT RP-RR is slightly better than WORM RP-RR (per-flit address overhead ignored)",
                 split_rr,
@@ -909,7 +1029,7 @@ impl Experiment for Figure5 {
                 ),
             },
             beats(
-                &d,
+                d,
                 "WORM RP-RR beats SPLIT RP-FO".into(),
                 "WORM RP-RR beats SPLIT RP-FO",
                 worm,
@@ -917,7 +1037,7 @@ impl Experiment for Figure5 {
                 Strength::Plain,
             ),
             beats(
-                &d,
+                d,
                 "WORM RP-RR beats SPLIT GP-FF".into(),
                 "WORM RP-RR beats SPLIT GP-FF",
                 worm,
@@ -925,7 +1045,7 @@ impl Experiment for Figure5 {
                 Strength::Plain,
             ),
             beats(
-                &d,
+                d,
                 "SPLIT GP-FF uniformly beats SPLIT RP-FO".into(),
                 "SPLIT is sensitive to the scheme: SPLIT GP-FF uniformly beats SPLIT RP-FO",
                 split_ff,
@@ -943,32 +1063,7 @@ impl Experiment for Figure5 {
                 ),
             },
         ];
-        Ok(table(
-            "fig5",
-            "Greenberg–Oh, Figure 5: WORM-RP-RR against SPLIT with RP-RR, RP-FO and GP-FF",
-            &d,
-            claims,
-            &[
-                "SPLIT: each packet becomes 32 independent one-flit packets (no address overhead charged, as in the paper), injected back to back, routed like STORE packets of one flit, with queues of 2 flits (the paper does not give SPLIT's queue size; with 1 flit SPLIT would be about twice as slow as WORM, against the paper's claim, notes §6.15). STORE-RP-FO and STORE-GP-FF (1-packet queues) are in the table for the STORE remark and not plotted.",
-            ],
-        ))
-    }
-
-    fn figures(&self, table: &Table) -> Vec<Figure> {
-        vec![
-            latency_figure(
-                "latency",
-                "Greenberg–Oh, Fig. 5: WORM-RP-RR vs SPLIT (q = 2 flits)".into(),
-                series(table, &FIG5),
-            ),
-            relative_figure(
-                "Greenberg–Oh, Fig. 5, relative to WORM-RP-RR".into(),
-                "WORM-RP-RR",
-                table,
-                &FIG5,
-                |_| Algorithm::WORM,
-            ),
-        ]
+        claims
     }
 }
 
@@ -993,7 +1088,6 @@ mod tests {
         let [a, b, c] = FIG3_WORM;
         let d = Data {
             sizes: vec![16, 64],
-            trials: 4,
             series: vec![
                 (
                     a,
@@ -1038,7 +1132,15 @@ mod tests {
         assert_eq!(rel.len(), 1);
         assert!((rel[0].1 - 10.0).abs() < 1e-9);
         // The data rows are the figure's points.
-        let t = table("t", "t", &d, vec![], &[]);
+        let t = Table {
+            paper: Paper::GreenbergOh,
+            id: "t",
+            title: "t".into(),
+            key_columns: vec![],
+            detail_column: String::new(),
+            cells: d.cells(4),
+            notes: vec![],
+        };
         assert_eq!(points(&t, &a.label()), [(16.0, 110.2), (64.0, 220.2)]);
     }
 }

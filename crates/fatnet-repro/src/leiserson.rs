@@ -220,7 +220,7 @@ impl Tabular for Schedules {
         vec![
                 "The paper prints no numbers; the \"paper\" column is the theorem's bound for the instance (Theorem 1: 2λ lg n; Corollary 2: 2(a/(a−1))λ with a = min cap / lg n = 2 here, i.e. 4λ), and \"ours\" is the number of cycles of our schedule, which is verified (every message once, no channel over capacity in any cycle).".into(),
                 "The proof's integer bound is lg n · 2^⌈lg λ⌉ for Theorem 1 and 2^⌈lg λ'⌉ for Corollary 2 (λ' for the fictitious capacities cap − lg n).".into(),
-                "Random patterns are drawn from seed 2026 with one derived seed per row; permutations are uniform, `replicated:k=K` is K independent permutations, `uniform` excludes self-messages, `mesh` is the √n×√n mesh in Morton order.".into(),
+                format!("Random patterns are drawn from seed {SEED} with one derived seed per row; permutations are uniform, `replicated:k=K` is K independent permutations, `uniform` excludes self-messages, `mesh` is the √n×√n mesh in Morton order."),
         ]
     }
 }

@@ -671,7 +671,7 @@ impl Experiment for Figure7_7 {
     }
 
     fn figures(&self, table: &Table) -> Vec<Figure> {
-        let at = |c: &Cell| c.key[1] == "0.3";
+        let at = |c: &Cell| c.key[1].shown() == Some(0.3);
         let d_of = |c: &Cell| c.key[0].shown().unwrap_or(f64::NAN);
         let ours = table
             .cells
@@ -921,121 +921,11 @@ impl Experiment for Figure7_6 {
     }
 
     fn run(&self, effort: Effort) -> Result<Table, ReproError> {
-        use fatnet::online::direct_broadcast::TreeFamily;
-        let d = 8u32;
-        let (horizon, trials) = match effort {
-            Effort::Full => (10_000u64, 4u64),
-            Effort::Quick => (2_000, 2),
-        };
-        let loads = [0.01, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6];
-        let schemes = [
-            (
-                "direct",
-                DirectScheme::with_trees(d, TreeFamily::Rotated)
-                    .map_err(|e| ExperimentId::new(Paper::Stamoulis, "fig7_6").error(e))?,
-            ),
-            (
-                "non-idling indirect",
-                DirectScheme::with_trees(d, TreeFamily::JohnssonHoFlood)
-                    .map_err(|e| ExperimentId::new(Paper::Stamoulis, "fig7_6").error(e))?,
-            ),
-        ];
-        let t = crate::runner::student_t_995(trials - 1).unwrap_or(f64::NAN);
-        let mut cells = Vec::new();
-        let mut means = Vec::new();
-        let mut above = 0usize;
-        for (k, (name, scheme)) in schemes.iter().enumerate() {
-            for (i, &rho) in loads.iter().enumerate() {
-                let seed = crate::derive_seed(FIG7_6_SEED, (k * loads.len() + i) as u64);
-                let runs = cell_runs(scheme, rho, horizon, trials, seed)?;
-                let delays: Vec<f64> = runs.iter().map(|r| r.0).collect();
-                let s = Stat::of(&delays);
-                let half = t * s.sd / (s.n as f64).sqrt();
-                means.push((*name, rho, s.mean));
-                above += usize::from(s.mean - half > lower_bound_6_1_6_2(d, rho));
-                let (paper, verdict, note) = match *name {
-                    "direct" => {
-                        let approx = approximation_6_19(d, rho);
-                        (
-                            None,
-                            Verdict::NotInPaper,
-                            format!(
-                                "(6.19) = {approx:.3} ({:+.1}%)",
-                                relative_difference(approx, s.mean) * 100.0
-                            ),
-                        )
-                    }
-                    _ if rho <= 0.01 => {
-                        let light = 1.5 * f64::from(d);
-                        (
-                            Some(format!("→ {light:.1} as ρ → 0 (App. 7.B)").into()),
-                            Verdict::tolerance(light, s.mean, half + 0.1),
-                            format!("T − 3d/2 = {:.3}", s.mean - light),
-                        )
-                    }
-                    _ => (
-                        None,
-                        Verdict::NotInPaper,
-                        format!("(T − 3d/2)/ρ = {:.2}", (s.mean - 1.5 * f64::from(d)) / rho),
-                    ),
-                };
-                let rules = if rho < stability_limit_7_3(d) {
-                    fixed(proposition_7_4(d, rho), 3)
-                } else {
-                    "unstable".into()
-                };
-                let estimate = Estimate::new(s.mean, half, s.n, 99, 3);
-                cells.push(Cell {
-                    key: vec![(*name).into(), fixed(rho, 2)],
-                    paper,
-                    ours: estimate.into(),
-                    detail: detail![
-                        ..estimate.interval(),
-                        " (",
-                        trials,
-                        " runs of ",
-                        horizon,
-                        " slots, ",
-                        runs.iter().map(|r| r.1).sum::<u64>(),
-                        " packets); Rules A–E (Prop. 7.4) ",
-                        rules,
-                    ],
-                    verdict,
-                    note,
-                });
-            }
-        }
-        let faster = loads
-            .iter()
-            .filter(|&&rho| {
-                let get = |n: &str| {
-                    means
-                        .iter()
-                        .find(|m| m.0 == n && m.1 == rho)
-                        .map_or(f64::NAN, |m| m.2)
-                };
-                get("direct") < get("non-idling indirect")
-            })
-            .count();
-        Ok(Table {
-            paper: Paper::Stamoulis,
-            id: "fig7_6",
-            title: "Stamoulis, Figure 7.6: mean broadcast delay at d = 8 of the direct and the non-idling indirect scheme against ρ".into(),
-            key_columns: vec!["scheme".into(), "ρ".into()],
-            detail_column: "99% CI; Prop. 7.4 for the Rules A–E scheme at the same load".into(),
-            cells,
-            notes: vec![
-                format!("The thesis' claim (iv), checked: the direct scheme's delay is below the non-idling indirect scheme's at {faster} of {} loads.", loads.len()),
-                "Simulation: `fatnet_online::direct_broadcast` on the output-queued packet engine, Poisson generation at rate λ = ρd/(2^d − 1) per node in continuous time, one uniformly drawn tree per packet, FIFO arcs. Direct: the origin's rotated dimension-order trees. Non-idling indirect (the notes' reading of §7.4, which the thesis leaves underspecified): the undirected Johnsson–Ho tree T^(j) flooded from the origin, without Rules C–E. Each cell: independent runs, the first tenth of the slots discarded, 99% interval over the runs.".into(),
-                "The thesis prints no data for Figure 7.6; the paper column holds the only stated value, the light-traffic limit 3d/2 of Appendix 7.B (within tolerance if our mean at ρ = 0.01 is within its 99% half-width plus 0.1 of it; the first-order term adds about 0.02 there). The notes give (6.19) for the direct scheme and Prop. 7.4 for the Rules A–E scheme, shown in the note and detail columns.".into(),
-                format!("The lower bound of Props. 6.1–6.2 (both schemes are oblivious, so Prop. 6.2 applies; it is T ≥ d = 8 at every load here): {above} of {} simulated 99% intervals lie entirely above it.", 2 * loads.len()),
-                "Figure 7.6 (`fig7_6/fig7_6.svg`) plots both schemes with (6.19), Prop. 7.4 and the lower bound of Props. 6.1–6.2 on the same axes.".into(),
-            ],
-        })
+        tabulate(self, effort)
     }
 
     fn figures(&self, table: &Table) -> Vec<Figure> {
-        let d = 8;
+        let d = FIG7_6_D;
         let series_of = |name: &str| -> Vec<(f64, f64)> {
             table
                 .cells
@@ -1085,5 +975,150 @@ impl Experiment for Figure7_6 {
             log_x: false,
             ..Figure::default()
         }]
+    }
+}
+
+/// Figure 7.6's dimension.
+const FIG7_6_D: u32 = 8;
+
+/// Figure 7.6's loads.
+const FIG7_6_LOADS: [f64; 8] = [0.01, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6];
+
+/// One point of Figure 7.6: a scheme's mean delay at one load, over independent runs.
+#[derive(Clone, Copy, Debug)]
+pub struct DelayPoint {
+    scheme: &'static str,
+    rho: f64,
+    /// The mean delay with its 99% Student-t interval over the runs.
+    delay: Estimate,
+    packets: u64,
+    trials: u64,
+    horizon: u64,
+}
+
+impl Tabular for Figure7_6 {
+    type Row = DelayPoint;
+
+    fn frame(&self) -> Frame {
+        Frame {
+            title: "Stamoulis, Figure 7.6: mean broadcast delay at d = 8 of the direct and the non-idling indirect scheme against ρ".into(),
+            key_columns: vec!["scheme".into(), "ρ".into()],
+            detail_column: "99% CI; Prop. 7.4 for the Rules A–E scheme at the same load".into(),
+        }
+    }
+
+    fn compute(&self, effort: Effort) -> Result<Vec<DelayPoint>, ReproError> {
+        use fatnet::online::direct_broadcast::TreeFamily;
+        let d = FIG7_6_D;
+        let (horizon, trials) = match effort {
+            Effort::Full => (10_000u64, 4u64),
+            Effort::Quick => (2_000, 2),
+        };
+        let build = |family| {
+            DirectScheme::with_trees(d, family)
+                .map_err(|e| ExperimentId::new(Paper::Stamoulis, "fig7_6").error(e))
+        };
+        let schemes = [
+            ("direct", build(TreeFamily::Rotated)?),
+            ("non-idling indirect", build(TreeFamily::JohnssonHoFlood)?),
+        ];
+        let t = crate::runner::student_t_995(trials - 1).unwrap_or(f64::NAN);
+        let mut rows = Vec::new();
+        for (k, (scheme, simulator)) in schemes.iter().enumerate() {
+            for (i, &rho) in FIG7_6_LOADS.iter().enumerate() {
+                let seed = crate::derive_seed(FIG7_6_SEED, (k * FIG7_6_LOADS.len() + i) as u64);
+                let runs = cell_runs(simulator, rho, horizon, trials, seed)?;
+                let delays: Vec<f64> = runs.iter().map(|r| r.0).collect();
+                let s = Stat::of(&delays);
+                let half = t * s.sd / (s.n as f64).sqrt();
+                rows.push(DelayPoint {
+                    scheme,
+                    rho,
+                    delay: Estimate::new(s.mean, half, s.n, 99, 3),
+                    packets: runs.iter().map(|r| r.1).sum(),
+                    trials,
+                    horizon,
+                });
+            }
+        }
+        Ok(rows)
+    }
+
+    fn cells(&self, p: &DelayPoint) -> Vec<Cell> {
+        let d = FIG7_6_D;
+        let (rho, mean, half) = (p.rho, p.delay.mean, p.delay.half_width);
+        let (paper, verdict, note) = match p.scheme {
+            "direct" => {
+                let approx = approximation_6_19(d, rho);
+                (
+                    None,
+                    Verdict::NotInPaper,
+                    format!(
+                        "(6.19) = {approx:.3} ({:+.1}%)",
+                        relative_difference(approx, mean) * 100.0
+                    ),
+                )
+            }
+            _ if rho <= 0.01 => {
+                let light = 1.5 * f64::from(d);
+                (
+                    Some(format!("→ {light:.1} as ρ → 0 (App. 7.B)").into()),
+                    Verdict::tolerance(light, mean, half + 0.1),
+                    format!("T − 3d/2 = {:.3}", mean - light),
+                )
+            }
+            _ => (
+                None,
+                Verdict::NotInPaper,
+                format!("(T − 3d/2)/ρ = {:.2}", (mean - 1.5 * f64::from(d)) / rho),
+            ),
+        };
+        let rules = if rho < stability_limit_7_3(d) {
+            fixed(proposition_7_4(d, rho), 3)
+        } else {
+            "unstable".into()
+        };
+        vec![Cell {
+            key: vec![p.scheme.into(), fixed(rho, 2)],
+            paper,
+            ours: p.delay.into(),
+            detail: detail![
+                ..p.delay.interval(),
+                " (",
+                p.trials,
+                " runs of ",
+                p.horizon,
+                " slots, ",
+                p.packets,
+                " packets); Rules A–E (Prop. 7.4) ",
+                rules,
+            ],
+            verdict,
+            note,
+        }]
+    }
+
+    fn notes(&self, _effort: Effort, rows: &[DelayPoint], _cells: &[Cell]) -> Vec<String> {
+        let d = FIG7_6_D;
+        let mean = |scheme: &str, rho: f64| {
+            rows.iter()
+                .find(|p| p.scheme == scheme && p.rho == rho)
+                .map_or(f64::NAN, |p| p.delay.mean)
+        };
+        let faster = FIG7_6_LOADS
+            .iter()
+            .filter(|&&rho| mean("direct", rho) < mean("non-idling indirect", rho))
+            .count();
+        let above = rows
+            .iter()
+            .filter(|p| p.delay.low() > lower_bound_6_1_6_2(d, p.rho))
+            .count();
+        vec![
+            format!("The thesis' claim (iv), checked: the direct scheme's delay is below the non-idling indirect scheme's at {faster} of {} loads.", FIG7_6_LOADS.len()),
+            "Simulation: `fatnet_online::direct_broadcast` on the output-queued packet engine, Poisson generation at rate λ = ρd/(2^d − 1) per node in continuous time, one uniformly drawn tree per packet, FIFO arcs. Direct: the origin's rotated dimension-order trees. Non-idling indirect (the notes' reading of §7.4, which the thesis leaves underspecified): the undirected Johnsson–Ho tree T^(j) flooded from the origin, without Rules C–E. Each cell: independent runs, the first tenth of the slots discarded, 99% interval over the runs.".into(),
+            "The thesis prints no data for Figure 7.6; the paper column holds the only stated value, the light-traffic limit 3d/2 of Appendix 7.B (within tolerance if our mean at ρ = 0.01 is within its 99% half-width plus 0.1 of it; the first-order term adds about 0.02 there). The notes give (6.19) for the direct scheme and Prop. 7.4 for the Rules A–E scheme, shown in the note and detail columns.".into(),
+            format!("The lower bound of Props. 6.1–6.2 (both schemes are oblivious, so Prop. 6.2 applies; it is T ≥ d = {d} at every load here): {above} of {} simulated 99% intervals lie entirely above it.", rows.len()),
+            "Figure 7.6 (`fig7_6/fig7_6.svg`) plots both schemes with (6.19), Prop. 7.4 and the lower bound of Props. 6.1–6.2 on the same axes.".into(),
+        ]
     }
 }

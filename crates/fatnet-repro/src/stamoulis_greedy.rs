@@ -259,111 +259,7 @@ impl Experiment for Figure5_3 {
     }
 
     fn run(&self, effort: Effort) -> Result<Table, ReproError> {
-        use fatnet::online::slotted_cube::{SlottedConfig, SlottedScheme, run};
-        let (horizon, max_d) = match effort {
-            Effort::Full => (20_000u64, 10u32),
-            Effort::Quick => (4_000, 7),
-        };
-        let lambda = FIG_RHO / FIG_P;
-        let mut grid = Vec::new();
-        for d in 2..=max_d {
-            for scheme in [SlottedScheme::Greedy, SlottedScheme::Adaptive] {
-                grid.push((d, scheme));
-            }
-        }
-        let reports = try_run_trials(FIG5_3_SEED, grid.len() as u64, |i, _| {
-            let (d, scheme) = grid[i as usize];
-            run(&SlottedConfig {
-                network: fatnet::online::greedy_cube::GreedyNetwork::Hypercube,
-                scheme,
-                d,
-                lambda,
-                p: FIG_P,
-                horizon,
-                warmup: horizon / 10,
-                batches: 20,
-                confidence: 0.99,
-                seed: crate::derive_seed(FIG5_3_SEED, u64::from(d)),
-            })
-            .map_err(|e| EXPERIMENT.error_in(format!("d = {d}, {scheme:?}"), e))
-        })?;
-        let mut cells = Vec::new();
-        let mut adaptive_below = 0;
-        for (&(d, scheme), r) in grid.iter().zip(&reports) {
-            let dp = f64::from(d) * FIG_P;
-            let q = r.delay_mean - dp;
-            let half = r.delay_half_width;
-            let b = greedy::slotted_delay_bounds(Network::Hypercube, d, lambda, FIG_P, 1.0)
-                .map_err(|e| EXPERIMENT.error(e))?;
-            let lower = b.lower - dp;
-            let claimed = b.claimed_lower.unwrap_or(f64::NAN) - dp;
-            let upper = b.upper - dp;
-            let (name, paper, verdict, note) = match scheme {
-                SlottedScheme::Greedy => (
-                    "greedy",
-                    Some(interval(lower, upper, 3)),
-                    Verdict::bound(q + half >= lower && q - half <= upper),
-                    if q + half < claimed {
-                        format!("below the claimed bound (5.18), {claimed:.3}")
-                    } else {
-                        String::new()
-                    },
-                ),
-                SlottedScheme::Adaptive => {
-                    let greedy = reports
-                        .iter()
-                        .zip(&grid)
-                        .find(|(_, g)| g.0 == d && g.1 == SlottedScheme::Greedy)
-                        .map(|(g, _)| g.delay_mean - dp)
-                        .unwrap_or(f64::NAN);
-                    if q < greedy {
-                        adaptive_below += 1;
-                    }
-                    (
-                        "adaptive",
-                        None,
-                        Verdict::NotInPaper,
-                        format!("greedy − adaptive = {:.3}", greedy - q),
-                    )
-                }
-            };
-            let estimate = Estimate::new(q, half, 20, 99, 3);
-            cells.push(Cell {
-                key: vec![d.into(), name.into()],
-                paper,
-                ours: estimate.into(),
-                detail: detail![
-                    ..estimate.interval(),
-                    " (20 batch means, ",
-                    r.measured,
-                    " packets, ",
-                    horizon,
-                    " slots); ",
-                    field("T̄", fixed(r.delay_mean, 3)),
-                    "; claimed lower (5.18) ",
-                    fixed(claimed, 3),
-                    "; largest node queue ",
-                    r.max_node_queue,
-                ],
-                verdict,
-                note,
-            });
-        }
-        let dims = max_d - 1;
-        Ok(Table {
-            paper: Paper::Stamoulis,
-            id: "fig5_3",
-            title: "Stamoulis, Figure 5.3: queueing delay T̄ − dp of greedy and adaptive routing against d (slotted, ρ = 0.9, p = 1/2)".into(),
-            key_columns: vec!["d".into(), "scheme".into()],
-            detail_column: "99% CI and details".into(),
-            cells,
-            notes: vec![
-                format!("The thesis' claim, checked: the adaptive scheme's queueing delay is below greedy's at {adaptive_below} of {dims} dimensions."),
-                "Simulation: `fatnet_online::slotted_cube`, τ = 1, Poisson(1.8) batches per node per slot, destinations flip each bit with probability 1/2 (self-addressed packets count with delay 0); greedy: canonical paths, FIFO arcs, random ties; adaptive (§5.5): closest-to-destination first, then FIFO, then random; each packet takes a uniformly random free preferred arc or is stored. Both schemes see the same arrivals for a given d. One run per cell, the first tenth of the slots discarded, 99% intervals over 20 batch means.".into(),
-                "The paper column gives greedy's bound interval for T̄ − dp: pρ/(2(1 − ρ)) (Prop. 5.13) to ρdp/(1 − ρ) + τ (Prop. 5.12 with T̄ ≤ T + τ, (5.26)). The thesis prints no data for Figure 5.3, so the adaptive cells have no paper value; the note column flags greedy cells below the sharper bound (5.18), which the thesis states without proof.".into(),
-                "Figure 5.3 (`fig5_3/fig5_3.svg`) plots the table's values with the bounds on the same axes.".into(),
-            ],
-        })
+        tabulate(self, effort)
     }
 
     fn figures(&self, table: &Table) -> Vec<Figure> {
@@ -428,6 +324,157 @@ impl Experiment for Figure5_3 {
             log_x: false,
             ..Figure::default()
         }]
+    }
+}
+
+/// One point of Figure 5.3: a scheme's queueing delay at one `d`, with greedy's bounds.
+#[derive(Clone, Copy, Debug)]
+pub struct QueueingDelay {
+    d: u32,
+    scheme: fatnet::online::slotted_cube::SlottedScheme,
+    /// `T̄ − dp` with its 99% interval over 20 batch means.
+    queueing: Estimate,
+    /// `T̄`.
+    delay: f64,
+    measured: u64,
+    max_node_queue: u64,
+    horizon: u64,
+    /// Greedy's bounds on `T̄ − dp`: Prop. 5.13, (5.18) as claimed, Prop. 5.12 + τ.
+    lower: f64,
+    claimed: f64,
+    upper: f64,
+    /// Greedy's `T̄ − dp` at the same `d`.
+    greedy: f64,
+}
+
+impl QueueingDelay {
+    fn adaptive_below_greedy(&self) -> bool {
+        self.scheme == fatnet::online::slotted_cube::SlottedScheme::Adaptive
+            && self.queueing.mean < self.greedy
+    }
+}
+
+impl Tabular for Figure5_3 {
+    type Row = QueueingDelay;
+
+    fn frame(&self) -> Frame {
+        Frame {
+            title: "Stamoulis, Figure 5.3: queueing delay T̄ − dp of greedy and adaptive routing against d (slotted, ρ = 0.9, p = 1/2)".into(),
+            key_columns: vec!["d".into(), "scheme".into()],
+            detail_column: "99% CI and details".into(),
+        }
+    }
+
+    fn compute(&self, effort: Effort) -> Result<Vec<QueueingDelay>, ReproError> {
+        use fatnet::online::slotted_cube::{SlottedConfig, SlottedScheme, run};
+        let (horizon, max_d) = match effort {
+            Effort::Full => (20_000u64, 10u32),
+            Effort::Quick => (4_000, 7),
+        };
+        let lambda = FIG_RHO / FIG_P;
+        let mut grid = Vec::new();
+        for d in 2..=max_d {
+            for scheme in [SlottedScheme::Greedy, SlottedScheme::Adaptive] {
+                grid.push((d, scheme));
+            }
+        }
+        let reports = try_run_trials(FIG5_3_SEED, grid.len() as u64, |i, _| {
+            let (d, scheme) = grid[i as usize];
+            run(&SlottedConfig {
+                network: fatnet::online::greedy_cube::GreedyNetwork::Hypercube,
+                scheme,
+                d,
+                lambda,
+                p: FIG_P,
+                horizon,
+                warmup: horizon / 10,
+                batches: 20,
+                confidence: 0.99,
+                seed: crate::derive_seed(FIG5_3_SEED, u64::from(d)),
+            })
+            .map_err(|e| EXPERIMENT.error_in(format!("d = {d}, {scheme:?}"), e))
+        })?;
+        grid.iter()
+            .zip(&reports)
+            .map(|(&(d, scheme), r)| {
+                let dp = f64::from(d) * FIG_P;
+                let b = greedy::slotted_delay_bounds(Network::Hypercube, d, lambda, FIG_P, 1.0)
+                    .map_err(|e| EXPERIMENT.error(e))?;
+                let greedy = reports
+                    .iter()
+                    .zip(&grid)
+                    .find(|(_, g)| g.0 == d && g.1 == SlottedScheme::Greedy)
+                    .map(|(g, _)| g.delay_mean - dp)
+                    .unwrap_or(f64::NAN);
+                Ok(QueueingDelay {
+                    d,
+                    scheme,
+                    queueing: Estimate::new(r.delay_mean - dp, r.delay_half_width, 20, 99, 3),
+                    delay: r.delay_mean,
+                    measured: r.measured,
+                    max_node_queue: r.max_node_queue,
+                    horizon,
+                    lower: b.lower - dp,
+                    claimed: b.claimed_lower.unwrap_or(f64::NAN) - dp,
+                    upper: b.upper - dp,
+                    greedy,
+                })
+            })
+            .collect()
+    }
+
+    fn cells(&self, p: &QueueingDelay) -> Vec<Cell> {
+        use fatnet::online::slotted_cube::SlottedScheme;
+        let (q, half) = (p.queueing.mean, p.queueing.half_width);
+        let (name, paper, verdict, note) = match p.scheme {
+            SlottedScheme::Greedy => (
+                "greedy",
+                Some(interval(p.lower, p.upper, 3)),
+                Verdict::bound(q + half >= p.lower && q - half <= p.upper),
+                if q + half < p.claimed {
+                    format!("below the claimed bound (5.18), {:.3}", p.claimed)
+                } else {
+                    String::new()
+                },
+            ),
+            SlottedScheme::Adaptive => (
+                "adaptive",
+                None,
+                Verdict::NotInPaper,
+                format!("greedy − adaptive = {:.3}", p.greedy - q),
+            ),
+        };
+        vec![Cell {
+            key: vec![p.d.into(), name.into()],
+            paper,
+            ours: p.queueing.into(),
+            detail: detail![
+                ..p.queueing.interval(),
+                " (20 batch means, ",
+                p.measured,
+                " packets, ",
+                p.horizon,
+                " slots); ",
+                field("T̄", fixed(p.delay, 3)),
+                "; claimed lower (5.18) ",
+                fixed(p.claimed, 3),
+                "; largest node queue ",
+                p.max_node_queue,
+            ],
+            verdict,
+            note,
+        }]
+    }
+
+    fn notes(&self, _effort: Effort, rows: &[QueueingDelay], _cells: &[Cell]) -> Vec<String> {
+        let adaptive_below = rows.iter().filter(|p| p.adaptive_below_greedy()).count();
+        let dims = rows.len() / 2;
+        vec![
+            format!("The thesis' claim, checked: the adaptive scheme's queueing delay is below greedy's at {adaptive_below} of {dims} dimensions."),
+            "Simulation: `fatnet_online::slotted_cube`, τ = 1, Poisson(1.8) batches per node per slot, destinations flip each bit with probability 1/2 (self-addressed packets count with delay 0); greedy: canonical paths, FIFO arcs, random ties; adaptive (§5.5): closest-to-destination first, then FIFO, then random; each packet takes a uniformly random free preferred arc or is stored. Both schemes see the same arrivals for a given d. One run per cell, the first tenth of the slots discarded, 99% intervals over 20 batch means.".into(),
+            "The paper column gives greedy's bound interval for T̄ − dp: pρ/(2(1 − ρ)) (Prop. 5.13) to ρdp/(1 − ρ) + τ (Prop. 5.12 with T̄ ≤ T + τ, (5.26)). The thesis prints no data for Figure 5.3, so the adaptive cells have no paper value; the note column flags greedy cells below the sharper bound (5.18), which the thesis states without proof.".into(),
+            "Figure 5.3 (`fig5_3/fig5_3.svg`) plots the table's values with the bounds on the same axes.".into(),
+        ]
     }
 }
 

@@ -145,8 +145,10 @@ pub struct Frame {
 /// A table as data plus two functions. The published values are the experiment's constants;
 /// [`compute`](Tabular::compute) runs the library once per row of the table and
 /// [`cells`](Tabular::cells) turns one computed row into its cells, each with its value and
-/// verdict ([`Verdict`]'s constructors). [`tabulate`] assembles the [`Table`], so that an
-/// experiment's [`run`](Experiment::run) is `tabulate(self, effort)`.
+/// verdict ([`Verdict`]'s constructors). Cells that depend on every row (a claim about a whole
+/// curve, a fit) come after them, from [`summary_cells`](Tabular::summary_cells). [`tabulate`]
+/// assembles the [`Table`], so that an experiment's [`run`](Experiment::run) is
+/// `tabulate(self, effort)`.
 pub trait Tabular: Experiment {
     /// What [`compute`](Tabular::compute) produces for one row.
     type Row;
@@ -165,18 +167,32 @@ pub trait Tabular: Experiment {
     /// The cells of one computed row, with their verdicts.
     fn cells(&self, row: &Self::Row) -> Vec<Cell>;
 
+    /// The cells computed from all the rows together (claims about a whole curve, a fit),
+    /// placed after the rows' cells. None by default.
+    ///
+    /// # Errors
+    ///
+    /// [`ReproError::ExperimentCheck`] when a check of the experiment's own fails (a fit that
+    /// does not exist).
+    fn summary_cells(&self, effort: Effort, rows: &[Self::Row]) -> Result<Vec<Cell>, ReproError> {
+        let _ = (effort, rows);
+        Ok(Vec::new())
+    }
+
     /// The paragraphs under the table, which may summarise the rows and their cells.
     fn notes(&self, effort: Effort, rows: &[Self::Row], cells: &[Cell]) -> Vec<String>;
 }
 
-/// The table of a [`Tabular`] experiment: its rows computed, each turned into cells.
+/// The table of a [`Tabular`] experiment: its rows computed, each turned into cells, then the
+/// summary cells of all the rows.
 ///
 /// # Errors
 ///
-/// As [`Tabular::compute`].
+/// As [`Tabular::compute`] and [`Tabular::summary_cells`].
 pub fn tabulate<T: Tabular>(experiment: &T, effort: Effort) -> Result<Table, ReproError> {
     let rows = experiment.compute(effort)?;
-    let cells: Vec<Cell> = rows.iter().flat_map(|r| experiment.cells(r)).collect();
+    let mut cells: Vec<Cell> = rows.iter().flat_map(|r| experiment.cells(r)).collect();
+    cells.extend(experiment.summary_cells(effort, &rows)?);
     let notes = experiment.notes(effort, &rows, &cells);
     let Frame {
         title,
@@ -203,4 +219,76 @@ fn seed_text(seed: Option<u64>) -> String {
 
 fn escape(s: &str) -> String {
     s.replace('|', "\\|")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cell::int;
+
+    /// Rows 1, 2, 3; one cell per row, and a summary cell with their sum.
+    struct Toy;
+
+    impl Experiment for Toy {
+        fn paper(&self) -> Paper {
+            Paper::Yuan
+        }
+        fn id(&self) -> &'static str {
+            "toy"
+        }
+        fn seed(&self) -> Option<u64> {
+            None
+        }
+        fn quick_differs(&self) -> bool {
+            false
+        }
+        fn run(&self, effort: Effort) -> Result<Table, ReproError> {
+            tabulate(self, effort)
+        }
+    }
+
+    fn cell(key: &str, ours: u64, verdict: Verdict) -> Cell {
+        Cell {
+            key: vec![key.into()],
+            paper: None,
+            ours: int(ours),
+            detail: Detail::new(),
+            verdict,
+            note: String::new(),
+        }
+    }
+
+    impl Tabular for Toy {
+        type Row = u64;
+        fn frame(&self) -> Frame {
+            Frame {
+                title: "toy".into(),
+                key_columns: vec!["row".into()],
+                detail_column: "how".into(),
+            }
+        }
+        fn compute(&self, _effort: Effort) -> Result<Vec<u64>, ReproError> {
+            Ok(vec![1, 2, 3])
+        }
+        fn cells(&self, row: &u64) -> Vec<Cell> {
+            vec![cell("row", *row, Verdict::NotInPaper)]
+        }
+        fn summary_cells(&self, _effort: Effort, rows: &[u64]) -> Result<Vec<Cell>, ReproError> {
+            Ok(vec![cell("sum", rows.iter().sum(), Verdict::Match)])
+        }
+        fn notes(&self, _effort: Effort, rows: &[u64], cells: &[Cell]) -> Vec<String> {
+            vec![format!("{} rows, {} cells", rows.len(), cells.len())]
+        }
+    }
+
+    #[test]
+    fn tabulate_puts_the_summary_cells_after_the_rows_and_the_notes_see_them_all() {
+        let t = Toy.run(Effort::Quick).expect("toy table");
+        let ours: Vec<String> = t.cells.iter().map(|c| c.ours.to_string()).collect();
+        assert_eq!(ours, ["1", "2", "3", "6"]);
+        assert_eq!(t.cells[3].key, [Value::text("sum")]);
+        assert_eq!(t.notes, ["3 rows, 4 cells"]);
+        assert_eq!(t.summary(), "1 match, 3 not in paper");
+        assert_eq!((t.id, t.title.as_str()), ("toy", "toy"));
+    }
 }

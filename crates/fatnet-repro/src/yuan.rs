@@ -234,11 +234,29 @@ impl Tabular for TableOne {
             .collect()
     }
 
-    fn notes(&self, _effort: Effort, _rows: &[Sizes], _cells: &[Cell]) -> Vec<String> {
-        vec![
+    fn notes(&self, _effort: Effort, _rows: &[Sizes], cells: &[Cell]) -> Vec<String> {
+        let mut notes = vec![
             "Ours counts the switches and processor ports of the networks built by `FoldedClos::nonblocking(n)` (ftree(n+n², n+n²): n+n² bottom and n² top switches) and `FoldedClos::two_level_mport(N)` (FT(N, 2) as ftree(N/2+N/2, N)).".into(),
             "The OCR of the paper lost the table's first column; the rows are the 20-, 30- and 42-port switches named in the text. Rows for 6-, 12-, 56- and 72-port switches are extensions.".into(),
-            "The paper's third row prints 88 and 884; both disagree with the formulas and the built networks (78, 882). Reported as suspected misprints, not corrected.".into(),
-        ]
+        ];
+        // The printed values that disagree with ours, and ours, as the cells hold them.
+        let misprints: Vec<&Cell> = cells
+            .iter()
+            .filter(|c| c.verdict == Verdict::SuspectedMisprint)
+            .collect();
+        if !misprints.is_empty() {
+            let printed: Vec<String> = misprints
+                .iter()
+                .filter_map(|c| c.paper.as_ref().map(ToString::to_string))
+                .collect();
+            let ours: Vec<String> = misprints.iter().map(|c| c.ours.to_string()).collect();
+            notes.push(format!(
+                "The paper's third row prints {}; {} with the formulas and the built networks ({}). Reported as suspected misprints, not corrected.",
+                printed.join(" and "),
+                if misprints.len() == 2 { "both disagree" } else { "each disagrees" },
+                ours.join(", ")
+            ));
+        }
+        notes
     }
 }

@@ -38,6 +38,7 @@ use super::ledger::Ledger;
 use super::multicast::MulticastTree;
 use super::net::{NONE, PacketNet};
 use super::sim::Mc;
+use super::step::{Step, StepModel, drive};
 use super::{Injection, Outcome, PacketConfig, PacketError, PacketReport, PathPolicy, ScanPolicy};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
@@ -51,7 +52,8 @@ pub(super) fn run(
     config: &PacketConfig,
     seed: u64,
 ) -> Result<PacketReport, PacketError> {
-    OutSim::new(net, injections, mc, config, seed)?.run(net)
+    let sim = OutSim::new(net, injections, mc, config, seed)?;
+    drive(sim, net, config.max_steps, config.check_conservation)
 }
 
 /// A packet (copy) in flight. Destination and release are copied from the message so that a
@@ -75,8 +77,8 @@ struct Storage {
     /// copies not yet sent. Looked up only, never iterated.
     pending: HashMap<(u32, u16), u32>,
     /// Packets stored now: the visits of `pending` and the unicasts waiting at a node.
-    now: u32,
-    /// Per step, `now` once the step's joiners are in their queues (before it transmits).
+    held: u32,
+    /// Per step, `held` once the step's joiners are in their queues (before it transmits).
     per_step: Vec<u32>,
 }
 
@@ -296,7 +298,7 @@ impl<'a> OutSim<'a> {
                 let r = self.alloc(m as u32, 0, inj.dst, release);
                 self.joining.push((e, r));
                 if let Some(s) = &mut self.storage {
-                    s.now += 1;
+                    s.held += 1;
                 }
             } else {
                 let tree = self.tree_of(m);
@@ -304,7 +306,7 @@ impl<'a> OutSim<'a> {
                 self.spawned += kids.len() as u64 - 1;
                 if let Some(s) = &mut self.storage {
                     s.pending.insert((m as u32, 0), kids.len() as u32);
-                    s.now += 1;
+                    s.held += 1;
                 }
                 for &c in kids {
                     let r = self.alloc(m as u32, c, NONE, release);
@@ -442,7 +444,7 @@ impl<'a> OutSim<'a> {
             (m >= self.injections.len()).then(|| (rec.msg, self.tree_of(m).parent_of(rec.pos)));
         let Some(s) = &mut self.storage else { return };
         match key {
-            None => s.now -= 1,
+            None => s.held -= 1,
             Some(key) => {
                 let left = s
                     .pending
@@ -451,7 +453,7 @@ impl<'a> OutSim<'a> {
                 *left -= 1;
                 if *left == 0 {
                     s.pending.remove(&key);
-                    s.now -= 1;
+                    s.held -= 1;
                 }
             }
         }
@@ -477,7 +479,7 @@ impl<'a> OutSim<'a> {
                 let next = self.next_link(net, v, m, dst, hops);
                 self.joining.push((next, r));
                 if let Some(s) = &mut self.storage {
-                    s.now += 1;
+                    s.held += 1;
                 }
             }
             return;
@@ -501,7 +503,7 @@ impl<'a> OutSim<'a> {
         }
         if let Some(s) = &mut self.storage {
             s.pending.insert((m as u32, pos), kids.len() as u32);
-            s.now += 1;
+            s.held += 1;
         }
         self.spawned += kids.len() as u64 - 1;
         for (i, &c) in kids.iter().enumerate() {
@@ -533,42 +535,50 @@ impl<'a> OutSim<'a> {
         }
         Ok(())
     }
+}
 
-    fn run(mut self, net: &PacketNet) -> Result<PacketReport, PacketError> {
-        let total = self.ledger.total();
-        let mut t = 0u64;
-        let mut steps = 0u64;
-        let outcome = loop {
-            self.transit = self.joining.len();
-            self.release(net, t);
-            if self.ledger.delivered == total {
-                break Outcome::Delivered;
-            }
-            if t >= self.config.max_steps {
-                break Outcome::StepLimit;
-            }
-            if self.queued == 0 && self.joining.is_empty() {
-                // Idle until the next release.
-                if let Some(next) = self.ledger.next_release()
-                    && next > t
-                {
-                    t = next.min(self.config.max_steps);
-                    continue;
-                }
-            }
-            self.join();
-            if let Some(s) = &mut self.storage {
-                s.per_step.resize(t as usize, 0);
-                s.per_step.push(s.now);
-            }
-            self.transmit(net, t);
-            self.queued_sum += u128::from(self.queued + self.joining.len() as u64);
-            steps = t + 1;
-            if self.config.check_conservation {
-                self.check_conservation(t)?;
-            }
-            t += 1;
-        };
+impl StepModel for OutSim<'_> {
+    /// Also marks the joiners already waiting (they crossed a link in the last step) as in
+    /// transit: the new packets are appended after them.
+    #[inline]
+    fn release(&mut self, net: &PacketNet, t: u64) {
+        self.transit = self.joining.len();
+        OutSim::release(self, net, t);
+    }
+
+    #[inline]
+    fn finished(&self, _t: u64) -> bool {
+        self.ledger.delivered == self.ledger.total()
+    }
+
+    #[inline]
+    fn idle(&self) -> bool {
+        self.queued == 0 && self.joining.is_empty()
+    }
+
+    #[inline]
+    fn next_release(&self) -> Option<u64> {
+        self.ledger.next_release()
+    }
+
+    #[inline]
+    fn step(&mut self, net: &PacketNet, t: u64) -> Step {
+        self.join();
+        if let Some(s) = &mut self.storage {
+            s.per_step.resize(t as usize, 0);
+            s.per_step.push(s.held);
+        }
+        self.transmit(net, t);
+        self.queued_sum += u128::from(self.queued + self.joining.len() as u64);
+        // Every busy link sends, so a packet in flight always moves: no deadlock.
+        Step::Continue
+    }
+
+    fn check_conservation(&self, _net: &PacketNet, t: u64) -> Result<(), PacketError> {
+        OutSim::check_conservation(self, t)
+    }
+
+    fn finish(mut self, outcome: Outcome, steps: u64) -> PacketReport {
         let congestion = self.crossings.iter().copied().max().unwrap_or(0);
         let stored = self.storage.take().map(|s| s.per_step);
         let mut report = self.ledger.report(
@@ -581,6 +591,6 @@ impl<'a> OutSim<'a> {
             self.max_queue,
         );
         report.stored = stored;
-        Ok(report)
+        report
     }
 }

@@ -30,6 +30,7 @@ use rand_pcg::Pcg64;
 use super::ledger::Ledger;
 use super::multicast::{Multicast, MulticastTree};
 use super::net::{NONE, PacketNet};
+use super::step::{Step, StepModel, drive};
 use super::{
     FlowControl, Injection, Outcome, PacketConfig, PacketError, PacketReport, PathPolicy,
     QueueCapacity, Queueing, ScanPolicy, SinkModel,
@@ -417,7 +418,8 @@ fn run_multicast(
     macro_rules! inline {
         ($q:literal) => {{
             let store: Vec<InlineLink<$q>> = vec![InlineLink::default(); links];
-            Sim::new(net, injections, mc, config, seed, per_message, store, $q)?.run(net)
+            let sim = Sim::new(net, injections, mc, config, seed, per_message, store, $q)?;
+            drive(sim, net, config.max_steps, config.check_conservation)
         }};
     }
     match config.queue {
@@ -436,7 +438,8 @@ fn run_multicast(
                 used: vec![false; links],
                 waited: vec![[false; 2]; links],
             };
-            Sim::new(net, injections, mc, config, seed, per_message, store, q)?.run(net)
+            let sim = Sim::new(net, injections, mc, config, seed, per_message, store, q)?;
+            drive(sim, net, config.max_steps, config.check_conservation)
         }
     }
 }
@@ -1346,54 +1349,59 @@ impl<'a, S: Store> Sim<'a, S> {
         }
         Ok(())
     }
+}
 
-    fn run(mut self, net: &PacketNet) -> Result<PacketReport, PacketError> {
-        let total = self.ledger.total();
-        let mut t = 0u64;
-        let mut steps = 0u64;
-        let outcome = loop {
-            self.release(net, t);
-            if self.ledger.delivered == total {
-                break Outcome::Delivered;
-            }
-            if t >= self.config.max_steps {
-                break Outcome::StepLimit;
-            }
-            // Skip idle stretches before the next release.
-            if self.queued == 0
-                && self.pending_inj == 0
-                && self.eject_busy.iter().all(|&b| b == 0)
-                && let Some(next) = self.ledger.next_release()
-                && next > t
-            {
-                t = next.min(self.config.max_steps);
-                continue;
-            }
-            self.decide(net);
-            let drained = self.drain();
-            let moved = !self.moves.is_empty() || !self.copies.is_empty();
-            self.apply(t);
-            self.queued_sum += u128::from(self.queued);
-            steps = t + 1;
-            if self.config.check_conservation {
-                self.check_conservation(net, t)?;
-            }
-            // Nothing moved, so nothing was woken: if every unit sleeps, none ever will move.
-            if !moved
-                && drained == 0
-                && self.queued + self.pending_inj > 0
-                && self
-                    .nonempty
-                    .iter()
-                    .zip(&self.asleep)
-                    .all(|(&n, &a)| n & !a == 0)
-            {
-                break Outcome::Deadlock { step: t };
-            }
-            t += 1;
-        };
+impl<S: Store> StepModel for Sim<'_, S> {
+    #[inline]
+    fn release(&mut self, net: &PacketNet, t: u64) {
+        Sim::release(self, net, t);
+    }
+
+    #[inline]
+    fn finished(&self, _t: u64) -> bool {
+        self.ledger.delivered == self.ledger.total()
+    }
+
+    #[inline]
+    fn idle(&self) -> bool {
+        self.queued == 0 && self.pending_inj == 0 && self.eject_busy.iter().all(|&b| b == 0)
+    }
+
+    #[inline]
+    fn next_release(&self) -> Option<u64> {
+        self.ledger.next_release()
+    }
+
+    #[inline]
+    fn step(&mut self, net: &PacketNet, t: u64) -> Step {
+        self.decide(net);
+        let drained = self.drain();
+        let moved = !self.moves.is_empty() || !self.copies.is_empty();
+        self.apply(t);
+        self.queued_sum += u128::from(self.queued);
+        // Nothing moved, so nothing was woken: if every unit sleeps, none ever will move.
+        if !moved
+            && drained == 0
+            && self.queued + self.pending_inj > 0
+            && self
+                .nonempty
+                .iter()
+                .zip(&self.asleep)
+                .all(|(&n, &a)| n & !a == 0)
+        {
+            Step::Deadlocked
+        } else {
+            Step::Continue
+        }
+    }
+
+    fn check_conservation(&self, net: &PacketNet, t: u64) -> Result<(), PacketError> {
+        Sim::check_conservation(self, net, t)
+    }
+
+    fn finish(self, outcome: Outcome, steps: u64) -> PacketReport {
         let congestion = self.crossings.iter().copied().max().unwrap_or(0);
-        Ok(self.ledger.report(
+        self.ledger.report(
             outcome,
             steps,
             congestion,
@@ -1401,6 +1409,6 @@ impl<'a, S: Store> Sim<'a, S> {
             self.unit_hops,
             self.queued_sum,
             self.max_queue,
-        ))
+        )
     }
 }

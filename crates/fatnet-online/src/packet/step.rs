@@ -1,0 +1,112 @@
+//! The synchronous step driver: the one loop of the packet engine that advances simulated
+//! time (design: three time models, three engines; this is the second).
+//!
+//! A queueing model — input queues ([`Queueing::Input`](super::Queueing::Input), `sim.rs`) or
+//! output queues ([`Queueing::Output`](super::Queueing::Output), `outq.rs`) — implements
+//! [`StepModel`]: what happens *within* a step. [`drive`] owns the step counter and what
+//! happens *between* steps, identically for every model:
+//!
+//! 1. the messages due at step `t` are released ([`StepModel::release`]);
+//! 2. the run ends [`Outcome::Delivered`] once the model is [`finished`](StepModel::finished),
+//!    else [`Outcome::StepLimit`] at `t = max_steps` (so a run of `max_steps` steps has run
+//!    steps `0..max_steps`);
+//! 3. an idle network ([`StepModel::idle`]: nothing queued, nothing waiting to be injected)
+//!    jumps to the next release step (capped at `max_steps`), costing nothing for the idle
+//!    stretch; those steps are neither simulated nor counted in the queue average's numerator,
+//!    but they are counted in [`PacketReport::steps`] once a later step runs;
+//! 4. otherwise one step runs ([`StepModel::step`]); the report's step count becomes `t + 1`;
+//!    conservation is checked if asked; a step that reports [`Step::Deadlocked`] ends the run
+//!    [`Outcome::Deadlock`] (after the conservation check, so a bug is reported as such);
+//! 5. `t += 1`.
+//!
+//! The driver is generic over the model (monomorphised, no dynamic dispatch): each model's
+//! loop compiles to the code it had when it owned its loop. The driver draws no random
+//! numbers, so a model's draws are in the order the model makes them.
+
+use super::net::PacketNet;
+use super::{Outcome, PacketError, PacketReport};
+
+/// What a step did, as far as the driver needs to know.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Step {
+    /// The run goes on.
+    Continue,
+    /// Nothing moved and nothing ever will (every unit in flight waits for another): the run
+    /// ends with [`Outcome::Deadlock`].
+    Deadlocked,
+}
+
+/// A queueing model driven step by step by [`drive`]. Every method but
+/// [`finish`](StepModel::finish) is called with the current step `t`; the driver calls them
+/// in the order of the module documentation.
+pub(super) trait StepModel {
+    /// Releases the messages due at step `t` (release step at most `t`).
+    fn release(&mut self, net: &PacketNet, t: u64);
+
+    /// Whether the run is complete at step `t` (for a static batch: every message delivered).
+    fn finished(&self, t: u64) -> bool;
+
+    /// Whether nothing is in flight: no unit queued, waiting for injection, or being drained.
+    /// The driver then skips to [`next_release`](StepModel::next_release).
+    fn idle(&self) -> bool;
+
+    /// The release step of the next message not yet released, if any.
+    fn next_release(&self) -> Option<u64>;
+
+    /// Runs step `t`.
+    fn step(&mut self, net: &PacketNet, t: u64) -> Step;
+
+    /// Checks conservation after step `t`.
+    ///
+    /// # Errors
+    ///
+    /// [`PacketError::Conservation`] (a bug) when units were created or lost.
+    fn check_conservation(&self, net: &PacketNet, t: u64) -> Result<(), PacketError>;
+
+    /// The report of a run that ended with `outcome` after `steps` steps.
+    fn finish(self, outcome: Outcome, steps: u64) -> PacketReport;
+}
+
+/// Runs `model` from step 0 until it is finished, deadlocks or reaches `max_steps`; checks
+/// conservation after every step when `check_conservation` is set.
+///
+/// # Errors
+///
+/// [`PacketError::Conservation`] from [`StepModel::check_conservation`].
+#[inline]
+pub(super) fn drive<M: StepModel>(
+    mut model: M,
+    net: &PacketNet,
+    max_steps: u64,
+    check_conservation: bool,
+) -> Result<PacketReport, PacketError> {
+    let mut t = 0u64;
+    let mut steps = 0u64;
+    let outcome = loop {
+        model.release(net, t);
+        if model.finished(t) {
+            break Outcome::Delivered;
+        }
+        if t >= max_steps {
+            break Outcome::StepLimit;
+        }
+        // Skip idle stretches before the next release.
+        if model.idle()
+            && let Some(next) = model.next_release()
+            && next > t
+        {
+            t = next.min(max_steps);
+            continue;
+        }
+        let step = model.step(net, t);
+        steps = t + 1;
+        if check_conservation {
+            model.check_conservation(net, t)?;
+        }
+        if step == Step::Deadlocked {
+            break Outcome::Deadlock { step: t };
+        }
+        t += 1;
+    };
+    Ok(model.finish(outcome, steps))
+}

@@ -96,7 +96,7 @@ use fatnet::scenario::{
     ScheduleScenario,
 };
 use fatnet::topology::{AnyTopology, FatTree, TopologySpec};
-use fatnet::traffic::{MessageSet, TrafficSpec};
+use fatnet::traffic::TrafficSpec;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use toml::Spanned;
@@ -437,10 +437,6 @@ pub struct SweepRun {
 #[derive(Debug)]
 struct Point {
     params: BTreeMap<String, ParamValue>,
-    /// The traffic pattern (`None` for the dynamic simulator, whose traffic is Poisson).
-    traffic: Option<TrafficSpec>,
-    /// The pattern, when it is not randomized (made once from the point's seed).
-    fixed: Option<MessageSet>,
     job: Job,
 }
 
@@ -1085,17 +1081,6 @@ impl SweepSpec {
         let p = &self.points[point as usize];
         let seed = self.task_seed(task);
         let fail = |reason: String| ReproError::SweepTask { task, reason };
-        let drawn;
-        let messages = match (&p.fixed, &p.traffic) {
-            (Some(m), _) => Some(m),
-            (None, Some(traffic)) => {
-                drawn = traffic
-                    .generate(p.job.processors(), seed)
-                    .map_err(|e| fail(e.to_string()))?;
-                Some(&drawn)
-            }
-            (None, None) => None,
-        };
         let result = match &p.job {
             // The scenario seeds its simulator itself, from the trial seed.
             Job::Packet(prepared) => prepared
@@ -1110,7 +1095,14 @@ impl SweepSpec {
                 .trial(seed)
                 .map(TrialResult::Route)
                 .map_err(|e| fail(error_chain(&e)))?,
-            job => job.run(messages, derive_seed(seed, 1)).map_err(fail)?,
+            // The simulator's own randomness comes from derive_seed(seed, 1).
+            Job::Dynamic {
+                config,
+                lower,
+                upper,
+            } => config
+                .run(derive_seed(seed, 1), *lower, *upper)
+                .map_err(fail)?,
         };
         Ok(TrialRecord {
             task,
@@ -1120,38 +1112,6 @@ impl SweepSpec {
             params: p.params.clone(),
             result,
         })
-    }
-}
-
-impl Job {
-    /// Processors of the point's network (0 for the dynamic simulator, which has no
-    /// message set).
-    fn processors(&self) -> u32 {
-        match self {
-            Job::Packet(prepared) => prepared.net().processors(),
-            Job::Dynamic { .. } | Job::Schedule(_) | Job::Route(_) => 0,
-        }
-    }
-
-    /// Runs one trial on `messages` (`None` only for the dynamic simulator, which makes its
-    /// own Poisson traffic); `seed` drives the simulator's own randomness (the scheduler has
-    /// none).
-    fn run(&self, messages: Option<&MessageSet>, seed: u64) -> Result<TrialResult, String> {
-        if let Job::Dynamic {
-            config,
-            lower,
-            upper,
-        } = self
-        {
-            return config.run(seed, *lower, *upper);
-        }
-        let _ = messages;
-        match self {
-            Job::Packet(_) | Job::Schedule(_) | Job::Route(_) => {
-                unreachable!("run_task runs scenarios")
-            }
-            Job::Dynamic { .. } => unreachable!("handled above"),
-        }
     }
 }
 
@@ -1349,8 +1309,6 @@ fn prepare(
                     Ok(prepared) => {
                         prepared_points.push(Point {
                             params,
-                            traffic: None,
-                            fixed: None,
                             job: Job::Packet(prepared),
                         });
                     }
@@ -1379,8 +1337,6 @@ fn prepare(
                     Ok(prepared) => {
                         prepared_points.push(Point {
                             params,
-                            traffic: None,
-                            fixed: None,
                             job: Job::Schedule(prepared),
                         });
                     }
@@ -1402,8 +1358,6 @@ fn prepare(
                     Ok(prepared) => {
                         prepared_points.push(Point {
                             params,
-                            traffic: None,
-                            fixed: None,
                             job: Job::Route(prepared),
                         });
                     }
@@ -1420,41 +1374,8 @@ fn prepare(
             },
             Built::Tree(_) => unreachable!("route and schedule points are handled above"),
         };
-        let Some(traffic) = str_of("traffic") else {
-            // The dynamic simulator: Poisson traffic, made by the run itself.
-            prepared_points.push(Point {
-                params,
-                traffic: None,
-                fixed: None,
-                job,
-            });
-            continue;
-        };
-        let traffic: TrafficSpec = traffic.parse().expect("checked in check_value");
-        let point_seed = derive_seed(seed, point);
-        let trial0 = if traffic.is_randomized() {
-            derive_seed(point_seed, 0)
-        } else {
-            point_seed
-        };
-        let processors = job.processors();
-        let messages = match traffic.generate(processors, trial0) {
-            Ok(m) => m,
-            Err(e) => {
-                point_problem(
-                    Some("traffic"),
-                    format!("traffic on {processors} processors: {e}"),
-                );
-                continue;
-            }
-        };
-        let fixed = (!traffic.is_randomized()).then_some(messages);
-        prepared_points.push(Point {
-            params,
-            traffic: Some(traffic),
-            fixed,
-            job,
-        });
+        // The dynamic simulator: Poisson traffic, made by the run itself.
+        prepared_points.push(Point { params, job });
     }
     prepared_points
 }

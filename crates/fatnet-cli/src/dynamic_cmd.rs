@@ -5,9 +5,9 @@
 use std::io::Write;
 
 use anyhow::{Context, Result, bail};
-use clap::ValueEnum;
 use fatnet::online::greedy_cube::{GreedyConfig, GreedyNetwork, GreedyReport, steady_state};
 use fatnet::online::slotted_cube::{self, SlottedConfig, SlottedReport, SlottedScheme};
+use fatnet::online::{Arrivals, BroadcastScheme, DynamicRouter};
 use fatnet::queueing::stamoulis::greedy::{self as bounds, DelayBounds};
 use fatnet::topology::TopologySpec;
 use fatnet_repro::runner::{RunnerConfig, Summary, try_run_trials_with};
@@ -83,24 +83,6 @@ MULTIPLE BROADCASTS (--broadcast SCHEME; thesis chapters 6-7):
   lower_source, upper, upper_source, exact, exact_source, approximation, stability_limit},
   within_bounds, per_trial.";
 
-/// `--arrivals`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum ArrivalsArg {
-    /// Poisson processes in continuous time, exact simulation (thesis §5.1).
-    Poisson,
-    /// Poisson batches at slot boundaries, one transmission per arc per slot (thesis §5.4).
-    Slotted,
-}
-
-/// `--router`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum RouterArg {
-    /// Greedy: canonical paths (increasing dimensions), FIFO arcs (thesis §5.1.3).
-    Greedy,
-    /// The adaptive store-and-forward scheme of §5.5 (slotted, hypercube).
-    Adaptive,
-}
-
 /// What one run reports, whichever simulator ran it.
 #[derive(Debug, Clone)]
 struct RunResult {
@@ -170,13 +152,13 @@ pub struct DynamicArgs {
     /// The topology spec.
     pub spec: String,
     /// `--arrivals`.
-    pub arrivals: ArrivalsArg,
+    pub arrivals: Arrivals,
     /// `--rate`.
     pub rate: Option<f64>,
     /// `--p`.
     pub p: Option<f64>,
     /// `--router`.
-    pub router: Option<RouterArg>,
+    pub router: Option<DynamicRouter>,
     /// `--slots`.
     pub slots: Option<f64>,
     /// `--warmup`.
@@ -194,40 +176,7 @@ pub struct DynamicArgs {
     /// `--json`.
     pub json: bool,
     /// `--broadcast`.
-    pub broadcast: Option<BroadcastArg>,
-}
-
-/// `--broadcast`: multiple broadcasts (thesis chapters 6–7) instead of node-to-node packets.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum BroadcastArg {
-    /// The efficient direct scheme: each packet along one of its origin's d rotated trees
-    /// (§6.3.3), FIFO output queues.
-    Direct,
-    /// The indirect scheme: to the root of one of Johnsson and Ho's d disjoint trees, then
-    /// broadcast from there under Rules A–E (§7.1.2).
-    Indirect,
-    /// The non-idling indirect scheme (§7.4): one of Johnsson and Ho's trees, undirected,
-    /// flooded from the origin, FIFO arcs, no slot classes.
-    Nonidling,
-    /// One fixed tree per node (§6.3.1): the origin's dimension-order tree, FIFO arcs.
-    OneTree,
-    /// The periodic scheme P1 (§6.3.2): a multinode broadcast every P slots.
-    Periodic,
-    /// P1's non-idling version with label priority (§6.3.3).
-    PeriodicNonidling,
-}
-
-impl BroadcastArg {
-    fn name(self) -> &'static str {
-        match self {
-            BroadcastArg::Direct => "direct",
-            BroadcastArg::Indirect => "indirect",
-            BroadcastArg::Nonidling => "nonidling",
-            BroadcastArg::OneTree => "one-tree",
-            BroadcastArg::Periodic => "periodic",
-            BroadcastArg::PeriodicNonidling => "periodic-nonidling",
-        }
-    }
+    pub broadcast: Option<BroadcastScheme>,
 }
 
 #[derive(Debug, Serialize)]
@@ -347,7 +296,7 @@ pub fn run(args: &DynamicArgs, out: &mut impl Write) -> Result<()> {
         if network != GreedyNetwork::Hypercube {
             bail!("--broadcast runs on `hypercube:d=D` (thesis chapters 6-7)");
         }
-        if args.arrivals != ArrivalsArg::Poisson {
+        if args.arrivals != Arrivals::Poisson {
             bail!(
                 "--broadcast takes --arrivals poisson (generation in continuous time, slotted transmissions)"
             );
@@ -369,12 +318,12 @@ pub fn run(args: &DynamicArgs, out: &mut impl Write) -> Result<()> {
     if args.threads == Some(0) {
         bail!("--threads must be at least 1 (omit it to use every core)");
     }
-    let slotted = args.arrivals == ArrivalsArg::Slotted;
-    let router = args.router.unwrap_or(RouterArg::Greedy);
-    if router == RouterArg::Adaptive && !slotted {
+    let slotted = args.arrivals == Arrivals::Slotted;
+    let router = args.router.unwrap_or(DynamicRouter::Greedy);
+    if router == DynamicRouter::Adaptive && !slotted {
         bail!("--router adaptive is defined in slotted time (thesis §5.5): add --arrivals slotted");
     }
-    if router == RouterArg::Adaptive && network == GreedyNetwork::Butterfly {
+    if router == DynamicRouter::Adaptive && network == GreedyNetwork::Butterfly {
         bail!("--router adaptive needs the hypercube: butterfly paths are unique");
     }
     if slotted {
@@ -425,7 +374,7 @@ pub fn run(args: &DynamicArgs, out: &mut impl Write) -> Result<()> {
         bounds::delay_bounds(bounds_network(network), d, rate, p)
     }
     .context("cannot evaluate the thesis' bounds")?;
-    if router == RouterArg::Adaptive {
+    if router == DynamicRouter::Adaptive {
         // The greedy bounds do not apply; Prop. 5.2 bounds every scheme from below (and
         // T̄ ≥ T in slotted time), and the thesis proves no upper bound.
         case_bounds = DelayBounds {
@@ -443,8 +392,8 @@ pub fn run(args: &DynamicArgs, out: &mut impl Write) -> Result<()> {
             slotted_cube::run(&SlottedConfig {
                 network,
                 scheme: match router {
-                    RouterArg::Greedy => SlottedScheme::Greedy,
-                    RouterArg::Adaptive => SlottedScheme::Adaptive,
+                    DynamicRouter::Greedy => SlottedScheme::Greedy,
+                    DynamicRouter::Adaptive => SlottedScheme::Adaptive,
                 },
                 d,
                 lambda: rate,
@@ -544,17 +493,11 @@ fn summarize(
             GreedyNetwork::Butterfly => "butterfly",
         },
         d,
-        arrivals: match args.arrivals {
-            ArrivalsArg::Poisson => "poisson",
-            ArrivalsArg::Slotted => "slotted",
-        },
+        arrivals: args.arrivals.name(),
         rate,
         p,
         rho,
-        router: match args.router.unwrap_or(RouterArg::Greedy) {
-            RouterArg::Greedy => "greedy",
-            RouterArg::Adaptive => "adaptive",
-        },
+        router: args.router.unwrap_or(DynamicRouter::Greedy).name(),
         slots: first.horizon,
         warmup: first.warmup,
         batches: first.batches,
@@ -660,7 +603,7 @@ fn json_or_text(out: &mut impl Write, o: &Output, json: bool) -> std::io::Result
 /// `--broadcast SCHEME`: Stamoulis' multiple-broadcast schemes.
 fn run_broadcast(
     args: &DynamicArgs,
-    scheme: BroadcastArg,
+    scheme: BroadcastScheme,
     d: u32,
     rate: f64,
     out: &mut impl Write,
@@ -698,7 +641,7 @@ fn run_broadcast(
     }
     let seed = args.seed.unwrap_or(1);
     let periodic = match scheme {
-        BroadcastArg::Periodic | BroadcastArg::PeriodicNonidling => {
+        BroadcastScheme::Periodic | BroadcastScheme::PeriodicNonidling => {
             let max = fatnet::online::periodic_broadcast::MAX_DIMENSION;
             if d > max {
                 bail!(
@@ -714,10 +657,10 @@ fn run_broadcast(
         _ => None,
     };
     let (limit, limit_source) = match scheme {
-        BroadcastArg::Direct | BroadcastArg::Nonidling => (1.0, "(6.1), every scheme"),
-        BroadcastArg::Indirect => (formulas::indirect_stability_limit(d)?, "Prop. 7.3"),
-        BroadcastArg::OneTree => (formulas::simple_scheme_limits(d)?.one_tree, "§6.3.1"),
-        BroadcastArg::Periodic | BroadcastArg::PeriodicNonidling => (
+        BroadcastScheme::Direct | BroadcastScheme::Nonidling => (1.0, "(6.1), every scheme"),
+        BroadcastScheme::Indirect => (formulas::indirect_stability_limit(d)?, "Prop. 7.3"),
+        BroadcastScheme::OneTree => (formulas::simple_scheme_limits(d)?.one_tree, "§6.3.1"),
+        BroadcastScheme::Periodic | BroadcastScheme::PeriodicNonidling => (
             periodic
                 .as_ref()
                 .map_or(f64::NAN, PeriodicScheme::stability_limit),
@@ -744,43 +687,43 @@ fn run_broadcast(
         stability_limit: limit,
     };
     match scheme {
-        BroadcastArg::Direct => {
+        BroadcastScheme::Direct => {
             bounds.upper = formulas::inferior_scheme_delay(d, rho).ok();
             bounds.upper_source = bounds
                 .upper
                 .map(|_| "the inferior sequential scheme, §6.3.3");
             bounds.approximation = Some(formulas::approximation_6_19(d, rho)?);
         }
-        BroadcastArg::Indirect => {
+        BroadcastScheme::Indirect => {
             bounds.exact = Some(formulas::prop_7_4_delay(d, rho)?);
             bounds.exact_source = Some("Prop. 7.4");
         }
-        BroadcastArg::Periodic => {
+        BroadcastScheme::Periodic => {
             bounds.exact = p1;
             bounds.exact_source = Some("M/D/1 with synchronisation (2.6), delta = P");
         }
-        BroadcastArg::PeriodicNonidling => {
+        BroadcastScheme::PeriodicNonidling => {
             bounds.upper = p1;
             bounds.upper_source = Some("P1's delay (2.6), delta = P: labels keep P1's order");
         }
-        BroadcastArg::Nonidling | BroadcastArg::OneTree => {}
+        BroadcastScheme::Nonidling | BroadcastScheme::OneTree => {}
     }
     let direct = match scheme {
-        BroadcastArg::Direct => {
+        BroadcastScheme::Direct => {
             Some(DirectScheme::new(d).context("cannot build the direct scheme's trees")?)
         }
-        BroadcastArg::Nonidling => Some(
+        BroadcastScheme::Nonidling => Some(
             DirectScheme::with_trees(d, TreeFamily::JohnssonHoFlood)
                 .context("cannot build the Johnsson-Ho trees")?,
         ),
-        BroadcastArg::OneTree => Some(
+        BroadcastScheme::OneTree => Some(
             DirectScheme::with_trees(d, TreeFamily::Canonical)
                 .context("cannot build the dimension-order trees")?,
         ),
         _ => None,
     };
     let discipline = match scheme {
-        BroadcastArg::PeriodicNonidling => PeriodicDiscipline::LabelPriority,
+        BroadcastScheme::PeriodicNonidling => PeriodicDiscipline::LabelPriority,
         _ => PeriodicDiscipline::Periodic,
     };
     let bar = crate::trial_progress_bar(trials);

@@ -64,16 +64,34 @@ pub struct Split {
     pub odd: Vec<MessageId>,
 }
 
-/// Which capacities Corollary 2's fictitious capacities subtract from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum FictitiousCapacity {
-    /// The paper's `cap'(c) = cap(c) − lg n`.
-    #[default]
-    LgN,
-    /// The tighter `cap'(c) = cap(c) − depth(c)`: a channel at depth `k` is used by the
-    /// groups of its `k` ancestors only, so the accumulated rounding error is at most `k`.
-    Depth,
+fatnet_topology::named_options! {
+    /// Which capacities Corollary 2's fictitious capacities subtract from.
+    pub enum FictitiousCapacity("fictitious capacity") {
+        /// The paper's `cap'(c) = cap(c) − lg n`.
+        LgN = "lgn",
+        /// The tighter `cap'(c) = cap(c) − depth(c)`: a channel at depth `k` is used by the
+        /// groups of its `k` ancestors only, so the accumulated rounding error is at most `k`.
+        Depth = "depth",
+    }
+}
+
+impl Default for FictitiousCapacity {
+    /// The paper's.
+    fn default() -> Self {
+        FictitiousCapacity::LgN
+    }
+}
+
+fatnet_topology::named_options! {
+    /// Which of Leiserson's schedulers to run: the one name of each in the command line
+    /// (`fatnet schedule --algorithm`), sweeps (`algorithm`) and JSON.
+    pub enum Scheduler("scheduler") {
+        /// Theorem 1 ([`theorem1`]): `≤ lg n · 2^⌈lg λ⌉` cycles.
+        Theorem1 = "theorem1",
+        /// Corollary 2 ([`corollary2`]): `≤ 2^⌈lg λ'⌉ ≤ 2(a/(a−1))λ` cycles when every
+        /// capacity is at least `a·lg n`, `a > 1`.
+        Corollary2 = "corollary2",
+    }
 }
 
 /// Which scheduler made a schedule.

@@ -8,34 +8,40 @@ use serde::{Deserialize, Serialize};
 
 use crate::OnlineError;
 
-/// What a switch does when more messages want a channel than it has wires.
-///
-/// All greedy policies are *admissible* in Greenberg–Leiserson's sense (§5): they drop only
-/// the excess (arrivals − capacity), and which messages they drop depends only on the input
-/// ports and wires the messages arrive on, and on the switch's own earlier decisions.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum DropPolicy {
-    /// The analysis model of the RANDOM proof: a channel `c` is congested when the messages
-    /// *sent* this cycle whose path uses `c` outnumber `cap(c)` (counting those dropped
-    /// upstream), and every message through a congested channel is lost. Every greedy policy
-    /// delivers a superset of what this delivers.
-    Pessimistic,
-    /// Greedy concentrator, the surviving `cap(c)` chosen uniformly at random.
-    #[default]
-    Random,
-    /// Greedy concentrator with a fixed priority: the left child's (up) or the parent's (down)
-    /// input port first, then the other; within a port, lower wires (lower source, resp.
-    /// destination, addresses) first.
-    FixedPriority,
-    /// Greedy concentrator whose port priority alternates: each time channel `c` has to drop,
-    /// the port that had priority loses it for `c`'s next congestion (a stateful admissible
-    /// switch).
-    RoundRobin,
-    /// The wire-level model of the constant-size-switch fat-tree (Greenberg–Leiserson §6,
-    /// Fig. 8): every message takes a uniformly random wire of every channel on its path; a
-    /// wire taken by two or more messages loses all of them.
-    Wires,
+fatnet_topology::named_options! {
+    /// What a switch does when more messages want a channel than it has wires.
+    ///
+    /// All greedy policies are *admissible* in Greenberg–Leiserson's sense (§5): they drop
+    /// only the excess (arrivals − capacity), and which messages they drop depends only on the
+    /// input ports and wires the messages arrive on, and on the switch's own earlier decisions.
+    pub enum DropPolicy("drop policy") {
+        /// The analysis model of the RANDOM proof: a channel `c` is congested when the
+        /// messages *sent* this cycle whose path uses `c` outnumber `cap(c)` (counting those
+        /// dropped upstream), and every message through a congested channel is lost. Every
+        /// greedy policy delivers a superset of what this delivers.
+        Pessimistic = "pessimistic",
+        /// Greedy concentrator, the surviving `cap(c)` chosen uniformly at random.
+        Random = "random",
+        /// Greedy concentrator with a fixed priority: the left child's (up) or the parent's
+        /// (down) input port first, then the other; within a port, lower wires (lower source,
+        /// resp. destination, addresses) first.
+        FixedPriority = "fixed",
+        /// Greedy concentrator whose port priority alternates: each time channel `c` has to
+        /// drop, the port that had priority loses it for `c`'s next congestion (a stateful
+        /// admissible switch).
+        RoundRobin = "round-robin",
+        /// The wire-level model of the constant-size-switch fat-tree (Greenberg–Leiserson §6,
+        /// Fig. 8): every message takes a uniformly random wire of every channel on its path;
+        /// a wire taken by two or more messages loses all of them.
+        Wires = "wires",
+    }
+}
+
+impl Default for DropPolicy {
+    /// Greedy concentrators with random survivors.
+    fn default() -> Self {
+        DropPolicy::Random
+    }
 }
 
 /// Where messages go.

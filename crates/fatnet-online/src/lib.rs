@@ -19,6 +19,7 @@
 
 mod adversary;
 pub mod direct_broadcast;
+mod dynamic_options;
 mod engine;
 pub mod greedy_cube;
 pub mod indirect_broadcast;
@@ -28,8 +29,12 @@ mod router;
 pub mod slotted_cube;
 
 pub use adversary::greedy_adversary;
+pub use dynamic_options::{Arrivals, BroadcastScheme, DynamicRouter};
 pub use engine::{CycleStats, DeliveryEngine, DropPolicy, Sink};
-pub use router::{Greedy, Interleaved, RandomParams, RandomPrime, RandomRouter, Router, Selection};
+pub use router::{
+    Greedy, Interleaved, RandomParams, RandomPreset, RandomPrime, RandomRouter, Router, RouterKind,
+    Selection,
+};
 
 use fatnet_load::{LoadFactor, LoadReport, fat_tree_loads, fat_tree_loads_out_the_root};
 use fatnet_topology::FatTree;

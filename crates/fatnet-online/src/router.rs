@@ -38,6 +38,32 @@ impl<R: Router + ?Sized> Router for Box<R> {
     }
 }
 
+fatnet_topology::named_options! {
+    /// A delivery-cycle router, by its one name (`fatnet route --router`, sweeps' `router`).
+    pub enum RouterKind("router") {
+        /// RANDOM with TRY-GUESS ([`RandomRouter`]): O(λ + lg n lg lg n) cycles w.h.p.
+        Random = "random",
+        /// GREEDY ([`Greedy`]): send everything every cycle.
+        Greedy = "greedy",
+        /// RANDOM′ ([`RandomPrime`]) for capacities ≥ a·lg n: O(λ) cycles w.h.p.
+        RandomPrime = "random-prime",
+        /// RANDOM′ with (k+1)·lg n passes per value of z, for the constant-size-switch
+        /// fat-tree ([`RandomPrime::with_repetitions`]).
+        ConstantSwitch = "constant-switch",
+    }
+}
+
+fatnet_topology::named_options! {
+    /// RANDOM's constants ([`RandomParams`]).
+    pub enum RandomPreset("preset") {
+        /// k1 = 2, k2 = 1, r = 2 ([`RandomParams::default`], this library's practical choice).
+        Practical = "practical",
+        /// The constants of Lemma 7 ([`RandomParams::proved`]: q = 1/(e⁴ r ln r), k1 = 4r/q,
+        /// k2 = 36r, r the tree's congestion parameter); very slow by design.
+        Proved = "proved",
+    }
+}
+
 /// GREEDY (Greenberg–Leiserson Fig. 5): send every undelivered message every cycle.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Greedy;

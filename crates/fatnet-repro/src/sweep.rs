@@ -38,9 +38,9 @@
 //!   `flits`, `queue` (an integer or `"unbounded"`), `sink` (`queue`, `immediate`), `delay`
 //!   and `max_steps`;
 //! - route: `router` (`random`, `greedy`, `random-prime`, `constant-switch`), `policy`
-//!   (`pessimistic`, `random`, `fixed`, `round-robin`, `wires`), `preset` (`practical`,
-//!   `proved`: RANDOM's constants), `k` (constant-switch's `(k+1)·lg n` passes) and
-//!   `max_cycles`;
+//!   (`pessimistic`, `random`, `fixed`, `round-robin`, `wires`), `interleave`, `preset`
+//!   (`practical`, `proved`: RANDOM's constants), `k1`, `k2`, `r`, `k` (constant-switch's
+//!   `(k+1)·lg n` passes), `max_cycles` and `out_the_root`;
 //! - leiserson: `algorithm` (`theorem1`, `corollary2`) and `fictitious` (`lgn`, `depth`).
 //! - dynamic: `rate` (λ per node, a number), `p` (bit-flip probability, 0.5), `arrivals`
 //!   (`poisson`, `slotted`), `router` (`greedy`, `adaptive`), `slots` (10,000), `warmup`
@@ -55,9 +55,11 @@
 //! **Which instance a trial sees.** A randomized pattern is drawn afresh for every trial, from
 //! the trial's seed; a fixed pattern is made once per point, from `derive_seed(seed, point)`.
 //! The simulator's or router's own randomness is seeded with `derive_seed(trial seed, 1)`;
-//! Leiserson's scheduler is deterministic. (`fatnet route` instead routes one message set,
-//! drawn from its `--seed`, in every trial: a sweep varies the instance too, so its spread
-//! covers both sources of randomness.)
+//! Leiserson's scheduler is deterministic. The options of a packet, route or leiserson point
+//! deserialise into the command's own options struct (`fatnet_scenario::PacketOptions`,
+//! `RouteOptions`, `ScheduleOptions`) and run the library's `trial`: the task of trial `i`
+//! equals trial `i` of `fatnet simulate` or `fatnet route --seed derive_seed(seed, point)`, and
+//! `fatnet schedule --seed <the task's seed>`, refusals included, word for word.
 //!
 //! [`SweepSpec::parse`] checks everything before any work starts: unknown keys, wrong types,
 //! bad values, zipped lists of unequal length, option combinations the simulator refuses,
@@ -81,19 +83,20 @@ use std::io::{Read, Write};
 use std::path::Path;
 use std::sync::Arc;
 
-use fatnet::offline::leiserson::{FictitiousCapacity, corollary2, theorem1};
+use fatnet::offline::leiserson::{FictitiousCapacity, Scheduler};
 use fatnet::online::greedy_cube::{GreedyConfig, GreedyNetwork, MAX_DIMENSION, steady_state};
 use fatnet::online::packet::{
     FlowControl, PacketNet, PacketReport, PathPolicy, Queueing, ScanOrder, SinkModel,
 };
 use fatnet::online::slotted_cube::{self, SlottedConfig, SlottedScheme};
-use fatnet::online::{
-    DropPolicy, Greedy, RandomParams, RandomPrime, RandomRouter, Router, RunConfig, Sink,
-};
+use fatnet::online::{Arrivals, DropPolicy, DynamicRouter, RandomPreset, RouterKind};
 use fatnet::queueing::stamoulis::greedy as bounds;
-use fatnet::scenario::{PacketOptions, PacketScenario, PreparedPacket, ScenarioError};
+use fatnet::scenario::{
+    PacketScenario, PreparedPacket, PreparedRoute, PreparedSchedule, RouteScenario, ScenarioError,
+    ScheduleScenario,
+};
 use fatnet::topology::{AnyTopology, FatTree, TopologySpec};
-use fatnet::traffic::{MessageSet, TrafficSpec};
+use fatnet::traffic::TrafficSpec;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use toml::Spanned;
@@ -236,6 +239,8 @@ pub enum ParamValue {
     Float(f64),
     /// A string.
     Str(String),
+    /// A flag (`interleave`, `out_the_root`).
+    Bool(bool),
 }
 
 impl std::fmt::Display for ParamValue {
@@ -244,6 +249,7 @@ impl std::fmt::Display for ParamValue {
             ParamValue::Int(i) => write!(f, "{i}"),
             ParamValue::Float(x) => write!(f, "{x}"),
             ParamValue::Str(s) => write!(f, "{s}"),
+            ParamValue::Bool(b) => write!(f, "{b}"),
         }
     }
 }
@@ -333,39 +339,12 @@ impl std::fmt::Display for SweepKind {
     }
 }
 
-/// One trial of `simulator = "route"`: the delivery-cycle run's counts.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct RouteResult {
-    /// Messages.
-    pub messages: u64,
-    /// λ(M) of the trial's message set.
-    pub load_factor: f64,
-    /// `⌈λ(M)⌉`: no router needs fewer cycles.
-    pub lower_bound: u64,
-    /// Delivery cycles used.
-    pub cycles: u64,
-    /// Whether every message was delivered within `max_cycles`.
-    pub finished: bool,
-}
+/// One trial of `simulator = "route"`: the library's record ([`PreparedRoute::trial`]).
+pub type RouteResult = fatnet::scenario::RouteTrial;
 
-/// One trial of `scheduler = "leiserson"`: the schedule's size against its bounds.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ScheduleResult {
-    /// Messages.
-    pub messages: u64,
-    /// λ(M) of the trial's message set.
-    pub load_factor: f64,
-    /// `⌈λ(M)⌉`: no schedule has fewer cycles.
-    pub lower_bound: u64,
-    /// The cycles the theorem guarantees.
-    pub bound: u64,
-    /// Delivery cycles of the schedule.
-    pub cycles: u64,
-    /// Whether the schedule passed its cycle-by-cycle verification.
-    pub verified: bool,
-}
+/// One trial of `scheduler = "leiserson"`: the library's record
+/// ([`PreparedSchedule::trial`]).
+pub type ScheduleResult = fatnet::scenario::ScheduleTrial;
 
 /// One trial of `simulator = "dynamic"`: one steady-state run, with the bounds the thesis
 /// proves for its case.
@@ -458,10 +437,6 @@ pub struct SweepRun {
 #[derive(Debug)]
 struct Point {
     params: BTreeMap<String, ParamValue>,
-    /// The traffic pattern (`None` for the dynamic simulator, whose traffic is Poisson).
-    traffic: Option<TrafficSpec>,
-    /// The pattern, when it is not randomized (made once from the point's seed).
-    fixed: Option<MessageSet>,
     job: Job,
 }
 
@@ -471,18 +446,10 @@ enum Job {
     /// The scenario `fatnet simulate` runs for the same options (its traffic drawn per
     /// trial by [`PreparedPacket::trial`]).
     Packet(PreparedPacket),
-    Route {
-        tree: Arc<FatTree>,
-        router: RouterChoice,
-        policy: DropPolicy,
-        params: RandomParams,
-        config: RunConfig,
-    },
-    Schedule {
-        tree: Arc<FatTree>,
-        /// `None` for Theorem 1, else Corollary 2 with these fictitious capacities.
-        corollary2: Option<FictitiousCapacity>,
-    },
+    /// The scenario `fatnet route` runs for the same options.
+    Route(PreparedRoute),
+    /// The scenario `fatnet schedule` runs for the same options.
+    Schedule(PreparedSchedule),
     Dynamic {
         /// The steady-state run (its seed is set per trial).
         config: DynamicConfig,
@@ -497,31 +464,6 @@ enum Job {
 enum DynamicConfig {
     Poisson(GreedyConfig),
     Slotted(SlottedConfig),
-}
-
-/// The router of a `simulator = "route"` point.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum RouterChoice {
-    Random,
-    Greedy,
-    RandomPrime,
-    /// RANDOM′ with `(k + 1)·lg n` passes per value of z.
-    ConstantSwitch {
-        k: u64,
-    },
-}
-
-impl RouterChoice {
-    fn make(self, params: RandomParams, tree: &FatTree) -> Box<dyn Router> {
-        match self {
-            RouterChoice::Random => Box::new(RandomRouter::new(params, tree.n())),
-            RouterChoice::Greedy => Box::new(Greedy),
-            RouterChoice::RandomPrime => Box::new(RandomPrime::new()),
-            RouterChoice::ConstantSwitch { k } => Box::new(RandomPrime::with_repetitions(
-                (k + 1) * u64::from(tree.levels()),
-            )),
-        }
-    }
 }
 
 /// A validated sweep: its text, its grid points, trials and seed.
@@ -541,11 +483,16 @@ const DYNAMIC_PARAMS: [&str; 8] = [
     "arrivals", "batches", "p", "rate", "router", "slots", "topology", "warmup",
 ];
 const SCHEDULERS: [&str; 1] = ["leiserson"];
-const ROUTE_PARAMS: [&str; 7] = [
+const ROUTE_PARAMS: [&str; 12] = [
+    "interleave",
     "k",
+    "k1",
+    "k2",
     "max_cycles",
+    "out_the_root",
     "policy",
     "preset",
+    "r",
     "router",
     "topology",
     "traffic",
@@ -634,21 +581,14 @@ fn check_value(
         "scan" => Some(ScanOrder::NAMES),
         "sink" => Some(SinkModel::NAMES),
         "router" => Some(match kind {
-            Some(SweepKind::Dynamic) => &["greedy", "adaptive"],
-            Some(_) => &["random", "greedy", "random-prime", "constant-switch"],
-            None => &[
-                "random",
-                "greedy",
-                "random-prime",
-                "constant-switch",
-                "adaptive",
-            ],
+            Some(SweepKind::Dynamic) => DynamicRouter::NAMES,
+            Some(_) | None => RouterKind::NAMES,
         }),
-        "arrivals" => Some(&["poisson", "slotted"]),
-        "policy" => Some(&["pessimistic", "random", "fixed", "round-robin", "wires"]),
-        "preset" => Some(&["practical", "proved"]),
-        "algorithm" => Some(&["theorem1", "corollary2"]),
-        "fictitious" => Some(&["lgn", "depth"]),
+        "arrivals" => Some(Arrivals::NAMES),
+        "policy" => Some(DropPolicy::NAMES),
+        "preset" => Some(RandomPreset::NAMES),
+        "algorithm" => Some(Scheduler::NAMES),
+        "fictitious" => Some(FictitiousCapacity::NAMES),
         _ => None,
     };
     let wrong = |expected| SweepProblemKind::WrongType {
@@ -677,6 +617,20 @@ fn check_value(
             (_, Some("unbounded")) => ParamValue::Str("unbounded".into()),
             _ => {
                 problems.at(span, wrong("an integer >= 1 or \"unbounded\""));
+                return None;
+            }
+        },
+        "interleave" | "out_the_root" => match v.get_ref().as_bool() {
+            Some(b) => ParamValue::Bool(b),
+            None => {
+                problems.at(span, wrong("true or false"));
+                return None;
+            }
+        },
+        "k1" | "k2" | "r" => match as_f64(v.get_ref()) {
+            Some(x) => ParamValue::Float(x),
+            None => {
+                problems.at(span, wrong("a number"));
                 return None;
             }
         },
@@ -710,12 +664,11 @@ fn check_value(
             let max = match key {
                 "flits" => u64::from(u16::MAX),
                 "max_steps" | "max_cycles" => u64::MAX,
-                "k" => 1 << 20,
                 "slots" | "warmup" => 1 << 40,
                 _ => u64::from(u32::MAX),
             };
             let min = match key {
-                "k" | "warmup" => 0,
+                "k" | "warmup" | "max_cycles" => 0,
                 "batches" => 2,
                 _ => 1,
             };
@@ -1128,24 +1081,28 @@ impl SweepSpec {
         let p = &self.points[point as usize];
         let seed = self.task_seed(task);
         let fail = |reason: String| ReproError::SweepTask { task, reason };
-        let drawn;
-        let messages = match (&p.fixed, &p.traffic) {
-            (Some(m), _) => Some(m),
-            (None, Some(traffic)) => {
-                drawn = traffic
-                    .generate(p.job.processors(), seed)
-                    .map_err(|e| fail(e.to_string()))?;
-                Some(&drawn)
-            }
-            (None, None) => None,
-        };
         let result = match &p.job {
             // The scenario seeds its simulator itself, from the trial seed.
             Job::Packet(prepared) => prepared
                 .trial(seed)
                 .map(TrialResult::Packet)
                 .map_err(|e| fail(error_chain(&e)))?,
-            job => job.run(messages, derive_seed(seed, 1)).map_err(fail)?,
+            Job::Schedule(prepared) => prepared
+                .trial(seed)
+                .map(TrialResult::Schedule)
+                .map_err(|e| fail(error_chain(&e)))?,
+            Job::Route(prepared) => prepared
+                .trial(seed)
+                .map(TrialResult::Route)
+                .map_err(|e| fail(error_chain(&e)))?,
+            // The simulator's own randomness comes from derive_seed(seed, 1).
+            Job::Dynamic {
+                config,
+                lower,
+                upper,
+            } => config
+                .run(derive_seed(seed, 1), *lower, *upper)
+                .map_err(fail)?,
         };
         Ok(TrialRecord {
             task,
@@ -1155,74 +1112,6 @@ impl SweepSpec {
             params: p.params.clone(),
             result,
         })
-    }
-}
-
-impl Job {
-    /// Processors of the point's network (0 for the dynamic simulator, which has no
-    /// message set).
-    fn processors(&self) -> u32 {
-        match self {
-            Job::Packet(prepared) => prepared.net().processors(),
-            Job::Route { tree, .. } | Job::Schedule { tree, .. } => tree.n(),
-            Job::Dynamic { .. } => 0,
-        }
-    }
-
-    /// Runs one trial on `messages` (`None` only for the dynamic simulator, which makes its
-    /// own Poisson traffic); `seed` drives the simulator's own randomness (the scheduler has
-    /// none).
-    fn run(&self, messages: Option<&MessageSet>, seed: u64) -> Result<TrialResult, String> {
-        if let Job::Dynamic {
-            config,
-            lower,
-            upper,
-        } = self
-        {
-            return config.run(seed, *lower, *upper);
-        }
-        let messages = messages.expect("every kind but dynamic has a traffic pattern");
-        match self {
-            Job::Route {
-                tree,
-                router,
-                policy,
-                params,
-                config,
-            } => {
-                let mut router = router.make(*params, tree);
-                let report =
-                    fatnet::online::run(tree, messages, *policy, router.as_mut(), seed, *config)
-                        .map_err(|e| e.to_string())?;
-                Ok(TrialResult::Route(RouteResult {
-                    messages: report.messages,
-                    load_factor: report.load_factor.value(),
-                    lower_bound: report.lower_bound,
-                    cycles: report.cycles,
-                    finished: report.finished,
-                }))
-            }
-            Job::Schedule {
-                tree,
-                corollary2: c2,
-            } => {
-                let result = match c2 {
-                    None => theorem1(tree, messages),
-                    Some(fictitious) => corollary2(tree, messages, *fictitious),
-                }
-                .map_err(|e| e.to_string())?;
-                Ok(TrialResult::Schedule(ScheduleResult {
-                    messages: messages.len() as u64,
-                    load_factor: result.load_factor.value(),
-                    lower_bound: result.lower_bound,
-                    bound: result.bound,
-                    cycles: result.cycles() as u64,
-                    verified: result.schedule.verify(tree.as_ref(), messages).is_ok(),
-                }))
-            }
-            Job::Packet(_) => unreachable!("run_task runs packet scenarios"),
-            Job::Dynamic { .. } => unreachable!("handled above"),
-        }
     }
 }
 
@@ -1310,24 +1199,6 @@ fn expand(
         .collect()
 }
 
-/// Parameters that only mean something with another parameter's value: `(key, other, value)`.
-/// (The packet simulator's, `priority_range` needs `scan = "prio"`, is
-/// [`PacketOptions::resolve`]'s.)
-const REQUIRES: [(&str, &str, &str); 3] = [
-    ("k", "router", "constant-switch"),
-    ("preset", "router", "random"),
-    ("fictitious", "algorithm", "corollary2"),
-];
-
-/// The default of a string parameter named in [`REQUIRES`].
-fn default_of(key: &str) -> &'static str {
-    match key {
-        "router" => "random",
-        "algorithm" => "theorem1",
-        _ => "",
-    }
-}
-
 /// A network built for one kind of sweep, shared by the points with its topology.
 #[derive(Clone, Debug)]
 enum Built {
@@ -1398,10 +1269,6 @@ fn prepare(
             Some(ParamValue::Str(s)) => Some(s.as_str()),
             _ => None,
         };
-        let int_of = |key: &str| match values.get(key).map(|v| &v.value) {
-            Some(ParamValue::Int(n)) => Some(*n),
-            _ => None,
-        };
         let line_of_key = |key: &str| values.get(key).map(|v| v.line);
         let mut point_problem = |key: Option<&str>, reason: String| {
             problems.list.push(SweepProblem {
@@ -1425,51 +1292,23 @@ fn prepare(
                 continue;
             }
         };
-        if let Some((key, other, needed)) = REQUIRES.iter().find(|(key, other, needed)| {
-            values.contains_key(*key) && str_of(other).unwrap_or(default_of(other)) != *needed
-        }) {
-            point_problem(Some(key), format!("{key} needs {other} = \"{needed}\""));
-            continue;
-        }
         let job = match net {
             Built::Packet(net) => {
                 // The options deserialise into the command's own struct, and the scenario
                 // resolves them as `fatnet simulate` does.
-                let options = values
-                    .iter()
-                    .filter(|(k, _)| !matches!(k.as_str(), "topology" | "traffic"))
-                    .map(|(k, v)| (k.clone(), serde_json::to_value(&v.value).expect("plain")))
-                    .collect::<serde_json::Map<_, _>>();
-                let scenario = serde_json::from_value::<PacketOptions>(options.into())
-                    .map_err(|e| e.to_string())
-                    .and_then(|options| {
-                        let traffic = str_of("traffic").expect("required").parse();
-                        Ok(PacketScenario {
-                            topology: topology.parse().map_err(|e| format!("{e}"))?,
-                            traffic: traffic.map_err(|e| format!("{e}"))?,
-                            options,
-                        })
-                    });
-                let prepared = scenario.map_err(|e| (None, e)).and_then(|scenario| {
-                    scenario
-                        .prepare_on(net, derive_seed(seed, point))
-                        .map_err(|e| {
-                            // A refusal names its parameter: blame that key's line.
-                            let key = match &e {
-                                ScenarioError::Requires { param, .. }
-                                | ScenarioError::OutOfRange { param, .. } => Some(param.name()),
-                                ScenarioError::Traffic { .. } => Some("traffic"),
-                                _ => None,
-                            };
-                            (key, error_chain(&e))
-                        })
+                let prepared = scenario_of(&values).and_then(|(topology, traffic, options)| {
+                    PacketScenario {
+                        topology: topology.into(),
+                        traffic,
+                        options,
+                    }
+                    .prepare_on(net, derive_seed(seed, point))
+                    .map_err(|e| blame(&e))
                 });
                 match prepared {
                     Ok(prepared) => {
                         prepared_points.push(Point {
                             params,
-                            traffic: None,
-                            fixed: None,
                             job: Job::Packet(prepared),
                         });
                     }
@@ -1477,61 +1316,54 @@ fn prepare(
                 }
                 continue;
             }
+            Built::Tree(tree) if kind == SweepKind::Schedule => {
+                // As `fatnet schedule` does; trial 0 runs now, so that Corollary 2's
+                // capacity condition is checked before any work starts.
+                let point_seed = derive_seed(seed, point);
+                let prepared = scenario_of(&values).and_then(|(topology, traffic, options)| {
+                    let prepared = ScheduleScenario {
+                        topology,
+                        traffic,
+                        options,
+                    }
+                    .prepare_on(tree, point_seed)
+                    .map_err(|e| blame(&e))?;
+                    prepared
+                        .trial(derive_seed(point_seed, 0))
+                        .map_err(|e| blame(&e))?;
+                    Ok(prepared)
+                });
+                match prepared {
+                    Ok(prepared) => {
+                        prepared_points.push(Point {
+                            params,
+                            job: Job::Schedule(prepared),
+                        });
+                    }
+                    Err((key, reason)) => point_problem(key, reason),
+                }
+                continue;
+            }
             Built::Tree(tree) if kind == SweepKind::Route => {
-                let router = match str_of("router") {
-                    Some("greedy") => RouterChoice::Greedy,
-                    Some("random-prime") => RouterChoice::RandomPrime,
-                    Some("constant-switch") => RouterChoice::ConstantSwitch {
-                        k: int_of("k").unwrap_or(1),
-                    },
-                    _ => RouterChoice::Random,
-                };
-                let policy = match str_of("policy") {
-                    Some("pessimistic") => DropPolicy::Pessimistic,
-                    Some("fixed") => DropPolicy::FixedPriority,
-                    Some("round-robin") => DropPolicy::RoundRobin,
-                    Some("wires") => DropPolicy::Wires,
-                    Some(_) => DropPolicy::Random,
-                    None if matches!(router, RouterChoice::ConstantSwitch { .. }) => {
-                        DropPolicy::Wires
+                let prepared = scenario_of(&values).and_then(|(topology, traffic, options)| {
+                    RouteScenario {
+                        topology,
+                        traffic,
+                        options,
                     }
-                    None => DropPolicy::Random,
-                };
-                if router == RouterChoice::Greedy && policy == DropPolicy::Pessimistic {
-                    point_problem(
-                        Some("policy"),
-                        "GREEDY under the pessimistic model never finishes once a channel stays congested".into(),
-                    );
-                    continue;
-                }
-                let params = if str_of("preset") == Some("proved") {
-                    let proved = fatnet::queueing::greenberg_leiserson::congestion_parameter(
-                        tree.capacities(),
-                    )
-                    .map_err(|e| e.to_string())
-                    .and_then(|r| RandomParams::proved(r, 1).map_err(|e| e.to_string()));
-                    match proved {
-                        Ok(p) => p,
-                        Err(reason) => {
-                            point_problem(Some("preset"), reason);
-                            continue;
-                        }
+                    .prepare_on(tree, derive_seed(seed, point))
+                    .map_err(|e| blame(&e))
+                });
+                match prepared {
+                    Ok(prepared) => {
+                        prepared_points.push(Point {
+                            params,
+                            job: Job::Route(prepared),
+                        });
                     }
-                } else {
-                    RandomParams::default()
-                };
-                let config = RunConfig {
-                    max_cycles: int_of("max_cycles").unwrap_or(1_000_000),
-                    trace_load_factor: false,
-                    sink: Sink::Processors,
-                };
-                Job::Route {
-                    tree,
-                    router,
-                    policy,
-                    params,
-                    config,
+                    Err((key, reason)) => point_problem(key, reason),
                 }
+                continue;
             }
             Built::Cube(network, d) => match dynamic_job(network, d, &values) {
                 Ok(job) => job,
@@ -1540,61 +1372,50 @@ fn prepare(
                     continue;
                 }
             },
-            Built::Tree(tree) => {
-                let corollary = str_of("algorithm") == Some("corollary2");
-                let fictitious = match str_of("fictitious") {
-                    Some("depth") => FictitiousCapacity::Depth,
-                    _ => FictitiousCapacity::LgN,
-                };
-                Job::Schedule {
-                    tree,
-                    corollary2: corollary.then_some(fictitious),
-                }
-            }
+            Built::Tree(_) => unreachable!("route and schedule points are handled above"),
         };
-        let Some(traffic) = str_of("traffic") else {
-            // The dynamic simulator: Poisson traffic, made by the run itself.
-            prepared_points.push(Point {
-                params,
-                traffic: None,
-                fixed: None,
-                job,
-            });
-            continue;
-        };
-        let traffic: TrafficSpec = traffic.parse().expect("checked in check_value");
-        let point_seed = derive_seed(seed, point);
-        let trial0 = if traffic.is_randomized() {
-            derive_seed(point_seed, 0)
-        } else {
-            point_seed
-        };
-        let processors = job.processors();
-        let messages = match traffic.generate(processors, trial0) {
-            Ok(m) => m,
-            Err(e) => {
-                point_problem(
-                    Some("traffic"),
-                    format!("traffic on {processors} processors: {e}"),
-                );
-                continue;
-            }
-        };
-        if let Job::Schedule { .. } = job
-            && let Err(reason) = job.run(Some(&messages), 0)
-        {
-            point_problem(Some("algorithm"), reason);
-            continue;
-        }
-        let fixed = (!traffic.is_randomized()).then_some(messages);
-        prepared_points.push(Point {
-            params,
-            traffic: Some(traffic),
-            fixed,
-            job,
-        });
+        // The dynamic simulator: Poisson traffic, made by the run itself.
+        prepared_points.push(Point { params, job });
     }
     prepared_points
+}
+
+/// A point's topology, traffic and options (every other parameter), deserialised into the
+/// options struct of the command that runs the same case.
+fn scenario_of<T: serde::de::DeserializeOwned>(
+    values: &BTreeMap<String, Value>,
+) -> Result<(TopologySpec, TrafficSpec, T), (Option<&'static str>, String)> {
+    let text = |key: &str| match values.get(key).map(|v| &v.value) {
+        Some(ParamValue::Str(s)) => s.clone(),
+        _ => String::new(),
+    };
+    let topology = text("topology")
+        .parse()
+        .map_err(|e| (Some("topology"), format!("{e}")))?;
+    let traffic = text("traffic")
+        .parse()
+        .map_err(|e| (Some("traffic"), format!("{e}")))?;
+    let options = values
+        .iter()
+        .filter(|(k, _)| !matches!(k.as_str(), "topology" | "traffic"))
+        .map(|(k, v)| (k.clone(), serde_json::to_value(&v.value).expect("plain")))
+        .collect::<serde_json::Map<_, _>>();
+    let options = serde_json::from_value(options.into()).map_err(|e| (None, e.to_string()))?;
+    Ok((topology, traffic, options))
+}
+
+/// The key to blame for a scenario's refusal (the parameter it names), and its words.
+fn blame(e: &ScenarioError) -> (Option<&'static str>, String) {
+    let key = match e {
+        ScenarioError::Requires { param, .. }
+        | ScenarioError::OutOfRange { param, .. }
+        | ScenarioError::Refused { param, .. } => Some(param.name()),
+        ScenarioError::Traffic { .. } => Some("traffic"),
+        ScenarioError::Topology { .. } | ScenarioError::WrongTopology { .. } => Some("topology"),
+        ScenarioError::Schedule { .. } => Some("algorithm"),
+        _ => None,
+    };
+    (key, error_chain(e))
 }
 
 /// The job of a `simulator = "dynamic"` point, with `fatnet simulate --arrivals`'s defaults

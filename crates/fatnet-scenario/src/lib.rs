@@ -14,15 +14,26 @@
 
 mod network;
 pub mod packet;
+mod pattern;
+pub mod route;
 mod run;
 pub mod runner;
+pub mod schedule;
 
 pub use network::Network;
 pub use packet::{
     PacketOptions, PacketRunFile, PacketScenario, PacketSetup, PacketSummary, PacketTrial,
     PreparedPacket,
 };
+pub use route::{
+    PreparedRoute, RouteOptions, RouteScenario, RouteSetup, RouteSummary, RouteTrial,
+    RouteTrialRecord,
+};
 pub use run::{MAX_THREADS, Run, RunOptions};
+pub use schedule::{
+    PreparedSchedule, ScheduleOptions, ScheduleScenario, ScheduleSetup, ScheduleSummary,
+    ScheduleTrial,
+};
 
 /// Stamoulis' periodic broadcast schemes on the `d`-cube along fatnet-offline's optimal
 /// multinode broadcast tree ([`fatnet_offline::hypercube::multinode_broadcast_tree`]): the
@@ -80,6 +91,44 @@ fatnet_topology::named_options! {
         Seed = "seed",
         /// Worker threads.
         Threads = "threads",
+        /// Leiserson's scheduler: Theorem 1 or Corollary 2.
+        Algorithm = "algorithm",
+        /// Corollary 2's fictitious capacities.
+        Fictitious = "fictitious",
+        /// The router (delivery-cycle or dynamic routing).
+        Router = "router",
+        /// What a congested switch drops.
+        Policy = "policy",
+        /// RANDOM's constants.
+        Preset = "preset",
+        /// RANDOM's cycles per unit of λ.
+        K1 = "k1",
+        /// RANDOM's cycles per unit of lg n.
+        K2 = "k2",
+        /// RANDOM's sending-probability scale.
+        R = "r",
+        /// The constant-switch router's `k`.
+        K = "k",
+        /// Interleaving single-message cycles.
+        Interleave = "interleave",
+        /// Routing every message out through the root.
+        OutTheRoot = "out_the_root",
+        /// The delivery-cycle limit.
+        MaxCycles = "max_cycles",
+        /// How packets arrive (dynamic routing).
+        Arrivals = "arrivals",
+        /// Packets generated per node per unit time.
+        Rate = "rate",
+        /// The bit-flip probability of destinations.
+        P = "p",
+        /// The length of a dynamic run.
+        Slots = "slots",
+        /// The warm-up of a dynamic run.
+        Warmup = "warmup",
+        /// Batches of the batch-means interval.
+        Batches = "batches",
+        /// A multiple-broadcast scheme.
+        Broadcast = "broadcast",
     }
 }
 
@@ -119,6 +168,40 @@ pub enum ScenarioError {
         other: Parameter,
         /// The value `other` must have.
         value: &'static str,
+    },
+    /// The topology is not one the simulator or scheduler runs on.
+    #[error("{what} needs {needs}, not `{spec}`")]
+    WrongTopology {
+        /// The simulator or scheduler.
+        what: &'static str,
+        /// The topologies it runs on.
+        needs: &'static str,
+        /// The spec given.
+        spec: String,
+    },
+    /// A value the simulator refuses in this case.
+    #[error("{param} = {value} is refused: {reason}")]
+    Refused {
+        /// The parameter.
+        param: Parameter,
+        /// Its value, as text.
+        value: String,
+        /// Why.
+        reason: String,
+    },
+    /// The delivery-cycle engine refused the case.
+    #[error("delivery-cycle routing")]
+    Route {
+        /// Why.
+        #[source]
+        source: fatnet_online::OnlineError,
+    },
+    /// Leiserson's scheduler refused the case.
+    #[error("Leiserson's scheduler")]
+    Schedule {
+        /// Why.
+        #[source]
+        source: fatnet_offline::OfflineError,
     },
     /// The packet engine refuses the options.
     #[error("packet options refused")]

@@ -249,7 +249,7 @@ pub struct PacketScenario {
 }
 
 /// Serde through `Display` and `FromStr`: specs are strings in files.
-mod as_text {
+pub(crate) mod as_text {
     use super::*;
 
     pub fn serialize<T: fmt::Display, S: serde::Serializer>(
@@ -695,7 +695,7 @@ impl PacketRunFile {
 }
 
 /// [`as_text`] for optional values.
-mod opt_text {
+pub(crate) mod opt_text {
     use super::*;
 
     pub fn deserialize<'de, T, D>(d: D) -> Result<Option<T>, D::Error>

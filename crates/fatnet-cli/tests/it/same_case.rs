@@ -2,7 +2,9 @@
 //! the same trial records, byte for byte (issue 16: "a sweep trial equals the command" by
 //! construction, tested as such).
 
-use fatnet::scenario::{PacketOptions, PacketScenario, derive_seed};
+use fatnet::scenario::{
+    PacketOptions, PacketScenario, RouteScenario, ScheduleScenario, derive_seed,
+};
 use fatnet_repro::sweep::SweepSpec;
 use serde_json::Value;
 
@@ -123,5 +125,201 @@ fn a_sweep_refuses_what_the_command_refuses_with_the_same_words() {
     ]);
     let words = "priority_range applies only with scan = prio";
     assert!(e.contains(words) && e.contains("line 7"), "{e}");
+    assert!(cli.contains(words), "{cli}");
+}
+
+/// The `result` of a sweep task's JSON line, as its raw bytes.
+fn result_of(line: &[u8]) -> String {
+    let line = String::from_utf8(line.to_vec()).unwrap();
+    let start = line.find("\"result\":").unwrap() + "\"result\":".len();
+    line[start..line.trim_end().len() - 1].to_string()
+}
+
+/// The fields of `record` (a library trial record) as `command` (a command's JSON) has them.
+fn fields_of(command: &Value, record: &Value) -> Value {
+    let keys = record.as_object().unwrap().keys();
+    Value::Object(keys.map(|k| (k.clone(), command[k].clone())).collect())
+}
+
+#[test]
+fn a_schedule_is_the_same_from_the_command_a_sweep_task_and_the_library() {
+    const SWEEP_SEED: u64 = 5;
+    const TRIALS: u64 = 3;
+    // (topology, traffic, options as TOML, the same as flags)
+    let cases: [(&str, &str, &str, &[&str]); 2] = [
+        (
+            "fattree:n=64,profile=area,leaf=8",
+            "replicated:k=3",
+            "",
+            &[],
+        ),
+        (
+            "fattree:n=64,profile=constant,cap=12",
+            "permutation",
+            "algorithm = \"corollary2\"\nfictitious = \"depth\"\n",
+            &["--algorithm", "corollary2", "--fictitious", "depth"],
+        ),
+    ];
+    for (topology, traffic, toml_options, flags) in cases {
+        let sweep = format!(
+            "scheduler = \"leiserson\"\ntrials = {TRIALS}\nseed = {SWEEP_SEED}\n[params]\ntopology = \"{topology}\"\ntraffic = \"{traffic}\"\n{toml_options}"
+        );
+        let spec = SweepSpec::parse(&sweep).unwrap_or_else(|e| panic!("{sweep}\n{e}"));
+        let point_seed = derive_seed(SWEEP_SEED, 0);
+        let scenario = ScheduleScenario {
+            topology: topology.parse().unwrap(),
+            traffic: traffic.parse().unwrap(),
+            options: toml::from_str(toml_options).unwrap(),
+        };
+        let prepared = scenario.prepare(point_seed).unwrap();
+        let mut loads = Vec::new();
+        for trial in 0..TRIALS {
+            let trial_seed = derive_seed(point_seed, trial);
+            let library = serde_json::to_string(&prepared.trial(trial_seed).unwrap()).unwrap();
+            assert_eq!(
+                result_of(&spec.run_task_line(trial).unwrap()),
+                library,
+                "{topology} {traffic} trial {trial}"
+            );
+            // `fatnet schedule --seed s` is the trial with seed s.
+            let seed = trial_seed.to_string();
+            let args = [
+                &[
+                    "schedule",
+                    topology,
+                    "--traffic",
+                    traffic,
+                    "--seed",
+                    &seed,
+                    "--json",
+                ][..],
+                flags,
+            ]
+            .concat();
+            let command = json(&args);
+            let library: Value = serde_json::from_str(&library).unwrap();
+            assert_eq!(
+                fields_of(&command, &library),
+                library,
+                "{topology} {traffic}"
+            );
+            assert_eq!(library["verified"], true);
+            loads.push(library["load_factor"].clone());
+        }
+        // Each trial draws its own instance.
+        assert!(loads.windows(2).any(|w| w[0] != w[1]), "{loads:?}");
+    }
+}
+
+#[test]
+fn a_schedule_sweep_refuses_what_the_command_refuses_with_the_same_words() {
+    let sweep = "scheduler = \"leiserson\"\ntrials = 1\nseed = 1\n[params]\ntopology = \"fattree:n=16,profile=area\"\ntraffic = \"permutation\"\nfictitious = \"depth\"\n";
+    let e = SweepSpec::parse(sweep).unwrap_err().to_string();
+    let cli = crate::common::stderr_of_failure([
+        "schedule",
+        "fattree:n=16,profile=area",
+        "--traffic",
+        "permutation",
+        "--fictitious",
+        "depth",
+    ]);
+    let words = "fictitious applies only with algorithm = corollary2";
+    assert!(e.contains(words) && e.contains("line 7"), "{e}");
+    assert!(cli.contains(words), "{cli}");
+}
+
+#[test]
+fn a_route_run_is_the_same_from_the_command_a_sweep_task_and_the_library() {
+    const SWEEP_SEED: u64 = 3;
+    const TRIALS: u64 = 3;
+    let cases: [(&str, &str, &str, &[&str]); 3] = [
+        // RANDOM on random permutations, drawn per trial.
+        ("fattree:n=64,profile=area", "permutation", "", &[]),
+        // GREEDY with fixed priorities, interleaved, on a fixed pattern.
+        (
+            "fattree:n=32,profile=area,leaf=4",
+            "complement",
+            "router = \"greedy\"\npolicy = \"fixed\"\ninterleave = true\n",
+            &["--router", "greedy", "--policy", "fixed", "--interleave"],
+        ),
+        // The constant-switch router (wire drops by default), k = 2.
+        (
+            "fattree:n=32,profile=constant,cap=2",
+            "replicated:k=2",
+            "router = \"constant-switch\"\nk = 2\n",
+            &["--router", "constant-switch", "--k", "2"],
+        ),
+    ];
+    for (topology, traffic, toml_options, flags) in cases {
+        let sweep = format!(
+            "simulator = \"route\"\ntrials = {TRIALS}\nseed = {SWEEP_SEED}\n[params]\ntopology = \"{topology}\"\ntraffic = \"{traffic}\"\n{toml_options}"
+        );
+        let spec = SweepSpec::parse(&sweep).unwrap_or_else(|e| panic!("{sweep}\n{e}"));
+        let point_seed = derive_seed(SWEEP_SEED, 0);
+        let seed = point_seed.to_string();
+        let args = [
+            &[
+                "route",
+                topology,
+                "--traffic",
+                traffic,
+                "--seed",
+                &seed,
+                "--trials",
+                "3",
+                "--per-trial",
+                "--json",
+            ][..],
+            flags,
+        ]
+        .concat();
+        let command = json(&args);
+        let scenario = RouteScenario {
+            topology: topology.parse().unwrap(),
+            traffic: traffic.parse().unwrap(),
+            options: toml::from_str(toml_options).unwrap(),
+        };
+        let prepared = scenario.prepare(point_seed).unwrap();
+        for trial in 0..TRIALS {
+            let trial_seed = derive_seed(point_seed, trial);
+            let library = serde_json::to_string(&prepared.trial(trial_seed).unwrap()).unwrap();
+            assert_eq!(
+                result_of(&spec.run_task_line(trial).unwrap()),
+                library,
+                "{topology} {traffic} trial {trial}"
+            );
+            let mut record = command["per_trial"][trial as usize].clone();
+            assert_eq!(record["seed"], trial_seed);
+            let record = record.as_object_mut().unwrap();
+            record.remove("trial");
+            record.remove("seed");
+            let library: Value = serde_json::from_str(&library).unwrap();
+            assert_eq!(
+                Value::Object(record.clone()),
+                library,
+                "{topology} {traffic}"
+            );
+            assert_eq!(library["finished"], true);
+        }
+    }
+}
+
+#[test]
+fn a_route_sweep_refuses_what_the_command_refuses_with_the_same_words() {
+    let sweep = "simulator = \"route\"\ntrials = 1\nseed = 1\n[params]\ntopology = \"fattree:n=16,profile=area\"\ntraffic = \"permutation\"\nrouter = \"greedy\"\npolicy = \"pessimistic\"\n";
+    let e = SweepSpec::parse(sweep).unwrap_err().to_string();
+    let cli = crate::common::stderr_of_failure([
+        "route",
+        "fattree:n=16,profile=area",
+        "--traffic",
+        "permutation",
+        "--router",
+        "greedy",
+        "--policy",
+        "pessimistic",
+    ]);
+    let words =
+        "policy = pessimistic is refused: GREEDY under the pessimistic model never finishes";
+    assert!(e.contains(words) && e.contains("line 8"), "{e}");
     assert!(cli.contains(words), "{cli}");
 }

@@ -33,7 +33,7 @@ fn theorem1_schedule_is_verified_and_within_its_bound() {
         "--json",
     ]);
     assert_eq!(v["verified"], true);
-    assert_eq!(v["algorithm"], "leiserson");
+    assert_eq!(v["algorithm"], "theorem1");
     assert_partition(&v);
     let cycles = v["cycles"].as_u64().unwrap();
     assert!(cycles <= v["bound"].as_u64().unwrap());
@@ -90,6 +90,24 @@ fn schedule_rejects_other_topologies_and_small_capacities() {
             "complement",
             "--algorithm",
             "corollary2",
+        ],
+        // Fictitious capacities are Corollary 2's.
+        vec![
+            "schedule",
+            "fattree:n=64,profile=constant,cap=12",
+            "--traffic",
+            "complement",
+            "--fictitious",
+            "depth",
+        ],
+        // The old name of Theorem 1 is gone: one name per scheduler.
+        vec![
+            "schedule",
+            "fattree:n=64,profile=constant,cap=12",
+            "--traffic",
+            "complement",
+            "--algorithm",
+            "leiserson",
         ],
     ] {
         assert_one_line_error(&args);

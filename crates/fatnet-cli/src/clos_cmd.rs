@@ -7,9 +7,8 @@ use std::io::Write;
 use anyhow::{Context, Result, bail};
 use clap::{Args, ValueEnum};
 use fatnet::offline::clos::{
-    AdaptiveConfig, ChannelLoad, ClosChannel, ClosRouting, DModM, SModM, YuanRouting,
-    check_nonblocking, nonblocking_adaptive, simulate_routing, verify_counterexample,
-    worst_contention,
+    AdaptiveConfig, ChannelLoad, ClosChannel, ClosRoutingKind, check_nonblocking,
+    nonblocking_adaptive, simulate_routing, verify_counterexample, worst_contention,
 };
 use fatnet::topology::FoldedClos;
 use fatnet::traffic::{Message, TrafficSpec};
@@ -36,8 +35,8 @@ pub struct ClosArgs {
     r: u64,
     /// The routing: Yuan's n² routing (needs m >= n²), d-mod-m, s-mod-m, or (with `route`
     /// only) Yuan's NONBLOCKINGADAPTIVE.
-    #[arg(long, value_enum, default_value_t = RoutingArg::Yuan)]
-    routing: RoutingArg,
+    #[arg(long, value_enum, default_value_t = ClosRoutingKind::Yuan)]
+    routing: ClosRoutingKind,
     /// The pattern for `route`: a traffic spec or `file:PATH` (see `fatnet traffic --help`).
     #[arg(long, short, default_value = "permutation")]
     traffic: String,
@@ -57,29 +56,6 @@ enum Action {
     Worst,
     /// Route one pattern and simulate it.
     Route,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-enum RoutingArg {
-    /// Top switch (s mod n)·n + (d mod n) (Theorem 3).
-    Yuan,
-    /// Top switch d mod m.
-    Dmodm,
-    /// Top switch s mod m.
-    Smodm,
-    /// NONBLOCKINGADAPTIVE (Fig. 4), per permutation.
-    Adaptive,
-}
-
-impl RoutingArg {
-    fn name(self) -> &'static str {
-        match self {
-            RoutingArg::Yuan => "yuan",
-            RoutingArg::Dmodm => "dmodm",
-            RoutingArg::Smodm => "smodm",
-            RoutingArg::Adaptive => "adaptive",
-        }
-    }
 }
 
 #[derive(Debug, Serialize)]
@@ -137,14 +113,10 @@ pub fn run(args: ClosArgs, out: &mut impl Write) -> Result<()> {
     let network = format!("ftree({}+{}, {})", args.n, args.m, args.r);
     let clos = FoldedClos::new(args.n, args.m, args.r)
         .with_context(|| format!("cannot build {network}"))?;
-    let oblivious: Option<Box<dyn ClosRouting>> = match args.routing {
-        RoutingArg::Yuan => Some(Box::new(
-            YuanRouting::new(&clos).with_context(|| format!("on {network}"))?,
-        )),
-        RoutingArg::Dmodm => Some(Box::new(DModM::new(&clos))),
-        RoutingArg::Smodm => Some(Box::new(SModM::new(&clos))),
-        RoutingArg::Adaptive => None,
-    };
+    let oblivious = args
+        .routing
+        .oblivious(&clos)
+        .with_context(|| format!("on {network}"))?;
     match (args.action, oblivious) {
         (Action::Check | Action::Worst, None) => bail!(
             "`--routing adaptive` chooses routes per permutation: use it with `fatnet clos route`"

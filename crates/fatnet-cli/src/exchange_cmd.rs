@@ -3,17 +3,13 @@
 
 use std::io::Write;
 
-use anyhow::{Context, Result, bail};
-use clap::{Args, ValueEnum};
+use anyhow::{Context, Result};
+use clap::Args;
 use fatnet::offline::hypercube::{
-    Contention, Destination, KBroadcasts, PacketKind, Ranks, SlotReport, SlotSchedule,
-    TransmissionTables, k_broadcast_lower_bound, k_broadcast_upper_bound, k_broadcasts,
-    multinode_broadcast, multinode_broadcast_a4, multinode_broadcast_a4_bounds,
-    multinode_broadcast_time, randomized_k_broadcasts, ranked_broadcasts, single_node_broadcast,
-    total_exchange, total_exchange_lower_bound, tree_broadcasts,
+    BroadcastAlgorithm, BroadcastPhases, Destination, PacketKind, SlotReport, SlotSchedule,
+    TransmissionTables, k_broadcast_lower_bound, total_exchange, total_exchange_lower_bound,
 };
 use fatnet::topology::Topology;
-use rand::SeedableRng;
 use serde::Serialize;
 
 /// Arguments of `fatnet exchange`.
@@ -229,8 +225,8 @@ pub struct BroadcastArgs {
     #[arg(long, value_delimiter = ',')]
     sources: Vec<u32>,
     /// The algorithm.
-    #[arg(long, value_enum, default_value_t = BroadcastAlgo::A4)]
-    algorithm: BroadcastAlgo,
+    #[arg(long, value_enum, default_value_t = BroadcastAlgorithm::A4)]
+    algorithm: BroadcastAlgorithm,
     /// Seed of `random`.
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -240,38 +236,6 @@ pub struct BroadcastArgs {
     /// Also print the slot-by-slot transmissions.
     #[arg(long)]
     schedule: bool,
-}
-
-/// The broadcast algorithms of Stamoulis chapter 4.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-enum BroadcastAlgo {
-    /// §4.4: prefix, gather at the roots of d disjoint trees, scatter: <= 2⌈K/d⌉+4d+2 slots.
-    A4,
-    /// §4.5: random roots (uses --seed): <= 2·max N + 2d + 2 slots.
-    Random,
-    /// §4.6.1: every source along its own canonical tree, FIFO: <= d+K−1 slots.
-    Trees,
-    /// §4.6.2: own trees, antipode-first priority: d slots for K = 2.
-    Antipode,
-    /// §4.6.3: ranked dimensions after a 2d-slot prefix (K <= d): 3d slots.
-    Ranked,
-    /// §4.6.3 with ranks known in advance (K <= d): d slots.
-    RankedKnown,
-    /// Single-node broadcast by recursive doubling (one source): d slots.
-    Single,
-    /// Optimal multinode broadcast (every node): ⌈(2^d−1)/d⌉ slots.
-    Multinode,
-    /// §4.4 multinode broadcast without the prefix.
-    MultinodeA4,
-}
-
-#[derive(Debug, Serialize)]
-struct Phases {
-    prefix: u32,
-    gather: u32,
-    scatter: u32,
-    root_loads: Vec<u32>,
-    last_gather_arrival: u32,
 }
 
 #[derive(Debug, Serialize)]
@@ -291,45 +255,9 @@ struct BroadcastSummary {
     /// Whether `slots` satisfies the claim.
     claim_holds: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
-    phases: Option<Phases>,
+    phases: Option<BroadcastPhases>,
     #[serde(skip_serializing_if = "Option::is_none")]
     schedule: Option<Vec<Hop>>,
-}
-
-fn phases(kb: &KBroadcasts) -> Phases {
-    Phases {
-        prefix: kb.prefix_slots,
-        gather: kb.gather_slots,
-        scatter: kb.scatter_slots,
-        root_loads: kb.root_loads.clone(),
-        last_gather_arrival: kb.last_gather_arrival,
-    }
-}
-
-/// What the thesis claims about an algorithm's slot count.
-#[derive(Clone, Copy, Debug)]
-enum Claim {
-    AtMost(u64),
-    Exactly(u64),
-    Between(u64, u64),
-}
-
-impl Claim {
-    fn holds(self, t: u64) -> bool {
-        match self {
-            Claim::AtMost(b) => t <= b,
-            Claim::Exactly(b) => t == b,
-            Claim::Between(lo, hi) => (lo..=hi).contains(&t),
-        }
-    }
-
-    fn text(self, formula: &str) -> String {
-        match self {
-            Claim::AtMost(b) => format!("<= {formula} = {b}"),
-            Claim::Exactly(b) => format!("= {formula} = {b}"),
-            Claim::Between(lo, hi) => format!("{formula}: between {lo} and {hi}"),
-        }
-    }
 }
 
 /// Runs `fatnet broadcast`: builds the chosen chapter-4 schedule, verifies it and prints the
@@ -340,94 +268,16 @@ impl Claim {
 /// An unsupported `d`, bad sources for the algorithm, a schedule that fails verification, or
 /// a write error.
 pub fn run_broadcast(args: BroadcastArgs, out: &mut impl Write) -> Result<()> {
-    use BroadcastAlgo as A;
     let d = args.d;
-    let multinode = matches!(args.algorithm, A::Multinode | A::MultinodeA4);
-    if multinode && !args.sources.is_empty() {
-        bail!(
-            "--algorithm {:?} broadcasts from every node; drop --sources",
-            args.algorithm
-        );
-    }
-    if !multinode && args.sources.is_empty() {
-        bail!("--sources is required for --algorithm {:?}", args.algorithm);
-    }
-    let sources = &args.sources;
-    let k = sources.len() as u64;
-    let built = |e: fatnet::offline::OfflineError| {
-        anyhow::Error::new(e).context("cannot build the broadcasts")
-    };
-    let (schedule, phase_slots, claim, formula): (SlotSchedule, Option<Phases>, Claim, &str) =
-        match args.algorithm {
-            A::A4 => {
-                let kb = k_broadcasts(d, sources).map_err(built)?;
-                let p = phases(&kb);
-                let ub = k_broadcast_upper_bound(d, k);
-                (kb.schedule, Some(p), Claim::AtMost(ub), "2⌈K/d⌉+4d+2")
-            }
-            A::Random => {
-                let mut rng = rand_pcg::Pcg64::seed_from_u64(args.seed);
-                let kb = randomized_k_broadcasts(d, sources, &mut rng).map_err(built)?;
-                let p = phases(&kb);
-                let max = u64::from(kb.root_loads.iter().copied().max().unwrap_or(0));
-                let ub = 2 * max + 2 * u64::from(d) + 2;
-                (kb.schedule, Some(p), Claim::AtMost(ub), "2·max N + 2d + 2")
-            }
-            A::Trees => {
-                let s = tree_broadcasts(d, sources, Contention::Fifo).map_err(built)?;
-                (s, None, Claim::AtMost(u64::from(d) + k - 1), "d+K−1")
-            }
-            A::Antipode => {
-                let s = tree_broadcasts(d, sources, Contention::AntipodeFirst).map_err(built)?;
-                if k == 2 {
-                    (s, None, Claim::Exactly(u64::from(d)), "d")
-                } else {
-                    (s, None, Claim::AtMost(u64::from(d) + k - 1), "d+K−1")
-                }
-            }
-            A::Ranked => {
-                let s = ranked_broadcasts(d, sources, Ranks::Prefix).map_err(built)?;
-                (s, None, Claim::Exactly(3 * u64::from(d)), "3d")
-            }
-            A::RankedKnown => {
-                let s = ranked_broadcasts(d, sources, Ranks::Known).map_err(built)?;
-                (s, None, Claim::Exactly(u64::from(d)), "d")
-            }
-            A::Single => {
-                if sources.len() != 1 {
-                    bail!("--algorithm single takes one source, got {}", sources.len());
-                }
-                let s = single_node_broadcast(d, sources[0]).map_err(built)?;
-                (s, None, Claim::Exactly(u64::from(d)), "d")
-            }
-            A::Multinode => {
-                let s = multinode_broadcast(d).map_err(built)?;
-                (
-                    s,
-                    None,
-                    Claim::Exactly(multinode_broadcast_time(d)),
-                    "⌈(2^d−1)/d⌉",
-                )
-            }
-            A::MultinodeA4 => {
-                let kb = multinode_broadcast_a4(d).map_err(built)?;
-                let p = phases(&kb);
-                let (lo, hi) = multinode_broadcast_a4_bounds(d);
-                (kb.schedule, Some(p), Claim::Between(lo, hi), "§4.4")
-            }
-        };
+    let built = args
+        .algorithm
+        .build(d, &args.sources, args.seed)
+        .context("cannot build the broadcasts")?;
+    let (schedule, claim, k) = (built.schedule, built.claim, built.broadcasts);
     let r: SlotReport = schedule
         .verify()
         .map_err(|v| anyhow::anyhow!("the schedule fails verification: {v:?}"))?;
-    let k = if multinode {
-        u64::from(schedule.cube().size())
-    } else {
-        k
-    };
-    let algorithm = args
-        .algorithm
-        .to_possible_value()
-        .map_or_else(String::new, |v| v.get_name().to_string());
+    let algorithm = args.algorithm.to_string();
     let summary = BroadcastSummary {
         task: "simultaneous broadcasts",
         algorithm,
@@ -439,9 +289,9 @@ pub fn run_broadcast(args: BroadcastArgs, out: &mut impl Write) -> Result<()> {
         transmissions: r.transmissions,
         verified: true,
         lower_bound: k_broadcast_lower_bound(d, k),
-        claim: claim.text(formula),
+        claim: claim.to_string(),
         claim_holds: claim.holds(r.slots as u64),
-        phases: phase_slots,
+        phases: built.phases,
         schedule: (args.json && args.schedule).then(|| hops(&schedule)),
     };
     if args.json {

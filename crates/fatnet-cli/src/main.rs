@@ -9,7 +9,7 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand, ValueEnum};
-use fatnet::load::{LoadFactor, LoadReport, PathSelection, analyze};
+use fatnet::load::{LoadFactor, LoadReport, PathRule, PathSelection, analyze};
 use fatnet::topology::{
     AnyTopology, BundleId, ChannelId, Direction, Topology, TopologySpec, level_summary, node_label,
     to_dot,
@@ -96,8 +96,8 @@ enum Command {
         #[arg(long, default_value_t = 1)]
         seed: u64,
         /// Shortest path of each message where there are several.
-        #[arg(long, value_enum, default_value_t = Paths::Standard)]
-        paths: Paths,
+        #[arg(long, value_enum, default_value_t = PathRule::Standard)]
+        paths: PathRule,
         /// How many of the hottest bundles to list.
         #[arg(long, default_value_t = 5)]
         top: usize,
@@ -156,17 +156,6 @@ enum Command {
         #[arg(long, short)]
         output: Option<PathBuf>,
     },
-}
-
-/// Path selection on topologies with several shortest paths.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-enum Paths {
-    /// The topology's standard oblivious routing: canonical on the hypercube, d-mod-k on trees.
-    Standard,
-    /// Always the first shortest path (leftmost up-links).
-    First,
-    /// A uniformly random shortest path per message (uses --seed).
-    Random,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -250,11 +239,7 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<()> {
             let messages = traffic
                 .generate(topo.num_processors(), seed)
                 .with_context(|| format!("cannot make traffic `{traffic}`"))?;
-            let selection = match paths {
-                Paths::Standard => PathSelection::Standard,
-                Paths::First => PathSelection::First,
-                Paths::Random => PathSelection::Random { seed },
-            };
+            let selection = PathSelection::new(paths, seed);
             let report = analyze(&topo, &messages, selection)?;
             let summary = LoadSummary::new(&spec, &traffic, seed, &topo, &messages, &report, top);
             if json {

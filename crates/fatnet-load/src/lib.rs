@@ -55,6 +55,30 @@ pub enum LoadError {
     },
 }
 
+fatnet_topology::named_options! {
+    /// The rule of a [`PathSelection`], as users name it (`--paths`).
+    pub enum PathRule("path rule") {
+        /// The topology's standard oblivious routing: canonical on the hypercube, d-mod-k on
+        /// trees.
+        Standard = "standard",
+        /// Always the first shortest path (leftmost up-links).
+        First = "first",
+        /// A uniformly random shortest path per message (seeded).
+        Random = "random",
+    }
+}
+
+impl PathSelection {
+    /// The selection of `rule`; `seed` seeds [`PathRule::Random`] and is ignored otherwise.
+    pub fn new(rule: PathRule, seed: u64) -> PathSelection {
+        match rule {
+            PathRule::Standard => PathSelection::Standard,
+            PathRule::First => PathSelection::First,
+            PathRule::Random => PathSelection::Random { seed },
+        }
+    }
+}
+
 /// Which shortest path each message takes, on topologies with several.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", tag = "kind")]

@@ -43,7 +43,7 @@ pub use check::{
     Counterexample, LinkPairs, NonblockingReport, WorstContention, check_nonblocking,
     verify_counterexample, worst_contention,
 };
-pub use routing::{ClosRouting, DModM, RoutingTable, SModM, Tops, YuanRouting};
+pub use routing::{ClosRouting, ClosRoutingKind, DModM, RoutingTable, SModM, Tops, YuanRouting};
 pub use search::{
     MinTopSearch, MinTopStep, MinTopSwitches, lemma2_bound, min_top_switches, theorem1_bound,
     top_capacity,

@@ -41,11 +41,13 @@ use fatnet_topology::Hypercube;
 
 use crate::OfflineError;
 
+mod algorithms;
 mod broadcast;
 mod exchange;
 mod slots;
 mod trees;
 
+pub use algorithms::{BroadcastAlgorithm, BroadcastPhases, BuiltBroadcast, SlotClaim};
 pub use broadcast::{
     Contention, KBroadcasts, MnbTree, Ranks, SuffixSums, k_broadcast_lower_bound,
     k_broadcast_upper_bound, k_broadcasts, multinode_broadcast, multinode_broadcast_a4,

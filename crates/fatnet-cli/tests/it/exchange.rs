@@ -122,10 +122,13 @@ fn broadcast_special_cases_meet_their_exact_times() {
 fn broadcast_rejects_bad_sources() {
     for (args, needle) in [
         (vec!["--d", "3", "--sources", "8"], "node 8 is out of range"),
-        (vec!["--d", "3"], "--sources is required"),
+        (
+            vec!["--d", "3"],
+            "number of sources = 0 is out of range (at least 1)",
+        ),
         (
             vec!["--d", "3", "--algorithm", "single", "--sources", "1,2"],
-            "takes one source",
+            "exactly 1 for the single-node broadcast",
         ),
         (
             vec!["--d", "3", "--algorithm", "ranked", "--sources", "0,1,2,3"],
@@ -133,7 +136,7 @@ fn broadcast_rejects_bad_sources() {
         ),
         (
             vec!["--d", "3", "--algorithm", "multinode", "--sources", "1"],
-            "drop --sources",
+            "multinode algorithms broadcast from every node",
         ),
     ] {
         let mut all = vec!["broadcast"];

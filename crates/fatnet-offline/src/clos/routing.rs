@@ -44,6 +44,40 @@ impl<R: ClosRouting + ?Sized> ClosRouting for &R {
     }
 }
 
+fatnet_topology::named_options! {
+    /// The routings of a folded Clos network by name (`fatnet clos --routing`, sweeps).
+    pub enum ClosRoutingKind("Clos routing") {
+        /// Yuan's n² routing, top switch (s mod n)·n + (d mod n) (Theorem 3; needs m ≥ n²).
+        Yuan = "yuan",
+        /// Top switch d mod m.
+        Dmodm = "dmodm",
+        /// Top switch s mod m.
+        Smodm = "smodm",
+        /// NONBLOCKINGADAPTIVE (Fig. 4): routes chosen per permutation, no table.
+        Adaptive = "adaptive",
+    }
+}
+
+impl ClosRoutingKind {
+    /// The oblivious routing of this kind on `clos`, or `None` for
+    /// [`ClosRoutingKind::Adaptive`], which has no fixed table.
+    ///
+    /// # Errors
+    ///
+    /// Those of [`YuanRouting::new`].
+    pub fn oblivious(
+        self,
+        clos: &FoldedClos,
+    ) -> Result<Option<Box<dyn ClosRouting>>, OfflineError> {
+        Ok(match self {
+            ClosRoutingKind::Yuan => Some(Box::new(YuanRouting::new(clos)?)),
+            ClosRoutingKind::Dmodm => Some(Box::new(DModM::new(clos))),
+            ClosRoutingKind::Smodm => Some(Box::new(SModM::new(clos))),
+            ClosRoutingKind::Adaptive => None,
+        })
+    }
+}
+
 /// Yuan's nonblocking routing (Theorem 3, note §2.3): the pair `(v, i) -> (w, j)` goes
 /// through top switch `i·n + j`, indexed by the local ports of its source and destination
 /// and independent of the switches `v`, `w`.

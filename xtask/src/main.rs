@@ -9,7 +9,8 @@
 //!   only on a terminal) names the running experiment, and stdout gets one line per finished
 //!   experiment with its wall time.
 //! - `cargo xtask tidy` checks the crate layering of `docs/architecture.md` with
-//!   `cargo metadata`: a crate may depend only on crates above it.
+//!   `cargo metadata` (a crate may depend only on crates above it), and that only the
+//!   engines advance simulated time (`clock.rs`).
 
 use std::fs;
 use std::num::NonZeroUsize;
@@ -17,6 +18,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
+
+mod clock;
 
 use anyhow::{Context, Result, bail};
 use clap::{Parser, Subcommand};
@@ -51,7 +54,8 @@ enum Cmd {
         #[arg(long, value_name = "N")]
         threads: Option<NonZeroUsize>,
     },
-    /// Check the crate layering (a crate depends only on crates above it).
+    /// Check the crate layering (a crate depends only on crates above it) and that only the
+    /// engines advance simulated time.
     Tidy,
 }
 
@@ -330,13 +334,73 @@ fn tidy() -> Result<()> {
             }
         }
     }
-    if problems.is_empty() {
+    let layering = problems.len();
+    if layering == 0 {
         println!("tidy: layering ok ({} crates)", packages.len());
+    }
+    let files = workspace_sources()?;
+    let time = clock::check(
+        &files,
+        clock::ENGINES,
+        clock::TO_BE_FOLDED,
+        clock::NOT_SIMULATORS,
+    );
+    if time.is_empty() {
+        println!(
+            "tidy: time ok ({} files; {} engine files, {} loops to be folded, {} exempt)",
+            files.len(),
+            clock::ENGINES.len(),
+            clock::TO_BE_FOLDED.len(),
+            clock::NOT_SIMULATORS.len()
+        );
+    }
+    problems.extend(time);
+    if problems.is_empty() {
         Ok(())
     } else {
         for p in &problems {
             eprintln!("{p}");
         }
-        bail!("{} layering problem(s)", problems.len())
+        bail!(
+            "{layering} layering problem(s), {} time problem(s)",
+            problems.len() - layering
+        )
     }
+}
+
+/// Every `.rs` file under `crates/*/src`, as (path relative to the root with `/`, text),
+/// sorted by path.
+fn workspace_sources() -> Result<Vec<(String, String)>> {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
+        for entry in fs::read_dir(dir).with_context(|| format!("cannot list {}", dir.display()))? {
+            let path = entry?.path();
+            if path.is_dir() {
+                walk(&path, out)?;
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                out.push(path);
+            }
+        }
+        Ok(())
+    }
+    let root = root();
+    let mut paths = Vec::new();
+    for krate in fs::read_dir(root.join("crates")).context("cannot list crates/")? {
+        let src = krate?.path().join("src");
+        if src.is_dir() {
+            walk(&src, &mut paths)?;
+        }
+    }
+    let mut files = Vec::with_capacity(paths.len());
+    for path in paths {
+        let text =
+            fs::read_to_string(&path).with_context(|| format!("cannot read {}", path.display()))?;
+        let rel = path.strip_prefix(&root).unwrap_or(&path);
+        let rel: Vec<String> = rel
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect();
+        files.push((rel.join("/"), text));
+    }
+    files.sort();
+    Ok(files)
 }

@@ -295,10 +295,10 @@ pub fn run(config: &SlottedConfig) -> Result<SlottedReport, SlottedError> {
         }
     };
 
-    let mut k = 0u64;
+    let mut slot = 0u64;
     loop {
-        let generating = k < 2 * c.horizon;
-        if k >= c.horizon && in_flight_measured == 0 {
+        let generating = slot < 2 * c.horizon;
+        if slot >= c.horizon && in_flight_measured == 0 {
             break;
         }
         if !generating && !extension_capped {
@@ -314,16 +314,16 @@ pub fn run(config: &SlottedConfig) -> Result<SlottedReport, SlottedError> {
             scratch.append(&mut incoming[x]);
             if generating && x < n {
                 let stream = &mut streams[x];
-                let end = (k + 1) as f64;
+                let end = (slot + 1) as f64;
                 while stream.peek_time() < end {
                     let a = stream.next_arrival();
-                    if k < c.horizon {
+                    if slot < c.horizon {
                         packets += 1;
                     }
-                    let measured = measured_batch(k).is_some();
+                    let measured = measured_batch(slot).is_some();
                     if a.dst == a.src && !butterfly {
                         if measured {
-                            deliver(k, k, 0, &mut sum, &mut count);
+                            deliver(slot, slot, 0, &mut sum, &mut count);
                         }
                     } else {
                         if measured {
@@ -332,7 +332,7 @@ pub fn run(config: &SlottedConfig) -> Result<SlottedReport, SlottedError> {
                         scratch.push(Pkt {
                             src: a.src,
                             dst: a.dst,
-                            born: k,
+                            born: slot,
                         });
                     }
                 }
@@ -343,10 +343,10 @@ pub fn run(config: &SlottedConfig) -> Result<SlottedReport, SlottedError> {
             in_network += list.len() as u64;
             max_node_queue = max_node_queue.max(list.len() as u64);
         }
-        if k >= c.warmup && k < c.horizon {
+        if slot >= c.warmup && slot < c.horizon {
             number_sum += in_network;
         }
-        // 2. Every node assigns its arcs for slot k.
+        // 2. Every node assigns its arcs for slot slot.
         if butterfly {
             for (index, list) in lists.iter_mut().enumerate() {
                 if list.is_empty() {
@@ -373,7 +373,7 @@ pub fn run(config: &SlottedConfig) -> Result<SlottedReport, SlottedError> {
                     free &= !(1 << vertical);
                     packet_hops += 1;
                     if level + 1 == d as usize {
-                        if deliver(q.born, k + 1, d, &mut sum, &mut count) {
+                        if deliver(q.born, slot + 1, d, &mut sum, &mut count) {
                             in_flight_measured -= 1;
                         }
                     } else {
@@ -383,7 +383,7 @@ pub fn run(config: &SlottedConfig) -> Result<SlottedReport, SlottedError> {
                 }
                 list.truncate(kept);
             }
-            k += 1;
+            slot += 1;
             continue;
         }
         for x in 0..n {
@@ -410,9 +410,9 @@ pub fn run(config: &SlottedConfig) -> Result<SlottedReport, SlottedError> {
                     },
                 );
                 for q in list.iter() {
-                    let slot = &mut by_distance[((x as u32) ^ q.dst).count_ones() as usize];
-                    order[*slot] = *q;
-                    *slot += 1;
+                    let at = &mut by_distance[((x as u32) ^ q.dst).count_ones() as usize];
+                    order[*at] = *q;
+                    *at += 1;
                 }
                 std::mem::swap(list, &mut order);
             }
@@ -448,7 +448,7 @@ pub fn run(config: &SlottedConfig) -> Result<SlottedReport, SlottedError> {
                 if y as u32 == q.dst {
                     if deliver(
                         q.born,
-                        k + 1,
+                        slot + 1,
                         (q.src ^ q.dst).count_ones(),
                         &mut sum,
                         &mut count,
@@ -461,7 +461,7 @@ pub fn run(config: &SlottedConfig) -> Result<SlottedReport, SlottedError> {
             }
             list.truncate(kept);
         }
-        k += 1;
+        slot += 1;
     }
 
     let measured: u64 = count.iter().sum();

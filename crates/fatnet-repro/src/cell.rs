@@ -3,8 +3,9 @@
 //!
 //! **Key design decision: a cell holds values, not text.** `ours`, `paper` and the key
 //! columns are [`Value`]s (an integer or count, a number with its printed precision, an
-//! estimate with its half-width, sample size and confidence, an exact rational, and text only
-//! where the entry really is words); the detail column is a [`Detail`], a sequence of literal
+//! estimate with its half-width, sample size and confidence, an exact rational, text only
+//! where the entry really is words, and a phrase, words with typed values among them, for a
+//! claim's outcome with its numbers); the detail column is a [`Detail`], a sequence of literal
 //! text and values, some of them labelled ([`field`]). A figure reads its points from these
 //! values ([`Value::shown`], [`Detail::field`]), never by parsing the rendered text.
 //!
@@ -79,6 +80,9 @@ pub enum Value {
     },
     /// Words (a verdict of a claim, a routing, a name).
     Text(String),
+    /// Words with values among them (a claim's outcome with the numbers that decide it),
+    /// printed as the [`Detail`] is; its values stay typed ([`Detail::values`]).
+    Phrase(Detail),
 }
 
 /// A sample mean with its confidence interval.
@@ -175,7 +179,9 @@ impl Value {
                 denominator,
             } => Some(numerator as f64 / denominator as f64),
             Value::Power { base, exponent } => Some(f64::from(base).powi(exponent as i32)),
-            Value::Range { .. } | Value::Interval { .. } | Value::Text(_) => None,
+            Value::Range { .. } | Value::Interval { .. } | Value::Text(_) | Value::Phrase(_) => {
+                None
+            }
         }
     }
 
@@ -193,7 +199,9 @@ impl Value {
                 denominator,
             } => Some(numerator as f64 / denominator as f64),
             Value::Power { base, exponent } => Some(f64::from(base).powi(exponent as i32)),
-            Value::Range { .. } | Value::Interval { .. } | Value::Text(_) => None,
+            Value::Range { .. } | Value::Interval { .. } | Value::Text(_) | Value::Phrase(_) => {
+                None
+            }
         }
     }
 
@@ -235,6 +243,7 @@ impl fmt::Display for Value {
                 decimals,
             } => write!(f, "[{low:.decimals$}, {high:.decimals$}]"),
             Value::Text(s) => f.write_str(s),
+            Value::Phrase(d) => write!(f, "{d}"),
         }
     }
 }
@@ -290,6 +299,12 @@ impl From<&str> for Value {
 impl From<String> for Value {
     fn from(s: String) -> Value {
         Value::Text(s)
+    }
+}
+
+impl From<Detail> for Value {
+    fn from(d: Detail) -> Value {
+        Value::Phrase(d)
     }
 }
 
@@ -562,6 +577,16 @@ mod tests {
         assert_eq!(d.field("cycles/λ").and_then(Value::shown), Some(2.5));
         assert_eq!(d.field("λ"), None);
         assert_eq!(d.values().count(), 3);
+        // A phrase prints as its detail and keeps its values typed; it is no number.
+        let phrase = Value::from(detail!["slope ", fixed(0.12345, 4), " vs ", fixed(0.2, 4)]);
+        assert_eq!(phrase.to_string(), "slope 0.1235 vs 0.2000");
+        assert_eq!((phrase.shown(), phrase.exact()), (None, None));
+        assert!(phrase == "slope 0.1235 vs 0.2000");
+        let Value::Phrase(parts) = &phrase else {
+            panic!("a phrase")
+        };
+        let exact: Vec<f64> = parts.values().filter_map(Value::exact).collect();
+        assert_eq!(exact, [0.12345, 0.2]);
         assert_eq!(
             Detail::join([detail!["a"], detail!["b"]], ", ").to_string(),
             "a, b"

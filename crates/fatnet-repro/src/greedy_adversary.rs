@@ -188,7 +188,7 @@ impl Tabular for GreedyAdversary {
         let ok = g.finished && lam <= lambda as f64 && g.cycles as f64 >= bound;
         let greedy_cell = Cell {
             key: [key.clone(), vec!["GREEDY".into()]].concat(),
-            paper: Some(format!("≥ λ lg n/24 = {bound:.1}; λ(M) ≤ {lambda}").into()),
+            paper: Some(detail!["≥ λ lg n/24 = ", fixed(bound, 1), "; λ(M) ≤ ", lambda].into()),
             ours: g.cycles.into(),
             detail: detail![
                 field("|M|", g.messages),
@@ -204,7 +204,7 @@ impl Tabular for GreedyAdversary {
         let mean = s.mean.unwrap_or(f64::NAN);
         let random_cell = Cell {
             key: [key, vec!["RANDOM".into()]].concat(),
-            paper: Some(format!("O(λ + lg n lg lg n); ≥ ⌈λ⌉ = {}", g.lower_bound).into()),
+            paper: Some(detail!["O(λ + lg n lg lg n); ≥ ⌈λ⌉ = ", g.lower_bound].into()),
             ours: Estimate::student95(s, 1).into(),
             detail: detail![
                 "95% CI [",

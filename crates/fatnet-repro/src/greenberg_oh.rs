@@ -781,17 +781,19 @@ fn table1_cells(row: &SizeRuns) -> Vec<Cell> {
         cells.push(Cell {
             key: vec![n.into(), "WORM < STORE".into(), pattern.label().into()],
             paper: Some(
-                format!(
-                    "holds (STORE/WORM = {:.2})",
-                    paper[p] as f64 / paper[3 + p] as f64
-                )
+                detail![
+                    "holds (STORE/WORM = ",
+                    fixed(paper[p] as f64 / paper[3 + p] as f64, 2),
+                    ")",
+                ]
                 .into(),
             ),
-            ours: format!(
-                "{} (STORE/WORM = {:.2})",
+            ours: detail![
                 if holds { "holds" } else { "does not hold" },
-                means[0][p] / means[1][p]
-            )
+                " (STORE/WORM = ",
+                fixed(means[0][p] / means[1][p], 2),
+                ")",
+            ]
             .into(),
             detail: detail![
                 "means ",
@@ -1064,7 +1066,7 @@ impl Tabular for TableTwo {
         let fitted = Detail::join(xs.iter().map(|&x| detail![fixed(fit.at(x), 1)]), ", ");
         cells.push(Cell {
             key: vec![range.clone().into(), "fit p".into()],
-            paper: Some(format!("≈ {PAPER_P}").into()),
+            paper: Some(detail!["≈ ", float(PAPER_P)].into()),
             ours: fixed(fit.p, 3),
             detail: detail![
                 field("k", fixed(fit.k, 2)),
@@ -1096,7 +1098,7 @@ impl Tabular for TableTwo {
         });
         cells.push(Cell {
             key: vec!["16–4096 (paper's numbers)".into(), "fit p".into()],
-            paper: Some(format!("≈ {PAPER_P}").into()),
+            paper: Some(detail!["≈ ", float(PAPER_P)].into()),
             ours: fixed(paper_fit.p, 4),
             detail: detail![
                 "fit of the printed latency/c column: k = ",

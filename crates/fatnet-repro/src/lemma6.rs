@@ -132,7 +132,7 @@ impl Tabular for DeliveryProbability {
                 key: key(&format!(
                     "Lemma 6: min per-message delivery rate ({policy:?})"
                 )),
-                paper: Some(format!("≥ p/2 = {:.5}", p / 2.0).into()),
+                paper: Some(detail!["≥ p/2 = ", fixed(p / 2.0, 5)].into()),
                 ours: fixed(prop.estimate.unwrap_or(f64::NAN), 5),
                 detail: detail![
                     "message ",

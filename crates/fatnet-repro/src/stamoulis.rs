@@ -729,17 +729,17 @@ impl Tabular for Broadcasts {
         let mut note = "";
         let (paper, detail, verdict) = match row.stated {
             Stated::KBroadcasts { upper, phases } => (
-                format!("≤ 2⌈K/d⌉+4d+2 = {upper}"),
+                detail!["≤ 2⌈K/d⌉+4d+2 = ", upper],
                 phases.detail(),
                 Verdict::bound(ours <= upper),
             ),
             Stated::AdversarialTrees { k_broadcasts } => (
-                format!("≥ K = {k} (§4.2: one arc into node 0 carries them all)"),
+                detail!["≥ K = ", k, " (§4.2: one arc into node 0 carries them all)"],
                 detail!["vs §4.4 on the same set: ≤ ", k_broadcasts],
                 Verdict::bound(ours >= k),
             ),
             Stated::RandomRoots { upper, phases } => (
-                format!("≤ 2·max N^(j) + 2d + 2 = {upper}"),
+                detail!["≤ 2·max N^(j) + 2d + 2 = ", upper],
                 phases.detail(),
                 Verdict::bound(ours <= upper),
             ),
@@ -749,7 +749,7 @@ impl Tabular for Broadcasts {
                 optimum,
                 phases,
             } => (
-                format!("{lo} ≤ T ≤ {hi}"),
+                detail![lo, " ≤ T ≤ ", hi],
                 detail![
                     ..phases.detail(),
                     "; ratio to the optimum ",
@@ -764,7 +764,7 @@ impl Tabular for Broadcasts {
                 shown = Some(fixed(ratio, 2));
                 note = "the thesis's factor compares the leading terms 3·2^d/(2d) and 2·2^d/d with the optimum; the additive 2d + 2 slots push small cubes above 2";
                 (
-                    "between 3/2 and 2".into(),
+                    detail!["between 3/2 and 2"],
                     detail!["T / ⌈(2^d−1)/d⌉ = ", ours, " / ", optimum],
                     Verdict::bound((1.5..=2.0).contains(&ratio)),
                 )
@@ -773,17 +773,17 @@ impl Tabular for Broadcasts {
                 upper,
                 k_broadcasts,
             } => (
-                format!("≤ d+K−1 = {upper}"),
+                detail!["≤ d+K−1 = ", upper],
                 detail!["FIFO; §4.4 bound ", k_broadcasts],
                 Verdict::bound(ours <= upper),
             ),
             Stated::TwoBroadcasts => (
-                format!("= d = {d}"),
+                detail!["= d = ", d],
                 "optimal (diameter)".into(),
                 Verdict::equal(u64::from(d), ours),
             ),
             Stated::Ranked { printed, what } => (
-                format!("= {printed}"),
+                detail!["= ", printed],
                 what.into(),
                 Verdict::equal(u64::from(printed), ours),
             ),
@@ -794,7 +794,7 @@ impl Tabular for Broadcasts {
             } => {
                 note = "with K = d every root gets one packet: phase 2 takes d + 3 slots and the data reach depth d in phase-3 slot d, so the last data packet arrives in slot 2d + (d+3) + d = 4d + 3; the termination packets need one slot more (the §4.4 formula's 4d + 4)";
                 (
-                    format!("4d+3 = {printed}"),
+                    detail!["4d+3 = ", printed],
                     detail![
                         ..phases.detail(),
                         "; with the phase-3 termination packets ",
@@ -805,19 +805,19 @@ impl Tabular for Broadcasts {
                 )
             }
             Stated::SingleNode { transmissions } => (
-                format!("= d = {d}"),
+                detail!["= d = ", d],
                 detail![transmissions, " transmissions"],
                 Verdict::equal(u64::from(d), ours),
             ),
             Stated::OptimalMultinode { optimum } => (
-                format!("⌈(2^d−1)/d⌉ = {optimum}"),
+                detail!["⌈(2^d−1)/d⌉ = ", optimum],
                 "our translation-invariant construction (greedy matching per slot)".into(),
                 Verdict::equal(optimum, ours),
             ),
             Stated::OptimalMultinodePrinted { printed, optimum } => {
                 note = "§4.4 prints the optimal multinode time as ⌈2^(d−1)/d⌉; §6.3.2 and [BOSTT91] give ⌈(2^d−1)/d⌉ (each node receives 2^d − 1 packets, at most d per slot). Likely an OCR slip of 2^d − 1 into 2^(d−1).";
                 (
-                    format!("⌈2^(d−1)/d⌉ = {printed}"),
+                    detail!["⌈2^(d−1)/d⌉ = ", printed],
                     "the optimum, as above".into(),
                     Verdict::compared(printed == optimum, true),
                 )

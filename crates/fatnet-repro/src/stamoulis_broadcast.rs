@@ -1062,7 +1062,7 @@ impl Tabular for Figure7_6 {
             _ if rho <= 0.01 => {
                 let light = 1.5 * f64::from(d);
                 (
-                    Some(format!("→ {light:.1} as ρ → 0 (App. 7.B)").into()),
+                    Some(detail!["→ ", fixed(light, 1), " as ρ → 0 (App. 7.B)"].into()),
                     Verdict::tolerance(light, mean, half + 0.1),
                     format!("T − 3d/2 = {:.3}", mean - light),
                 )

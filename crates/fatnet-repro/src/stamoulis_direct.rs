@@ -254,7 +254,7 @@ fn claim(key: Vec<Value>, paper: &str, ours: impl Into<Detail>, holds: bool, not
     Cell {
         key,
         paper: Some(paper.into()),
-        ours: Value::Text(ours.into().to_string()),
+        ours: Value::Phrase(ours.into()),
         detail: Detail::new(),
         verdict: Verdict::holds(holds),
         note,

@@ -450,10 +450,15 @@ impl Tabular for Figure7_7Schemes {
             cells.push(Cell {
                 key: vec![SMALLEST.into(), d.into()],
                 paper: Some("smallest Q of the three".into()),
-                ours: format!(
-                    "non-idling {:.3} [{:.3}, {:.3}]",
-                    ni.q.mean, ni_iv.0, ni_iv.1
-                )
+                ours: detail![
+                    "non-idling ",
+                    fixed(ni.q.mean, 3),
+                    " [",
+                    fixed(ni_iv.0, 3),
+                    ", ",
+                    fixed(ni_iv.1, 3),
+                    "]",
+                ]
                 .into(),
                 detail: detail!["vs ", ..Detail::join(parts, "; ")],
                 verdict,
@@ -473,7 +478,7 @@ impl Tabular for Figure7_7Schemes {
                     span.clone(),
                 ],
                 paper: Some("Q of the non-idling indirect scheme grows more slowly in d".into()),
-                ours: format!("slope {:.4} vs {:.4}", ni_slope.0, o.0).into(),
+                ours: detail!["slope ", fixed(ni_slope.0, 4), " vs ", fixed(o.0, 4)].into(),
                 detail: detail![
                     "least-squares slope of Q against d = ",
                     MIN_D,
@@ -503,7 +508,13 @@ impl Tabular for Figure7_7Schemes {
                 span,
             ],
             paper: Some("Q of the non-idling indirect scheme grows more slowly in d".into()),
-            ours: format!("slope {:.4} vs {printed_slope:.4}", ni_slope.0).into(),
+            ours: detail![
+                "slope ",
+                fixed(ni_slope.0, 4),
+                " vs ",
+                fixed(printed_slope, 4)
+            ]
+            .into(),
             detail: detail![
                 "the thesis' own Rules A–E curve (a formula, no interval); non-idling 99% CI [",
                 fixed(ni_iv.0, 4),

@@ -191,13 +191,13 @@ fn min_m_cells(
     if let Some((cap, bound)) = capacity {
         let (paper, verdict, detail) = if big_r {
             (
-                format!("≤ r(r−1) = {bound}, attained"),
+                detail!["≤ r(r−1) = ", bound, ", attained"],
                 Verdict::equal(cap, bound),
                 detail!["r ≥ 2n+1: the bound is attained by the n² routing"],
             )
         } else {
             (
-                format!("≤ 2nr = {bound}"),
+                detail!["≤ 2nr = ", bound],
                 Verdict::bound(cap <= bound),
                 detail![
                     "r ≤ 2n: max(2n(r−1), r(r−1)) = ",
@@ -222,13 +222,13 @@ fn min_m_cells(
     });
     let (paper, verdict) = if big_r {
         (
-            format!("= n² = {n2} (Thms 2–3)"),
+            detail!["= n² = ", n2, " (Thms 2–3)"],
             Verdict::equal(res.exact(), Some(n2)),
         )
     } else {
         let lo = res.theorem1_bound;
         (
-            format!("{lo} ≤ m ≤ {n2} (Thms 1, 3)"),
+            detail![lo, " ≤ m ≤ ", n2, " (Thms 1, 3)"],
             Verdict::bound(u64::from(res.lower) >= lo && res.upper <= n2),
         )
     };

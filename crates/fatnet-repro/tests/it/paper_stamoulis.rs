@@ -68,10 +68,13 @@ fn broadcasts_respect_the_bounds_except_where_flagged() {
         .iter()
         .find(|c| c.key[3].to_string().contains("thesis example"))
         .unwrap();
-    assert_eq!(
-        thesis_example.paper,
-        Some(Value::text("≤ 2⌈K/d⌉+4d+2 = 18"))
-    );
+    // The stated bound prints as the thesis' formula and keeps its value typed.
+    let paper = thesis_example.paper.as_ref().unwrap();
+    assert!(*paper == "≤ 2⌈K/d⌉+4d+2 = 18", "{paper:?}");
+    let Value::Phrase(stated) = paper else {
+        panic!("a stated bound with its value: {paper:?}")
+    };
+    assert_eq!(stated.values().collect::<Vec<_>>(), [&Value::Int(18)]);
     assert!(thesis_example.ours.exact().unwrap() <= 18.0);
 }
 

@@ -43,22 +43,27 @@
 //!   `(k+1)·lg n` passes), `max_cycles` and `out_the_root`;
 //! - leiserson: `algorithm` (`theorem1`, `corollary2`) and `fictitious` (`lgn`, `depth`).
 //! - dynamic: `rate` (λ per node, a number), `p` (bit-flip probability, 0.5), `arrivals`
-//!   (`poisson`, `slotted`), `router` (`greedy`, `adaptive`), `slots` (10,000), `warmup`
-//!   (`slots / 10`, rounded down) and `batches` (20); one steady-state run per trial.
+//!   (`poisson`, `slotted`), `router` (`greedy`, `adaptive`), `broadcast` (`direct`,
+//!   `indirect`, `nonidling`, `one-tree`, `periodic`, `periodic-nonidling`), `slots`
+//!   (10,000), `warmup` (`slots / 10`, rounded down) and `batches` (20); one steady-state run
+//!   per trial.
 //!
 //! Route and leiserson need a binary fat-tree (`fattree:...`), dynamic `hypercube:d=D` or
 //! `butterfly:d=D`. Points are the cross product of
 //! the `[params]` keys in alphabetical order (the last key varying fastest), with the `[zip]`
 //! index as one more, last, dimension. Broadcast traffic (`broadcast`, `broadcast:src=K`)
-//! runs on the packet simulator only.
+//! runs on the packet simulator; the dynamic simulator's `broadcast` key runs Stamoulis'
+//! multiple-broadcast schemes.
 //!
 //! **Which instance a trial sees.** A randomized pattern is drawn afresh for every trial, from
 //! the trial's seed; a fixed pattern is made once per point, from `derive_seed(seed, point)`.
 //! The simulator's or router's own randomness is seeded with `derive_seed(trial seed, 1)`;
-//! Leiserson's scheduler is deterministic. The options of a packet, route or leiserson point
-//! deserialise into the command's own options struct (`fatnet_scenario::PacketOptions`,
-//! `RouteOptions`, `ScheduleOptions`) and run the library's `trial`: the task of trial `i`
-//! equals trial `i` of `fatnet simulate` or `fatnet route --seed derive_seed(seed, point)`, and
+//! Leiserson's scheduler is deterministic. The options of a packet, route, dynamic or
+//! leiserson point deserialise into the command's own options struct
+//! (`fatnet_scenario::PacketOptions`, `RouteOptions`, `DynamicOptions`, `ScheduleOptions`)
+//! and run the library's `trial`: the task of trial `i` equals trial `i` of
+//! `fatnet simulate` (`--arrivals` included) or `fatnet route --seed derive_seed(seed, point)`,
+//! and
 //! `fatnet schedule --seed <the task's seed>`, refusals included, word for word.
 //!
 //! [`SweepSpec::parse`] checks everything before any work starts: unknown keys, wrong types,

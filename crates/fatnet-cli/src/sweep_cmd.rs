@@ -44,8 +44,11 @@ THE SWEEP FILE (TOML):
     leiserson: algorithm (theorem1|corollary2), fictitious (lgn|depth)
     dynamic:   topology (hypercube:d=D|butterfly:d=D) and rate (required, a number; no
                traffic: Poisson arrivals with bit-flip probability p), p (default 0.5),
-               arrivals (poisson|slotted), router (greedy|adaptive), slots (10000),
-               warmup (slots/10), batches (20); rho >= 1 is refused
+               arrivals (poisson|slotted), router (greedy|adaptive), broadcast
+               (direct|indirect|nonidling|one-tree|periodic|periodic-nonidling), slots
+               (10000), warmup (floor(slots/10)), batches (20): the options, defaults and
+               refusals of `fatnet simulate --arrivals` (loads at or above the stability
+               limit included); a task is that command's trial, byte for byte
   route and leiserson need a binary fat-tree (fattree:...). A random traffic pattern draws a
   fresh instance per trial. Every bad key or value is reported with its line before any work
   starts.

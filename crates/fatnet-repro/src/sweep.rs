@@ -43,22 +43,27 @@
 //!   `(k+1)·lg n` passes), `max_cycles` and `out_the_root`;
 //! - leiserson: `algorithm` (`theorem1`, `corollary2`) and `fictitious` (`lgn`, `depth`).
 //! - dynamic: `rate` (λ per node, a number), `p` (bit-flip probability, 0.5), `arrivals`
-//!   (`poisson`, `slotted`), `router` (`greedy`, `adaptive`), `slots` (10,000), `warmup`
-//!   (`slots / 10`, rounded down) and `batches` (20); one steady-state run per trial.
+//!   (`poisson`, `slotted`), `router` (`greedy`, `adaptive`), `broadcast` (`direct`,
+//!   `indirect`, `nonidling`, `one-tree`, `periodic`, `periodic-nonidling`), `slots`
+//!   (10,000), `warmup` (`slots / 10`, rounded down) and `batches` (20); one steady-state run
+//!   per trial.
 //!
 //! Route and leiserson need a binary fat-tree (`fattree:...`), dynamic `hypercube:d=D` or
 //! `butterfly:d=D`. Points are the cross product of
 //! the `[params]` keys in alphabetical order (the last key varying fastest), with the `[zip]`
 //! index as one more, last, dimension. Broadcast traffic (`broadcast`, `broadcast:src=K`)
-//! runs on the packet simulator only.
+//! runs on the packet simulator; the dynamic simulator's `broadcast` key runs Stamoulis'
+//! multiple-broadcast schemes.
 //!
 //! **Which instance a trial sees.** A randomized pattern is drawn afresh for every trial, from
 //! the trial's seed; a fixed pattern is made once per point, from `derive_seed(seed, point)`.
 //! The simulator's or router's own randomness is seeded with `derive_seed(trial seed, 1)`;
-//! Leiserson's scheduler is deterministic. The options of a packet, route or leiserson point
-//! deserialise into the command's own options struct (`fatnet_scenario::PacketOptions`,
-//! `RouteOptions`, `ScheduleOptions`) and run the library's `trial`: the task of trial `i`
-//! equals trial `i` of `fatnet simulate` or `fatnet route --seed derive_seed(seed, point)`, and
+//! Leiserson's scheduler is deterministic. The options of a packet, route, dynamic or
+//! leiserson point deserialise into the command's own options struct
+//! (`fatnet_scenario::PacketOptions`, `RouteOptions`, `DynamicOptions`, `ScheduleOptions`)
+//! and run the library's `trial`: the task of trial `i` equals trial `i` of
+//! `fatnet simulate` (`--arrivals` included) or `fatnet route --seed derive_seed(seed, point)`,
+//! and
 //! `fatnet schedule --seed <the task's seed>`, refusals included, word for word.
 //!
 //! [`SweepSpec::parse`] checks everything before any work starts: unknown keys, wrong types,
@@ -84,16 +89,15 @@ use std::path::Path;
 use std::sync::Arc;
 
 use fatnet::offline::leiserson::{FictitiousCapacity, Scheduler};
-use fatnet::online::greedy_cube::{GreedyConfig, GreedyNetwork, MAX_DIMENSION, steady_state};
 use fatnet::online::packet::{
     FlowControl, PacketNet, PacketReport, PathPolicy, Queueing, ScanOrder, SinkModel,
 };
-use fatnet::online::slotted_cube::{self, SlottedConfig, SlottedScheme};
-use fatnet::online::{Arrivals, DropPolicy, DynamicRouter, RandomPreset, RouterKind};
-use fatnet::queueing::stamoulis::greedy as bounds;
+use fatnet::online::{
+    Arrivals, BroadcastScheme, DropPolicy, DynamicRouter, RandomPreset, RouterKind,
+};
 use fatnet::scenario::{
-    PacketScenario, PreparedPacket, PreparedRoute, PreparedSchedule, RouteScenario, ScenarioError,
-    ScheduleScenario,
+    DynamicScenario, PacketScenario, PreparedDynamic, PreparedPacket, PreparedRoute,
+    PreparedSchedule, RouteScenario, ScenarioError, ScheduleScenario,
 };
 use fatnet::topology::{AnyTopology, FatTree, TopologySpec};
 use fatnet::traffic::TrafficSpec;
@@ -346,31 +350,9 @@ pub type RouteResult = fatnet::scenario::RouteTrial;
 /// ([`PreparedSchedule::trial`]).
 pub type ScheduleResult = fatnet::scenario::ScheduleTrial;
 
-/// One trial of `simulator = "dynamic"`: one steady-state run, with the bounds the thesis
-/// proves for its case.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct DynamicResult {
-    /// The load factor ρ (λp on the cube, λ·max(p, 1 − p) on the butterfly).
-    pub rho: f64,
-    /// Packets generated before the horizon.
-    pub packets: u64,
-    /// Packets measured (generated after the warm-up).
-    pub measured: u64,
-    /// Mean delay T of the measured packets (`None` if none was measured).
-    pub delay_mean: Option<f64>,
-    /// Half-width of the run's 95% batch-means interval for T (`None` below two batches with
-    /// packets).
-    pub delay_half_width: Option<f64>,
-    /// Mean number of arcs crossed per measured packet.
-    pub hops_mean: f64,
-    /// Time-average number of packets in the network (Little: λ·2^d·T in steady state).
-    pub number_mean: f64,
-    /// The best lower bound the thesis proves for the case.
-    pub lower_bound: f64,
-    /// The best upper bound it proves (`None`: none, as for the adaptive scheme).
-    pub upper_bound: Option<f64>,
-}
+/// One trial of `simulator = "dynamic"`: the library's record
+/// ([`PreparedDynamic::trial`]), the bounds the thesis proves for the case included.
+pub type DynamicResult = fatnet::scenario::DynamicReport;
 
 /// A trial's outcome, by [`SweepKind`] (untagged in JSON: the report's own fields).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -450,20 +432,8 @@ enum Job {
     Route(PreparedRoute),
     /// The scenario `fatnet schedule` runs for the same options.
     Schedule(PreparedSchedule),
-    Dynamic {
-        /// The steady-state run (its seed is set per trial).
-        config: DynamicConfig,
-        /// The thesis' proved bounds for the case: lower, upper (if any).
-        lower: f64,
-        upper: Option<f64>,
-    },
-}
-
-/// The simulator of a `simulator = "dynamic"` point.
-#[derive(Clone, Copy, Debug)]
-enum DynamicConfig {
-    Poisson(GreedyConfig),
-    Slotted(SlottedConfig),
+    /// The scenario `fatnet simulate --arrivals` runs for the same options.
+    Dynamic(PreparedDynamic),
 }
 
 /// A validated sweep: its text, its grid points, trials and seed.
@@ -479,8 +449,16 @@ pub struct SweepSpec {
 }
 
 const SIMULATORS: [&str; 3] = ["packet", "route", "dynamic"];
-const DYNAMIC_PARAMS: [&str; 8] = [
-    "arrivals", "batches", "p", "rate", "router", "slots", "topology", "warmup",
+const DYNAMIC_PARAMS: [&str; 9] = [
+    "arrivals",
+    "batches",
+    "broadcast",
+    "p",
+    "rate",
+    "router",
+    "slots",
+    "topology",
+    "warmup",
 ];
 const SCHEDULERS: [&str; 1] = ["leiserson"];
 const ROUTE_PARAMS: [&str; 12] = [
@@ -585,6 +563,7 @@ fn check_value(
             Some(_) | None => RouterKind::NAMES,
         }),
         "arrivals" => Some(Arrivals::NAMES),
+        "broadcast" => Some(BroadcastScheme::NAMES),
         "policy" => Some(DropPolicy::NAMES),
         "preset" => Some(RandomPreset::NAMES),
         "algorithm" => Some(Scheduler::NAMES),
@@ -634,29 +613,17 @@ fn check_value(
                 return None;
             }
         },
-        "rate" | "p" => {
-            let Some(x) = as_f64(v.get_ref()) else {
+        // Ranges and defaults are the scenario's (`DynamicOptions::resolve`).
+        "rate" | "p" | "slots" | "warmup" => match (as_u64(v.get_ref()), as_f64(v.get_ref())) {
+            // Whole slots stay integers, as written.
+            (Some(n), _) if matches!(key, "slots" | "warmup") => ParamValue::Int(n),
+            (_, Some(x)) => ParamValue::Float(x),
+            (_, None) => {
                 problems.at(span, wrong("a number"));
                 return None;
-            };
-            let ok = if key == "rate" {
-                x.is_finite() && x > 0.0
-            } else {
-                (0.0..=1.0).contains(&x)
-            };
-            if !ok {
-                let expected = if key == "rate" {
-                    "a positive finite rate"
-                } else {
-                    "a probability in [0, 1]"
-                };
-                problems.at(span, bad(x.to_string(), &format!("expected {expected}")));
-                return None;
             }
-            ParamValue::Float(x)
-        }
-        "flits" | "delay" | "priority_range" | "max_steps" | "max_cycles" | "k" | "slots"
-        | "warmup" | "batches" => {
+        },
+        "flits" | "delay" | "priority_range" | "max_steps" | "max_cycles" | "k" | "batches" => {
             let Some(n) = as_u64(v.get_ref()) else {
                 problems.at(span, wrong("a non-negative integer"));
                 return None;
@@ -664,12 +631,10 @@ fn check_value(
             let max = match key {
                 "flits" => u64::from(u16::MAX),
                 "max_steps" | "max_cycles" => u64::MAX,
-                "slots" | "warmup" => 1 << 40,
                 _ => u64::from(u32::MAX),
             };
             let min = match key {
-                "k" | "warmup" | "max_cycles" => 0,
-                "batches" => 2,
+                "k" | "max_cycles" | "batches" => 0,
                 _ => 1,
             };
             if !(min..=max).contains(&n) {
@@ -1095,14 +1060,10 @@ impl SweepSpec {
                 .trial(seed)
                 .map(TrialResult::Route)
                 .map_err(|e| fail(error_chain(&e)))?,
-            // The simulator's own randomness comes from derive_seed(seed, 1).
-            Job::Dynamic {
-                config,
-                lower,
-                upper,
-            } => config
-                .run(derive_seed(seed, 1), *lower, *upper)
-                .map_err(fail)?,
+            Job::Dynamic(prepared) => prepared
+                .trial(seed)
+                .map(TrialResult::Dynamic)
+                .map_err(|e| fail(error_chain(&e)))?,
         };
         Ok(TrialRecord {
             task,
@@ -1112,56 +1073,6 @@ impl SweepSpec {
             params: p.params.clone(),
             result,
         })
-    }
-}
-
-impl DynamicConfig {
-    /// One steady-state run with `seed`.
-    fn run(self, seed: u64, lower: f64, upper: Option<f64>) -> Result<TrialResult, String> {
-        // The two engines report the same quantities: (rho, packets, measured, T, its
-        // half-width, hops, number in the network).
-        let (rho, packets, measured, delay, half, hops, number) = match self {
-            DynamicConfig::Poisson(config) => {
-                let r =
-                    steady_state(&GreedyConfig { seed, ..config }).map_err(|e| e.to_string())?;
-                (
-                    r.rho,
-                    r.packets,
-                    r.measured,
-                    r.delay_mean,
-                    r.delay_half_width,
-                    r.hops_mean,
-                    r.number_mean,
-                )
-            }
-            DynamicConfig::Slotted(config) => {
-                let r = slotted_cube::run(&SlottedConfig { seed, ..config })
-                    .map_err(|e| e.to_string())?;
-                let rho = config.network.rho(config.lambda, config.p);
-                (
-                    rho,
-                    r.packets,
-                    r.measured,
-                    r.delay_mean,
-                    r.delay_half_width,
-                    r.hops_mean,
-                    r.number_mean,
-                )
-            }
-        };
-        let finite = |x: f64| x.is_finite().then_some(x);
-        let result = DynamicResult {
-            rho,
-            packets,
-            measured,
-            delay_mean: finite(delay),
-            delay_half_width: finite(half),
-            hops_mean: hops,
-            number_mean: number,
-            lower_bound: lower,
-            upper_bound: upper,
-        };
-        Ok(TrialResult::Dynamic(result))
     }
 }
 
@@ -1204,9 +1115,9 @@ fn expand(
 enum Built {
     Packet(Arc<PacketNet>),
     Tree(Arc<FatTree>),
-    /// The hypercube or the butterfly of dimension `d`, for the dynamic simulator (which
-    /// builds its own network).
-    Cube(GreedyNetwork, u32),
+    /// The spec, for the dynamic simulator (its scenario checks it and builds its own
+    /// network).
+    Dynamic(TopologySpec),
 }
 
 /// Builds `topology` for `kind`: a packet network, or a binary fat-tree for the
@@ -1216,19 +1127,7 @@ fn build(kind: SweepKind, topology: &str) -> Result<Built, String> {
         .parse::<TopologySpec>()
         .map_err(|e| e.to_string())?;
     if kind == SweepKind::Dynamic {
-        let (network, d) = match spec {
-            TopologySpec::Hypercube { d } => (GreedyNetwork::Hypercube, d),
-            TopologySpec::Butterfly { d } => (GreedyNetwork::Butterfly, d),
-            _ => {
-                return Err(format!(
-                    "{kind} needs `hypercube:d=D` or `butterfly:d=D` (Stamoulis' networks)"
-                ));
-            }
-        };
-        return match u32::try_from(d) {
-            Ok(d) if (1..=MAX_DIMENSION).contains(&d) => Ok(Built::Cube(network, d)),
-            _ => Err(format!("dimensions 1 to {MAX_DIMENSION} only, not d = {d}")),
-        };
+        return Ok(Built::Dynamic(spec));
     }
     let topo = spec.build().map_err(|e| e.to_string())?;
     match (kind, topo) {
@@ -1365,16 +1264,23 @@ fn prepare(
                 }
                 continue;
             }
-            Built::Cube(network, d) => match dynamic_job(network, d, &values) {
-                Ok(job) => job,
-                Err((key, reason)) => {
-                    point_problem(key, reason);
-                    continue;
+            Built::Dynamic(topology) => {
+                // The options deserialise into `fatnet simulate --arrivals`'s own struct.
+                let prepared = options_of(&values).and_then(|options| {
+                    DynamicScenario { topology, options }
+                        .prepare()
+                        .map_err(|e| blame(&e))
+                });
+                match prepared {
+                    Ok(prepared) => Job::Dynamic(prepared),
+                    Err((key, reason)) => {
+                        point_problem(key, reason);
+                        continue;
+                    }
                 }
-            },
+            }
             Built::Tree(_) => unreachable!("route and schedule points are handled above"),
         };
-        // The dynamic simulator: Poisson traffic, made by the run itself.
         prepared_points.push(Point { params, job });
     }
     prepared_points
@@ -1395,19 +1301,27 @@ fn scenario_of<T: serde::de::DeserializeOwned>(
     let traffic = text("traffic")
         .parse()
         .map_err(|e| (Some("traffic"), format!("{e}")))?;
+    Ok((topology, traffic, options_of(values)?))
+}
+
+/// A point's options: every parameter but its topology and traffic, deserialised into the
+/// options struct of the command that runs the same case.
+fn options_of<T: serde::de::DeserializeOwned>(
+    values: &BTreeMap<String, Value>,
+) -> Result<T, (Option<&'static str>, String)> {
     let options = values
         .iter()
         .filter(|(k, _)| !matches!(k.as_str(), "topology" | "traffic"))
         .map(|(k, v)| (k.clone(), serde_json::to_value(&v.value).expect("plain")))
         .collect::<serde_json::Map<_, _>>();
-    let options = serde_json::from_value(options.into()).map_err(|e| (None, e.to_string()))?;
-    Ok((topology, traffic, options))
+    serde_json::from_value(options.into()).map_err(|e| (None, e.to_string()))
 }
 
 /// The key to blame for a scenario's refusal (the parameter it names), and its words.
 fn blame(e: &ScenarioError) -> (Option<&'static str>, String) {
     let key = match e {
         ScenarioError::Requires { param, .. }
+        | ScenarioError::Missing { param }
         | ScenarioError::OutOfRange { param, .. }
         | ScenarioError::Refused { param, .. } => Some(param.name()),
         ScenarioError::Traffic { .. } => Some("traffic"),
@@ -1416,130 +1330,6 @@ fn blame(e: &ScenarioError) -> (Option<&'static str>, String) {
         _ => None,
     };
     (key, error_chain(e))
-}
-
-/// The job of a `simulator = "dynamic"` point, with `fatnet simulate --arrivals`'s defaults
-/// (`p` 0.5, Poisson arrivals, greedy routing, 10,000 slots, 20 batches) except the warm-up:
-/// `slots / 10` rounded down, so that it is a whole number of slots for both arrival models.
-/// Refuses (with the key to blame) what the command refuses: ρ ≥ 1, the adaptive scheme
-/// outside slotted time or off the hypercube, a warm-up not below the horizon, more batches
-/// than measured slots.
-fn dynamic_job(
-    network: GreedyNetwork,
-    d: u32,
-    values: &BTreeMap<String, Value>,
-) -> Result<Job, (Option<&'static str>, String)> {
-    let value = |key: &str| values.get(key).map(|v| &v.value);
-    let str_of = |key: &str| match value(key) {
-        Some(ParamValue::Str(s)) => Some(s.as_str()),
-        _ => None,
-    };
-    let int_of = |key: &str| match value(key) {
-        Some(ParamValue::Int(n)) => Some(*n),
-        _ => None,
-    };
-    let float_of = |key: &str| match value(key) {
-        Some(ParamValue::Float(x)) => Some(*x),
-        _ => None,
-    };
-    let rate = float_of("rate").expect("required and checked");
-    let p = float_of("p").unwrap_or(0.5);
-    let slotted = str_of("arrivals") == Some("slotted");
-    let adaptive = str_of("router") == Some("adaptive");
-    let slots = int_of("slots").unwrap_or(10_000);
-    let warmup = int_of("warmup").unwrap_or(slots / 10);
-    let batches = int_of("batches").unwrap_or(20);
-    if adaptive && !slotted {
-        return Err((
-            Some("router"),
-            "the adaptive scheme is defined in slotted time (thesis §5.5): arrivals = \"slotted\""
-                .into(),
-        ));
-    }
-    if adaptive && network == GreedyNetwork::Butterfly {
-        return Err((
-            Some("router"),
-            "the adaptive scheme needs the hypercube: butterfly paths are unique".into(),
-        ));
-    }
-    if warmup >= slots {
-        return Err((
-            Some("warmup"),
-            format!("warmup {warmup} must be below slots {slots}"),
-        ));
-    }
-    if slotted && batches > slots - warmup {
-        return Err((
-            Some("batches"),
-            format!("{batches} batches for {} measured slots", slots - warmup),
-        ));
-    }
-    let rho = network.rho(rate, p);
-    if rho >= 1.0 {
-        return Err((
-            Some("rate"),
-            format!("the load factor rho = {rho} is at least 1: no scheme is stable there"),
-        ));
-    }
-    let case = match network {
-        GreedyNetwork::Hypercube => bounds::Network::Hypercube,
-        GreedyNetwork::Butterfly => bounds::Network::Butterfly,
-    };
-    let proved = if slotted {
-        bounds::slotted_delay_bounds(case, d, rate, p, 1.0)
-    } else {
-        bounds::delay_bounds(case, d, rate, p)
-    }
-    .map_err(|e| (None, format!("the thesis' bounds: {e}")))?;
-    let (lower, upper) = if adaptive {
-        // Greedy's bounds do not apply: Prop. 5.2 bounds every scheme from below, and no
-        // upper bound is proved.
-        let lower = bounds::universal_lower_bound(d, rate, p)
-            .map_err(|e| (None, format!("Prop. 5.2: {e}")))?;
-        (lower, None)
-    } else {
-        (
-            proved.lower,
-            proved.upper.is_finite().then_some(proved.upper),
-        )
-    };
-    let batches = batches as u32;
-    let config = if slotted {
-        DynamicConfig::Slotted(SlottedConfig {
-            network,
-            scheme: if adaptive {
-                SlottedScheme::Adaptive
-            } else {
-                SlottedScheme::Greedy
-            },
-            d,
-            lambda: rate,
-            p,
-            horizon: slots,
-            warmup,
-            batches,
-            confidence: 0.95,
-            seed: 0,
-        })
-    } else {
-        DynamicConfig::Poisson(GreedyConfig {
-            network,
-            d,
-            lambda: rate,
-            p,
-            horizon: slots as f64,
-            warmup: warmup as f64,
-            batches,
-            confidence: 0.95,
-            seed: 0,
-            window: None,
-        })
-    };
-    Ok(Job::Dynamic {
-        config,
-        lower,
-        upper,
-    })
 }
 
 fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> ReproError + '_ {

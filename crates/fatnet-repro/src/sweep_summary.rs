@@ -269,14 +269,14 @@ pub const DYNAMIC_METRICS: [Metric; 7] = [
         label: "packets in the network",
         description: "time-average number of packets in the network (Little: λ·2^d·T)",
         in_table: true,
-        of: |r| dynamic(r).map(|r| r.number_mean),
+        of: |r| dynamic(r).and_then(|r| r.number_mean),
     },
     Metric {
         name: "hops",
         label: "arcs per packet",
         description: "mean number of arcs crossed per measured packet",
         in_table: false,
-        of: |r| dynamic(r).map(|r| r.hops_mean),
+        of: |r| dynamic(r).and_then(|r| r.hops_mean),
     },
     Metric {
         name: "rho",

@@ -12,6 +12,7 @@
 //! The crate also owns what every front end needs to run trials reproducibly: the seed
 //! derivation ([`derive_seed`]), the parallel trial [`runner`] and [`write_atomically`].
 
+pub mod dynamic;
 mod network;
 pub mod packet;
 mod pattern;
@@ -20,6 +21,10 @@ mod run;
 pub mod runner;
 pub mod schedule;
 
+pub use dynamic::{
+    BroadcastSummary, DynamicOptions, DynamicReport, DynamicScenario, DynamicSetup, DynamicSummary,
+    DynamicTrial, PreparedDynamic, RoutingSummary, RunProtocol,
+};
 pub use network::Network;
 pub use packet::{
     PacketOptions, PacketRunFile, PacketScenario, PacketSetup, PacketSummary, PacketTrial,
@@ -209,6 +214,15 @@ pub enum ScenarioError {
         /// Why.
         #[source]
         source: fatnet_online::packet::PacketError,
+    },
+    /// A dynamic-routing or broadcast engine, or the thesis' formulas for its case, failed.
+    #[error("{what}")]
+    Dynamic {
+        /// What failed.
+        what: &'static str,
+        /// Why.
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync>,
     },
     /// The topology cannot be built.
     #[error("cannot build the topology `{spec}`")]

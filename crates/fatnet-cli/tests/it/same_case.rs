@@ -323,3 +323,160 @@ fn a_route_sweep_refuses_what_the_command_refuses_with_the_same_words() {
     assert!(e.contains(words) && e.contains("line 8"), "{e}");
     assert!(cli.contains(words), "{cli}");
 }
+
+#[test]
+fn a_dynamic_run_is_the_same_from_the_command_a_sweep_task_and_the_library() {
+    use fatnet::scenario::{DynamicOptions, DynamicScenario};
+    const SWEEP_SEED: u64 = 9;
+    const TRIALS: u64 = 3;
+    // (topology, options as TOML, the same as flags)
+    let cases: [(&str, &str, &[&str]); 4] = [
+        // Greedy routing in continuous time (the default arrivals of a sweep).
+        (
+            "hypercube:d=4",
+            "arrivals = \"poisson\"\nrate = 1.0\nslots = 500\n",
+            &["--arrivals", "poisson", "--rate", "1.0", "--slots", "500"],
+        ),
+        // Slotted time, the adaptive scheme, a given warm-up and batches.
+        (
+            "hypercube:d=3",
+            "arrivals = \"slotted\"\nrouter = \"adaptive\"\nrate = 1.2\np = 0.4\nslots = 400\nwarmup = 30\nbatches = 10\n",
+            &[
+                "--arrivals",
+                "slotted",
+                "--router",
+                "adaptive",
+                "--rate",
+                "1.2",
+                "--p",
+                "0.4",
+                "--slots",
+                "400",
+                "--warmup",
+                "30",
+                "--batches",
+                "10",
+            ],
+        ),
+        // Greedy on the butterfly (straight arcs too).
+        (
+            "butterfly:d=3",
+            "rate = 0.8\np = 0.3\nslots = 300\n",
+            &[
+                "--arrivals",
+                "poisson",
+                "--rate",
+                "0.8",
+                "--p",
+                "0.3",
+                "--slots",
+                "300",
+            ],
+        ),
+        // A broadcast scheme (a sweep could not run broadcasts before).
+        (
+            "hypercube:d=4",
+            "broadcast = \"direct\"\nrate = 0.05\nslots = 400\n",
+            &[
+                "--arrivals",
+                "poisson",
+                "--broadcast",
+                "direct",
+                "--rate",
+                "0.05",
+                "--slots",
+                "400",
+            ],
+        ),
+    ];
+    for (topology, toml_options, flags) in cases {
+        let sweep = format!(
+            "simulator = \"dynamic\"\ntrials = {TRIALS}\nseed = {SWEEP_SEED}\n[params]\ntopology = \"{topology}\"\n{toml_options}"
+        );
+        let spec = SweepSpec::parse(&sweep).unwrap_or_else(|e| panic!("{sweep}\n{e}"));
+        let point_seed = derive_seed(SWEEP_SEED, 0);
+        let seed = point_seed.to_string();
+        let args = [
+            &[
+                "simulate",
+                topology,
+                "--seed",
+                &seed,
+                "--trials",
+                "3",
+                "--per-trial",
+                "--json",
+            ][..],
+            flags,
+        ]
+        .concat();
+        let command = json(&args);
+        let options: DynamicOptions = toml::from_str(toml_options).unwrap();
+        let scenario = DynamicScenario {
+            topology: topology.parse().unwrap(),
+            options,
+        };
+        let prepared = scenario.prepare().unwrap();
+        let mut delays = Vec::new();
+        for trial in 0..TRIALS {
+            let trial_seed = derive_seed(point_seed, trial);
+            let library = serde_json::to_string(&prepared.trial(trial_seed).unwrap()).unwrap();
+            assert_eq!(
+                result_of(&spec.run_task_line(trial).unwrap()),
+                library,
+                "{topology} {toml_options} trial {trial}"
+            );
+            let mut record = command["per_trial"][trial as usize].clone();
+            assert_eq!(record["seed"], trial_seed);
+            let record = record.as_object_mut().unwrap();
+            record.remove("trial");
+            record.remove("seed");
+            let library: Value = serde_json::from_str(&library).unwrap();
+            assert_eq!(
+                Value::Object(record.clone()),
+                library,
+                "{topology} {toml_options}"
+            );
+            assert!(library["measured"].as_u64().unwrap() > 0);
+            delays.push(library["delay_mean"].as_f64().unwrap());
+        }
+        // Each trial is its own run.
+        assert!(delays.windows(2).all(|w| w[0] != w[1]), "{delays:?}");
+    }
+}
+
+#[test]
+fn a_dynamic_sweep_refuses_what_the_command_refuses_with_the_same_words() {
+    let cases: [(&str, &[&str], &str, &str); 2] = [
+        (
+            "rate = 1\nrouter = \"adaptive\"\n",
+            &[
+                "--arrivals",
+                "poisson",
+                "--rate",
+                "1",
+                "--router",
+                "adaptive",
+            ],
+            "router = adaptive is refused: the adaptive scheme is defined in slotted time \
+             (thesis §5.5): use arrivals = slotted",
+            "line 7",
+        ),
+        (
+            "rate = 2.5\n",
+            &["--arrivals", "poisson", "--rate", "2.5"],
+            "rate = 2.5 is refused: the load factor rho = 1.25 is at least 1",
+            "line 6",
+        ),
+    ];
+    for (params, flags, words, line) in cases {
+        let sweep = format!(
+            "simulator = \"dynamic\"\ntrials = 1\nseed = 1\n[params]\ntopology = \"hypercube:d=4\"\n{params}"
+        );
+        let e = SweepSpec::parse(&sweep).unwrap_err().to_string();
+        let args = [&["simulate", "hypercube:d=4"][..], flags].concat();
+        let cli = crate::common::stderr_of_failure(args);
+        assert!(e.contains(words) && e.contains(line), "{e}");
+        assert!(cli.contains(words), "{cli}");
+    }
+}

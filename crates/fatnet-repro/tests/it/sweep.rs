@@ -544,22 +544,30 @@ fn dynamic_sweeps_refuse_what_the_simulator_refuses() {
         r#"topology = "hypercube:d=4"
 traffic = "permutation"
 rate = "fast"
-p = 1.5
 router = "random"
 "#,
     );
     let described = describe(&found);
-    assert_eq!(found.len(), 4, "{described:#?}");
+    assert_eq!(found.len(), 3, "{described:#?}");
     let lines: Vec<Option<usize>> = found.iter().map(|p| p.line).collect();
-    assert_eq!(
-        lines,
-        [Some(6), Some(7), Some(8), Some(9)],
-        "{described:#?}"
-    );
+    assert_eq!(lines, [Some(6), Some(7), Some(8)], "{described:#?}");
     assert!(matches!(found[0].kind, SweepProblemKind::NotForKind { .. }));
     assert!(matches!(found[1].kind, SweepProblemKind::WrongType { .. }));
-    assert!(described[2].contains("probability"), "{described:#?}");
-    assert!(described[3].contains("greedy, adaptive"), "{described:#?}");
+    assert!(described[2].contains("greedy, adaptive"), "{described:#?}");
+
+    // Ranges are the scenario's (`DynamicOptions::resolve`): reported at the point, with the
+    // line of the parameter they name.
+    let range = params_problems(
+        "simulator = \"dynamic\"",
+        "topology = \"hypercube:d=4\"\nrate = 1\np = 1.5\n",
+    );
+    let described = describe(&range);
+    assert_eq!(range.len(), 1, "{described:#?}");
+    assert_eq!(range[0].line, Some(7), "{described:#?}");
+    assert!(
+        described[0].contains("p = 1.5 is out of range: expected a probability in [0, 1]"),
+        "{described:#?}"
+    );
 
     // Unstable loads, the adaptive scheme in continuous time, a fat-tree: each at its point.
     let points = params_problems(

@@ -1,3 +1,4 @@
 //! Integration tests of fatnet-scenario.
 
+mod dynamic;
 mod packet;

@@ -623,27 +623,13 @@ fn check_value(
                 return None;
             }
         },
+        // Ranges are the scenario's (each point's options are resolved as the command resolves
+        // them, and a refusal names the parameter's line).
         "flits" | "delay" | "priority_range" | "max_steps" | "max_cycles" | "k" | "batches" => {
             let Some(n) = as_u64(v.get_ref()) else {
                 problems.at(span, wrong("a non-negative integer"));
                 return None;
             };
-            let max = match key {
-                "flits" => u64::from(u16::MAX),
-                "max_steps" | "max_cycles" => u64::MAX,
-                _ => u64::from(u32::MAX),
-            };
-            let min = match key {
-                "k" | "max_cycles" | "batches" => 0,
-                _ => 1,
-            };
-            if !(min..=max).contains(&n) {
-                problems.at(
-                    span,
-                    bad(n.to_string(), &format!("expected {min} to {max}")),
-                );
-                return None;
-            }
             ParamValue::Int(n)
         }
         _ => {
@@ -1314,7 +1300,23 @@ fn options_of<T: serde::de::DeserializeOwned>(
         .filter(|(k, _)| !matches!(k.as_str(), "topology" | "traffic"))
         .map(|(k, v)| (k.clone(), serde_json::to_value(&v.value).expect("plain")))
         .collect::<serde_json::Map<_, _>>();
-    serde_json::from_value(options.into()).map_err(|e| (None, e.to_string()))
+    serde_json::from_value(options.clone().into()).map_err(|e| {
+        // A flattened struct's errors name no field: the culprit is the key whose value alone
+        // is refused (not merely incomplete).
+        let culprit = options.iter().find_map(|(k, v)| {
+            let alone = serde_json::Map::from_iter([(k.clone(), v.clone())]);
+            match serde_json::from_value::<T>(alone.into()) {
+                Err(e) if !e.to_string().starts_with("missing field") => {
+                    fatnet::scenario::Parameter::NAMES
+                        .iter()
+                        .find(|name| **name == k.as_str())
+                        .copied()
+                }
+                _ => None,
+            }
+        });
+        (culprit, e.to_string())
+    })
 }
 
 /// The key to blame for a scenario's refusal (the parameter it names), and its words.
@@ -1327,6 +1329,14 @@ fn blame(e: &ScenarioError) -> (Option<&'static str>, String) {
         ScenarioError::Traffic { .. } => Some("traffic"),
         ScenarioError::Topology { .. } | ScenarioError::WrongTopology { .. } => Some("topology"),
         ScenarioError::Schedule { .. } => Some("algorithm"),
+        // The engine's own refusals (`PacketConfig::validate`) name a parameter in words.
+        ScenarioError::Options {
+            source: fatnet::online::packet::PacketError::BadParameter { param, .. },
+        } => param
+            .replace(' ', "_")
+            .parse::<fatnet::scenario::Parameter>()
+            .ok()
+            .map(|p| p.name()),
         _ => None,
     };
     (key, error_chain(e))

@@ -241,6 +241,48 @@ flits = -3
 }
 
 #[test]
+fn out_of_range_values_are_refused_by_the_command_s_own_rules_at_their_line() {
+    // The sweep keeps no ranges of its own: each point is resolved as `fatnet simulate`
+    // resolves it, and the refusal names the value's line in the command's words.
+    let tmp = tempfile::tempdir().unwrap();
+    let sweep = write_sweep(
+        tmp.path(),
+        r#"simulator = "packet"
+trials = 1
+seed = 1
+
+[params]
+topology = "bft:n=16"
+traffic = "permutation"
+flits = [0, 32, 70000, 99999999999]
+"#,
+    );
+    let err = stderr_of_failure(["sweep", "check", sweep.to_str().unwrap()]);
+    let cli = crate::common::stderr_of_failure([
+        "simulate",
+        "bft:n=16",
+        "-t",
+        "permutation",
+        "--flits",
+        "70000",
+    ]);
+    let words = cli.trim().trim_start_matches("error: ");
+    assert!(
+        err.contains("line 8: point 2 ") && err.contains(words),
+        "{err}\n{cli}"
+    );
+    assert!(err.contains("99999999999"), "{err}");
+    // Every bad point has the line of flits, and only points 0, 2 and 3 are bad.
+    let problems: Vec<&str> = err.lines().skip(1).map(str::trim_start).collect();
+    assert_eq!(problems.len(), 3, "{err}");
+    assert!(
+        problems.iter().all(|l| l.starts_with("line 8: point ")),
+        "{err}"
+    );
+    assert!(!err.contains("point 1 "), "{err}");
+}
+
+#[test]
 #[cfg(not(feature = "mpi"))]
 fn a_build_without_mpi_refuses_to_run_as_one_of_several_ranks() {
     let tmp = tempfile::tempdir().unwrap();

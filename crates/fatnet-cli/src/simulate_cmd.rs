@@ -16,7 +16,6 @@ use fatnet::scenario::{
     DynamicOptions, DynamicScenario, Network, PacketOptions, PacketRunFile, PacketScenario,
     PacketSummary, RunOptions,
 };
-use fatnet::topology::TopologySpec;
 use fatnet::traffic::TrafficSpec;
 
 /// What `fatnet simulate --help` prints after the options.
@@ -101,7 +100,9 @@ FABRICS (--fabric FILE [--routes FILE] [--ca-order FILE] [--fabric-format F]):
   dead-ends or reaches the wrong CA, is refused with the first such pair. For example:
     fatnet simulate --fabric is4_3l_1944n.ned --routes is4_3l_1944n.fdbs --traffic permutation
   In --config, `topology = {{ fabric = \"x.ned\", routes = \"x.fdbs\" }}` (keys fabric,
-  routes, ca_order, format) does the same; relative paths are from the working directory.
+  routes, ca_order, format) does the same; as SPEC or in a sweep's `topology`, the one-string
+  form `fabric:x.ned,routes=x.fdbs[,ca_order=F][,format=F]` (paths without commas).
+  Relative paths are from the working directory.
 
 CONFIG FILE (--config FILE.toml):
   The keys topology, traffic, queueing, flow, path, scan, priority_range, flits, queue, delay,
@@ -134,8 +135,9 @@ CONFIG FILE (--config FILE.toml):
 )]
 pub struct SimulateArgs {
     /// The network: any topology spec, e.g. `bft:n=256`, `hypercube:d=6`,
-    /// `fattree:n=64,profile=area` (or `topology` in --config).
-    spec: Option<TopologySpec>,
+    /// `fattree:n=64,profile=area`, or a fabric as `fabric:FILE,routes=TABLES` (see FABRICS;
+    /// or `topology` in --config).
+    spec: Option<Network>,
     /// The message set: a pattern or `file:PATH`; randomized patterns are drawn afresh per
     /// trial (see TRIALS AND SEEDS); or `broadcast` / `broadcast:src=K` (see BROADCAST).
     /// Required, here or as `traffic` in --config.
@@ -227,8 +229,8 @@ impl SimulateArgs {
         if let Some(flag) = batch_only.first() {
             bail!("{flag} does not apply to dynamic routing (--arrivals)");
         }
-        let Some(spec) = &self.spec else {
-            bail!("no topology: give SPEC, `hypercube:d=D` or `butterfly:d=D`");
+        let Some(Network::Topology(spec)) = &self.spec else {
+            bail!("dynamic routing runs on `hypercube:d=D` or `butterfly:d=D`: give one as SPEC");
         };
         Ok(Some(DynamicScenario {
             topology: spec.clone(),
@@ -262,14 +264,9 @@ pub fn run(args: SimulateArgs, out: &mut impl Write) -> Result<()> {
         })
     });
     let scenario = PacketScenario {
-        topology: args
-            .spec
-            .map(Network::from)
-            .or(fabric)
-            .or(file.topology)
-            .ok_or_else(|| {
-                anyhow!("no topology: give SPEC, --fabric FILE, or `topology` in --config")
-            })?,
+        topology: args.spec.or(fabric).or(file.topology).ok_or_else(|| {
+            anyhow!("no topology: give SPEC, --fabric FILE, or `topology` in --config")
+        })?,
         traffic: args
             .traffic
             .or(file.traffic)

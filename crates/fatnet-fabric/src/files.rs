@@ -284,17 +284,18 @@ fn finish(
 }
 
 impl std::fmt::Display for FabricFiles {
-    /// `fabric:PATH`, then `routes=PATH`, `ca_order=PATH` and `format=F` when given.
+    /// `fabric:PATH`, then `,routes=PATH`, `,ca_order=PATH` and `,format=F` when given: the
+    /// form `fatnet_scenario::Network` parses back.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "fabric:{}", self.fabric.display())?;
         if let Some(r) = &self.routes {
-            write!(f, " routes={}", r.display())?;
+            write!(f, ",routes={}", r.display())?;
         }
         if let Some(c) = &self.ca_order {
-            write!(f, " ca_order={}", c.display())?;
+            write!(f, ",ca_order={}", c.display())?;
         }
         if self.format != FabricFormat::Auto {
-            write!(f, " format={}", self.format)?;
+            write!(f, ",format={}", self.format)?;
         }
         Ok(())
     }

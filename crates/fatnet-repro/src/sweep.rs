@@ -96,7 +96,7 @@ use fatnet::online::{
     Arrivals, BroadcastScheme, DropPolicy, DynamicRouter, RandomPreset, RouterKind,
 };
 use fatnet::scenario::{
-    DynamicScenario, PacketScenario, PreparedDynamic, PreparedPacket, PreparedRoute,
+    DynamicScenario, Network, PacketScenario, PreparedDynamic, PreparedPacket, PreparedRoute,
     PreparedSchedule, RouteScenario, ScenarioError, ScheduleScenario,
 };
 use fatnet::topology::{AnyTopology, FatTree, TopologySpec};
@@ -581,7 +581,7 @@ fn check_value(
                 return None;
             };
             let parsed = if key == "topology" {
-                s.parse::<TopologySpec>().err().map(|e| e.to_string())
+                s.parse::<Network>().err().map(|e| e.to_string())
             } else {
                 s.parse::<TrafficSpec>().err().map(|e| e.to_string())
             };
@@ -1109,17 +1109,28 @@ enum Built {
 /// Builds `topology` for `kind`: a packet network, or a binary fat-tree for the
 /// delivery-cycle routers and Leiserson's scheduler.
 fn build(kind: SweepKind, topology: &str) -> Result<Built, String> {
-    let spec = topology
-        .parse::<TopologySpec>()
-        .map_err(|e| e.to_string())?;
+    let network = topology.parse::<Network>().map_err(|e| e.to_string())?;
+    let spec = match (kind, network) {
+        // A fabric runs on the packet engine through its forwarding tables, as with
+        // `fatnet simulate --fabric`.
+        (SweepKind::Packet, network) => {
+            return network
+                .packet_net()
+                .map(|net| Built::Packet(Arc::new(net)))
+                .map_err(|e| error_chain(&e));
+        }
+        (_, Network::Topology(spec)) => spec,
+        (kind, Network::Fabric(_)) => {
+            return Err(format!(
+                "{kind} sweeps run on built-in topologies; a fabric runs on the packet simulator"
+            ));
+        }
+    };
     if kind == SweepKind::Dynamic {
         return Ok(Built::Dynamic(spec));
     }
     let topo = spec.build().map_err(|e| e.to_string())?;
     match (kind, topo) {
-        (SweepKind::Packet, topo) => PacketNet::new(topo)
-            .map(|net| Built::Packet(Arc::new(net)))
-            .map_err(|e| e.to_string()),
         (_, AnyTopology::FatTree(tree)) => Ok(Built::Tree(Arc::new(tree))),
         (kind, _) => Err(format!("{kind} needs a binary fat-tree (`fattree:...`)")),
     }
@@ -1183,7 +1194,7 @@ fn prepare(
                 // resolves them as `fatnet simulate` does.
                 let prepared = scenario_of(&values).and_then(|(topology, traffic, options)| {
                     PacketScenario {
-                        topology: topology.into(),
+                        topology,
                         traffic,
                         options,
                     }
@@ -1274,9 +1285,14 @@ fn prepare(
 
 /// A point's topology, traffic and options (every other parameter), deserialised into the
 /// options struct of the command that runs the same case.
-fn scenario_of<T: serde::de::DeserializeOwned>(
+fn scenario_of<N, T>(
     values: &BTreeMap<String, Value>,
-) -> Result<(TopologySpec, TrafficSpec, T), (Option<&'static str>, String)> {
+) -> Result<(N, TrafficSpec, T), (Option<&'static str>, String)>
+where
+    N: std::str::FromStr,
+    N::Err: std::fmt::Display,
+    T: serde::de::DeserializeOwned,
+{
     let text = |key: &str| match values.get(key).map(|v| &v.value) {
         Some(ParamValue::Str(s)) => s.clone(),
         _ => String::new(),

@@ -25,7 +25,7 @@ pub use dynamic::{
     BroadcastSummary, DynamicOptions, DynamicReport, DynamicScenario, DynamicSetup, DynamicSummary,
     DynamicTrial, PreparedDynamic, RoutingSummary, RunProtocol,
 };
-pub use network::Network;
+pub use network::{Network, NetworkSpecError};
 pub use packet::{
     PacketOptions, PacketRunFile, PacketScenario, PacketSetup, PacketSummary, PacketTrial,
     PreparedPacket,

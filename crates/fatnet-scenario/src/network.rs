@@ -40,12 +40,61 @@ impl From<FabricFiles> for Network {
     }
 }
 
-impl std::str::FromStr for Network {
-    type Err = fatnet_topology::TopologyError;
+/// Why a network's text does not parse.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum NetworkSpecError {
+    /// A topology spec that does not parse.
+    #[error(transparent)]
+    Topology(#[from] fatnet_topology::TopologyError),
+    /// A `fabric:` spec that does not parse.
+    #[error("invalid fabric spec `{spec}`: {why}")]
+    Fabric {
+        /// The text.
+        spec: String,
+        /// What is wrong.
+        why: String,
+    },
+}
 
-    /// A topology spec (a fabric is named by its files, not by a string).
+impl std::str::FromStr for Network {
+    type Err = NetworkSpecError;
+
+    /// A topology spec, or `fabric:PATH[,routes=PATH][,ca_order=PATH][,format=F]` (the keys of
+    /// [`FabricFiles`]; paths may not contain commas): the form sweeps and `SPEC` use.
     fn from_str(s: &str) -> Result<Network, Self::Err> {
-        s.parse().map(Network::Topology)
+        let Some(rest) = s.strip_prefix("fabric:") else {
+            return Ok(Network::Topology(s.parse()?));
+        };
+        let bad = |why: String| NetworkSpecError::Fabric {
+            spec: s.escape_debug().to_string(),
+            why,
+        };
+        let mut parts = rest.split(',');
+        let path = parts.next().unwrap_or_default();
+        if path.is_empty() {
+            return Err(bad("no topology file after `fabric:`".into()));
+        }
+        let mut files = FabricFiles::new(path);
+        for part in parts {
+            let (key, value) = part
+                .split_once('=')
+                .ok_or_else(|| bad(format!("`{part}` is not KEY=VALUE")))?;
+            if value.is_empty() {
+                return Err(bad(format!("`{key}` has no value")));
+            }
+            match key {
+                "routes" if files.routes.is_none() => files.routes = Some(value.into()),
+                "ca_order" if files.ca_order.is_none() => files.ca_order = Some(value.into()),
+                "format" => files.format = value.parse().map_err(|e| bad(format!("{e}")))?,
+                "routes" | "ca_order" => return Err(bad(format!("`{key}` given twice"))),
+                _ => {
+                    return Err(bad(format!(
+                        "unknown key `{key}`: expected routes, ca_order or format"
+                    )));
+                }
+            }
+        }
+        Ok(Network::Fabric(files))
     }
 }
 

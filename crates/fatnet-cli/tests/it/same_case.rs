@@ -11,7 +11,7 @@ use serde_json::Value;
 use crate::common::json;
 
 /// `(topology, traffic, options as TOML key = value lines, the same as flags)`.
-const CASES: [(&str, &str, &str, &[&str]); 4] = [
+const CASES: [(&str, &str, &str, &[&str]); 5] = [
     // A randomized pattern, drawn per trial, with initial delays.
     (
         "bft:n=64",
@@ -39,6 +39,19 @@ const CASES: [(&str, &str, &str, &[&str]); 4] = [
         "broadcast:src=5",
         "queueing = \"output\"\npath = \"dor\"\n",
         &["--queueing", "output", "--path", "dor"],
+    ),
+    // A real fabric through OpenSM's updn tables (ftree(3+6, 6)), wormhole, random instances.
+    (
+        concat!(
+            "fabric:",
+            env!("CARGO_MANIFEST_DIR"),
+            "/../fatnet-fabric/tests/fixtures/opensm/ftree-3-6-6/opensm-subnet.lst,routes=",
+            env!("CARGO_MANIFEST_DIR"),
+            "/../fatnet-fabric/tests/fixtures/opensm/ftree-3-6-6/updn"
+        ),
+        "permutation",
+        "flits = 4\n",
+        &["--flits", "4"],
     ),
 ];
 

@@ -234,3 +234,50 @@ fn shared_ib_flit_sim_fabrics() {
         }
     }
 }
+
+#[test]
+fn sweeps_take_a_fabric_as_a_topology_string() {
+    let (dir, ned, tables) = fixture(TWO_CABLES);
+    let fabric = format!("fabric:{},routes={}", s(&ned), s(&tables));
+    // The one-string form is also SPEC.
+    let v = json(&["simulate", &fabric, "-t", "complement", "--json"]);
+    assert_eq!(v["congestion_max"], 1);
+    let sweep = dir.path().join("s.toml");
+    std::fs::write(
+        &sweep,
+        format!(
+            "simulator = \"packet\"\ntrials = 2\nseed = 3\n[params]\ntopology = [\"{fabric}\", \"bft:n=4\"]\ntraffic = \"complement\"\n"
+        ),
+    )
+    .unwrap();
+    let out = dir.path().join("out");
+    crate::common::stdout_of(["sweep", "run", s(&sweep), "--out", s(&out)]);
+    let results = std::fs::read_to_string(out.join("results.jsonl")).unwrap();
+    assert_eq!(results.lines().count(), 4);
+    // A path policy that would choose is refused on the fabric's point, at its line.
+    std::fs::write(
+        &sweep,
+        format!(
+            "simulator = \"packet\"\ntrials = 1\nseed = 3\n[params]\ntopology = \"{fabric}\"\ntraffic = \"complement\"\npath = [\"std\", \"gp\"]\n"
+        ),
+    )
+    .unwrap();
+    let e = stderr_of_failure(["sweep", "check", s(&sweep)]);
+    assert!(
+        e.contains("line 7: point 1") && e.contains("std on a fabric"),
+        "{e}"
+    );
+    // The delivery-cycle routers run on binary fat-trees only.
+    std::fs::write(
+        &sweep,
+        format!(
+            "simulator = \"route\"\ntrials = 1\nseed = 3\n[params]\ntopology = \"{fabric}\"\ntraffic = \"complement\"\n"
+        ),
+    )
+    .unwrap();
+    let e = stderr_of_failure(["sweep", "check", s(&sweep)]);
+    assert!(
+        e.contains("line 5") && e.contains("packet simulator"),
+        "{e}"
+    );
+}

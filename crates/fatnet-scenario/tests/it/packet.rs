@@ -269,3 +269,39 @@ fn a_network_is_a_spec_string_or_a_fabric_table() {
         assert_eq!(serde_json::from_str::<Network>(&json).unwrap(), network);
     }
 }
+
+#[test]
+fn a_fabric_has_a_one_string_form() {
+    use fatnet_scenario::Network;
+    let n: Network = "fabric:a.ned,routes=a.fdbs,ca_order=h,format=flitsim"
+        .parse()
+        .unwrap();
+    let Network::Fabric(files) = &n else {
+        panic!("{n:?}")
+    };
+    assert_eq!(
+        (
+            files.fabric.to_str(),
+            files.routes.as_deref().and_then(|p| p.to_str())
+        ),
+        (Some("a.ned"), Some("a.fdbs"))
+    );
+    assert_eq!(files.format, fatnet_fabric::FabricFormat::Flitsim);
+    // Display is the same form, so it parses back.
+    assert_eq!(n.to_string().parse::<Network>().unwrap(), n);
+    assert_eq!(
+        "fabric:x".parse::<Network>().unwrap().to_string(),
+        "fabric:x"
+    );
+    for bad in [
+        "fabric:",
+        "fabric:a.ned,tables=x",
+        "fabric:a.ned,routes",
+        "fabric:a.ned,routes=",
+        "fabric:a.ned,routes=a,routes=b",
+        "fabric:a.ned,format=tofu",
+        "nosuch:n=1",
+    ] {
+        assert!(bad.parse::<Network>().is_err(), "{bad}");
+    }
+}

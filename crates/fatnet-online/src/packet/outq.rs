@@ -561,7 +561,8 @@ impl StepModel for OutSim<'_> {
         self.ledger.next_release()
     }
 
-    #[inline]
+    /// Out of line, as the input-queued model's step (see `Sim::step`).
+    #[inline(never)]
     fn step(&mut self, net: &PacketNet, t: u64) -> Step {
         self.join();
         if let Some(s) = &mut self.storage {

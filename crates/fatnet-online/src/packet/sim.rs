@@ -946,7 +946,7 @@ impl<'a, S: Store> Sim<'a, S> {
     }
 
     /// Wakes the inputs waiting for `event` on link `e`.
-    #[inline]
+    #[inline(always)]
     fn wake(&mut self, e: usize, event: Event) {
         if !self.store.waited(e, event) {
             return;
@@ -1257,6 +1257,7 @@ impl<'a, S: Store> Sim<'a, S> {
         self.copies.clear();
     }
 
+    #[inline(always)]
     fn apply(&mut self, t: u64) {
         if !self.copies.is_empty() {
             self.apply_copies(t);
@@ -1372,7 +1373,10 @@ impl<S: Store> StepModel for Sim<'_, S> {
         self.ledger.next_release()
     }
 
-    #[inline]
+    /// Out of line, with `apply` and `wake` forced inline: so the step compiles as the body
+    /// of the former loop did, everything it calls inlined. Inlined into `drive`, LLVM kept
+    /// `apply` and `wake` out of line: +9 % instructions on WORM N = 4096 (callgrind).
+    #[inline(never)]
     fn step(&mut self, net: &PacketNet, t: u64) -> Step {
         self.decide(net);
         let drained = self.drain();

@@ -19,9 +19,11 @@
 //!    [`Outcome::Deadlock`] (after the conservation check, so a bug is reported as such);
 //! 5. `t += 1`.
 //!
-//! The driver is generic over the model (monomorphised, no dynamic dispatch): each model's
-//! loop compiles to the code it had when it owned its loop. The driver draws no random
-//! numbers, so a model's draws are in the order the model makes them.
+//! The driver is generic over the model (monomorphised, no dynamic dispatch), and a model's
+//! `step` is kept out of line with its hot callees inlined into it, as they were inlined into
+//! the model's own loop before: callgrind counts the same instructions per run as that loop
+//! within 0.1 % on WORM N = 4096 (input queues) and 0.8 % more on output queues. The driver
+//! draws no random numbers, so a model's draws are in the order the model makes them.
 
 use super::net::PacketNet;
 use super::{Outcome, PacketError, PacketReport};

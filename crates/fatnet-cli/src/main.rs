@@ -190,27 +190,10 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             let _ = out.flush();
-            eprintln!("error: {}", one_line(&e));
+            eprintln!("error: {}", fatnet::scenario::one_line(e.as_ref()));
             ExitCode::from(2)
         }
     }
-}
-
-/// The error and its causes on one line, skipping a cause whose text an outer message
-/// already includes (library errors often print their source themselves).
-fn one_line(e: &anyhow::Error) -> String {
-    let mut line = String::new();
-    for cause in e.chain() {
-        let text = cause.to_string();
-        if line.contains(&text) {
-            continue;
-        }
-        if !line.is_empty() {
-            line.push_str(": ");
-        }
-        line.push_str(&text);
-    }
-    line
 }
 
 fn run(cli: Cli, out: &mut impl Write) -> Result<()> {

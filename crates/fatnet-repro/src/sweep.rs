@@ -1037,19 +1037,19 @@ impl SweepSpec {
             Job::Packet(prepared) => prepared
                 .trial(seed)
                 .map(TrialResult::Packet)
-                .map_err(|e| fail(error_chain(&e)))?,
+                .map_err(|e| fail(fatnet::scenario::one_line(&e)))?,
             Job::Schedule(prepared) => prepared
                 .trial(seed)
                 .map(TrialResult::Schedule)
-                .map_err(|e| fail(error_chain(&e)))?,
+                .map_err(|e| fail(fatnet::scenario::one_line(&e)))?,
             Job::Route(prepared) => prepared
                 .trial(seed)
                 .map(TrialResult::Route)
-                .map_err(|e| fail(error_chain(&e)))?,
+                .map_err(|e| fail(fatnet::scenario::one_line(&e)))?,
             Job::Dynamic(prepared) => prepared
                 .trial(seed)
                 .map(TrialResult::Dynamic)
-                .map_err(|e| fail(error_chain(&e)))?,
+                .map_err(|e| fail(fatnet::scenario::one_line(&e)))?,
         };
         Ok(TrialRecord {
             task,
@@ -1117,7 +1117,7 @@ fn build(kind: SweepKind, topology: &str) -> Result<Built, String> {
             return network
                 .packet_net()
                 .map(|net| Built::Packet(Arc::new(net)))
-                .map_err(|e| error_chain(&e));
+                .map_err(|e| fatnet::scenario::one_line(&e));
         }
         (_, Network::Topology(spec)) => spec,
         (kind, Network::Fabric(_)) => {
@@ -1355,7 +1355,7 @@ fn blame(e: &ScenarioError) -> (Option<&'static str>, String) {
             .map(|p| p.name()),
         _ => None,
     };
-    (key, error_chain(e))
+    (key, fatnet::scenario::one_line(e))
 }
 
 fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> ReproError + '_ {
@@ -1654,22 +1654,6 @@ pub fn run_sweep_with(
         progress(&run);
     }
     Ok(run)
-}
-
-/// An error and its sources on one line (a scenario error names the case, its source the
-/// problem).
-fn error_chain(e: &dyn std::error::Error) -> String {
-    let mut line = e.to_string();
-    let mut source = e.source();
-    while let Some(s) = source {
-        let text = s.to_string();
-        if !line.contains(&text) {
-            line.push_str(": ");
-            line.push_str(&text);
-        }
-        source = s.source();
-    }
-    line
 }
 
 #[cfg(test)]

@@ -144,6 +144,25 @@ impl Parameter {
     }
 }
 
+/// An error and its sources on one line, `outer: inner: …`, each cause once (a cause whose
+/// text is already in the line, as when an error prints its source, is skipped): the form of
+/// every one-line error of the command line and of a sweep's problems.
+pub fn one_line(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut line = String::new();
+    let mut cause = Some(e);
+    while let Some(c) = cause {
+        let text = c.to_string();
+        if !line.contains(&text) {
+            if !line.is_empty() {
+                line.push_str(": ");
+            }
+            line.push_str(&text);
+        }
+        cause = c.source();
+    }
+    line
+}
+
 /// Why a scenario cannot run.
 #[derive(Debug, Error)]
 #[non_exhaustive]
@@ -328,4 +347,36 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), ScenarioError> 
         .map_err(io)?;
     tmp.persist(path).map_err(|e| io(e.error))?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_line_lists_each_cause_once() {
+        let inner = fatnet_online::packet::PacketError::BadParameter {
+            param: "flits",
+            value: "0".into(),
+            expected: "1 to 65535",
+        };
+        let outer = ScenarioError::Options { source: inner };
+        assert_eq!(
+            one_line(&outer),
+            "packet options refused: flits = 0 is out of range (1 to 65535)"
+        );
+        // A cause already in the line is not repeated.
+        let io = std::io::Error::other("disk full");
+        let e = ScenarioError::Trial {
+            trial: 2,
+            seed: 9,
+            source: Box::new(ScenarioError::Io {
+                path: "x".into(),
+                source: io,
+            }),
+        };
+        let line = one_line(&e);
+        assert!(line.starts_with("trial 2 (seed 9): "), "{line}");
+        assert_eq!(line.matches("disk full").count(), 1, "{line}");
+    }
 }

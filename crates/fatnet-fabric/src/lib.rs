@@ -42,7 +42,7 @@ pub use clos::from_folded_clos;
 pub use error::FabricError;
 pub use fabric::{Endpoint, Fabric, Lft, Link, Node, NodeId, NodeKind, Port, PortId};
 pub use files::{FabricFiles, FabricFormat, LoadedFabric};
-pub use text::{LineReport, read_text};
+pub use text::{LineReport, MAX_FILE_BYTES, read_text};
 pub use topology::FabricTopology;
 pub use trace::{FaultKind, Hop, RouteFault, TraceSummary};
 

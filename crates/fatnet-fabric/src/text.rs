@@ -78,17 +78,39 @@ pub(crate) fn ca_of_lid(
         .ok_or_else(|| loc.unknown("CA LID", shown))
 }
 
+/// The largest fabric file read (1 GiB: OpenSM's dumps of the largest InfiniBand subnet,
+/// 49,151 LIDs, are a few hundred MiB).
+pub const MAX_FILE_BYTES: u64 = 1 << 30;
+
 /// Reads a whole file as UTF-8 text.
 ///
 /// # Errors
-/// [`FabricError::Io`] if the file cannot be read, [`FabricError::Syntax`] (with the line of the
+/// [`FabricError::Io`] if the file cannot be read or is not a regular file,
+/// [`FabricError::TooLarge`] above [`MAX_FILE_BYTES`], [`FabricError::Syntax`] (with the line of the
 /// first bad byte) if it is not UTF-8.
 pub fn read_text(path: &std::path::Path) -> Result<String, FabricError> {
     let file = path.display().to_string();
-    let bytes = std::fs::read(path).map_err(|source| FabricError::Io {
+    let io = |source| FabricError::Io {
         file: file.clone(),
         source,
-    })?;
+    };
+    // A device or a pipe (`/dev/zero`) would be read forever: only regular files, and no
+    // larger than a fabric's dump can be.
+    let meta = std::fs::metadata(path).map_err(io)?;
+    if !meta.is_file() {
+        return Err(io(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "not a regular file",
+        )));
+    }
+    if meta.len() > MAX_FILE_BYTES {
+        return Err(FabricError::TooLarge {
+            what: "bytes in a fabric file",
+            count: meta.len(),
+            limit: MAX_FILE_BYTES,
+        });
+    }
+    let bytes = std::fs::read(path).map_err(io)?;
     String::from_utf8(bytes).map_err(|e| {
         let good = e.utf8_error().valid_up_to();
         let line = e.as_bytes()[..good].iter().filter(|&&b| b == b'\n').count() + 1;

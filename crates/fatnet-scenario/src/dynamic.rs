@@ -100,6 +100,15 @@ pub struct DynamicOptions {
     pub batches: Option<u32>,
 }
 
+/// The most packets (expected: rate × nodes × slots) one dynamic trial may generate: the
+/// engines keep every packet of a trial (tens of bytes each), and trials run in parallel, so
+/// 2^27 (a few GiB) is the largest run that fits a workstation.
+pub const MAX_PACKETS: u64 = 1 << 27;
+
+/// The longest run, in slots: slotted arrivals and the indirect scheme step through every
+/// slot, even empty ones.
+pub const MAX_SLOTS: u64 = 1 << 27;
+
 /// How long a dynamic run is and what it measures: the network starts empty, packets are
 /// generated in `[0, slots)` (and past it, unmeasured, until the measured ones are
 /// delivered), those generated in `[warmup, slots)` are measured, and the batch-means
@@ -270,6 +279,19 @@ impl DynamicOptions {
         let arrivals = self.arrivals.unwrap_or(Arrivals::Poisson);
         let whole = arrivals == Arrivals::Slotted || self.broadcast.is_some();
         let protocol = self.protocol(whole)?;
+        // The engines hold every packet of a trial: refuse a run too long for memory before
+        // any is generated, with the estimate.
+        let sources = 2f64.powi(d as i32);
+        let packets = rate * sources * protocol.slots;
+        if packets > MAX_PACKETS as f64 {
+            return Err(ScenarioError::Refused {
+                param: Parameter::Slots,
+                value: protocol.slots.to_string(),
+                reason: format!(
+                    "about {packets:.3e} packets per trial (rate × {sources} nodes × slots); at most {MAX_PACKETS} fit in memory: shorten slots or lower the rate"
+                ),
+            });
+        }
         let (rho, model) = match self.broadcast {
             Some(scheme) => self.broadcast_model(topology, network, d, rate, arrivals, scheme)?,
             None => self.routing_model(network, d, rate, arrivals)?,
@@ -288,11 +310,11 @@ impl DynamicOptions {
     fn protocol(&self, whole: bool) -> Result<RunProtocol, ScenarioError> {
         const WHOLE: &str = "a whole number of slots with slotted arrivals or a broadcast scheme";
         let slots = self.slots.unwrap_or(DEFAULT_SLOTS);
-        if !(slots.is_finite() && slots > 0.0) {
+        if !(slots.is_finite() && slots > 0.0 && slots <= MAX_SLOTS as f64) {
             return Err(ScenarioError::OutOfRange {
                 param: Parameter::Slots,
                 value: slots.to_string(),
-                expected: "a positive number of time units",
+                expected: "a positive number of time units, at most 2^27 (slotted runs step through every slot)",
             });
         }
         if whole && slots.fract() != 0.0 {

@@ -337,6 +337,16 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), ScenarioError> 
         path: path.to_path_buf(),
         source,
     };
+    // The rename would replace whatever is there: a symbolic link, a device (`/dev/null`), a
+    // FIFO. Only a regular file (or nothing) is replaced.
+    if let Ok(meta) = std::fs::symlink_metadata(path)
+        && !meta.file_type().is_file()
+    {
+        return Err(io(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "exists and is not a regular file; not replaced",
+        )));
+    }
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),

@@ -145,6 +145,9 @@ impl Network {
                     source: Box::new(source),
                 };
                 let loaded = files.load().map_err(fabric)?;
+                // Before tracing every pair of CAs (time ∝ pairs), as the engine would after.
+                let cas = u32::try_from(loaded.fabric.ca_order().len()).unwrap_or(u32::MAX);
+                fatnet_online::packet::check_route_pairs(cas).map_err(packet)?;
                 let topology = FabricTopology::new(&loaded.fabric).map_err(fabric)?;
                 PacketNet::with_routes(topology, RouteSource::TopologyPaths).map_err(packet)
             }

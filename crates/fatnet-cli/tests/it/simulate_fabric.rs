@@ -281,3 +281,48 @@ fn sweeps_take_a_fabric_as_a_topology_string() {
         "{e}"
     );
 }
+
+#[test]
+fn a_device_is_not_read_as_a_fabric_and_not_replaced_as_an_output() {
+    // /dev/zero would be read forever; /dev/null would be renamed over.
+    let e = stderr_of_failure(["simulate", "--fabric", "/dev/zero", "-t", "complement"]);
+    assert!(e.contains("not a regular file"), "{e}");
+    let e = stderr_of_failure([
+        "fabric",
+        "export",
+        "ftree:n=2,m=4,r=4",
+        "--output",
+        "/dev/null",
+    ]);
+    assert!(e.contains("not a regular file"), "{e}");
+    let null = std::fs::metadata("/dev/null").unwrap();
+    assert!(!null.file_type().is_file(), "/dev/null was replaced");
+    // A symbolic link is not replaced either; a regular file is.
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("target.net");
+    std::fs::write(&target, "old").unwrap();
+    let link = dir.path().join("link.net");
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    stderr_of_failure([
+        "fabric",
+        "export",
+        "ftree:n=2,m=4,r=4",
+        "--output",
+        s(&link),
+    ]);
+    assert!(
+        std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "old");
+    crate::common::stdout_of([
+        "fabric",
+        "export",
+        "ftree:n=2,m=4,r=4",
+        "--output",
+        s(&target),
+    ]);
+    assert!(std::fs::read_to_string(&target).unwrap().contains("Switch"));
+}

@@ -65,7 +65,9 @@ pub use algorithm_a::{
     AlgorithmA, AlgorithmAReport, DoublingReport, algorithm_a, algorithm_a_doubling,
 };
 pub use multicast::{MAX_TREE_FANOUT, MAX_TREE_LINKS, Multicast, MulticastTree};
-pub use net::{MAX_LINKS, MAX_ROUTE_PAIRS, MAX_TABLE_ENTRIES, PacketNet, RouteSource};
+pub use net::{
+    MAX_LINKS, MAX_ROUTE_PAIRS, MAX_TABLE_ENTRIES, PacketNet, RouteSource, check_route_pairs,
+};
 pub use sim::{
     simulate, simulate_multicast, simulate_multicast_labelled, simulate_multicast_stored,
 };

@@ -35,6 +35,26 @@ pub const MAX_TABLE_ENTRIES: u64 = 1 << 27;
 /// construction (one walk of each route, no memory: about 20 s on a fabric at the limit).
 pub const MAX_ROUTE_PAIRS: u64 = 1 << 27;
 
+/// Refuses a network of `processors` whose [`RouteSource::TopologyPaths`] routes are too many
+/// to check ([`MAX_ROUTE_PAIRS`]): callers that must trace a fabric's routes before building
+/// the network call it first, so that the refusal comes before the tracing.
+///
+/// # Errors
+///
+/// [`PacketError::TooLarge`] with the number of ordered pairs.
+pub fn check_route_pairs(processors: u32) -> Result<(), PacketError> {
+    let p = u64::from(processors);
+    let pairs = p * p.saturating_sub(1);
+    if pairs > MAX_ROUTE_PAIRS {
+        return Err(PacketError::TooLarge {
+            what: "ordered processor pairs whose routes are checked (processors × (processors − 1))",
+            value: pairs,
+            max: MAX_ROUTE_PAIRS,
+        });
+    }
+    Ok(())
+}
+
 /// Where a [`PacketNet`] takes the routes of its heads from.
 ///
 /// **Key design decision: the caller says, the engine does not guess.** A topology's numbered
@@ -221,15 +241,7 @@ impl PacketNet {
     ) -> Result<Self, PacketError> {
         let t = &*topology;
         if routes == RouteSource::TopologyPaths {
-            let p = u64::from(t.num_processors());
-            let pairs = p * p.saturating_sub(1);
-            if pairs > MAX_ROUTE_PAIRS {
-                return Err(PacketError::TooLarge {
-                    what: "ordered processor pairs whose routes are checked (processors × (processors − 1))",
-                    value: pairs,
-                    max: MAX_ROUTE_PAIRS,
-                });
-            }
+            check_route_pairs(t.num_processors())?;
         }
         let nodes = t.num_nodes();
         let channels = t.num_channels();

@@ -139,3 +139,44 @@ fn a_trial_seeds_the_engine_with_the_packet_convention() {
     assert_eq!(got.measured, want.measured);
     assert_eq!(got, prepared.trial(seed).unwrap(), "deterministic");
 }
+
+#[test]
+fn runs_too_large_for_memory_or_time_are_refused_with_the_estimate() {
+    use fatnet_scenario::{DynamicOptions, Parameter, ScenarioError};
+    let cube: fatnet_topology::TopologySpec = "hypercube:d=10".parse().unwrap();
+    let long = DynamicOptions {
+        rate: Some(0.5),
+        slots: Some(1e12),
+        ..DynamicOptions::default()
+    };
+    match long.resolve(&cube) {
+        Err(ScenarioError::OutOfRange {
+            param: Parameter::Slots,
+            ..
+        }) => {}
+        other => panic!("{other:?}"),
+    }
+    let many = DynamicOptions {
+        rate: Some(0.5),
+        slots: Some(1e6),
+        ..DynamicOptions::default()
+    };
+    let e = many.resolve(&cube).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            ScenarioError::Refused {
+                param: Parameter::Slots,
+                ..
+            }
+        ) && e.to_string().contains("5.120e8 packets"),
+        "{e}"
+    );
+    // Just under the limit resolves.
+    let fits = DynamicOptions {
+        rate: Some(0.5),
+        slots: Some(2.0e5),
+        ..DynamicOptions::default()
+    };
+    assert!(fits.resolve(&cube).is_ok());
+}

@@ -10,7 +10,9 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result, bail};
 use clap::{Args, Subcommand};
-use fatnet::fabric::export::{folded_clos_net, kary_ntree_net};
+use fatnet::fabric::export::{
+    check_folded_clos, check_kary_ntree, folded_clos_net, kary_ntree_net,
+};
 use fatnet::fabric::{
     Fabric, FabricFiles, FabricFormat, LoadedFabric, PortId, RouteFault, analyze,
 };
@@ -129,11 +131,6 @@ WITH OPENSM (Debian's opensm, ibsim-utils, infiniband-diags):
   A switch has at most 254 ports and the fabric at most 49,151 nodes (the unicast LIDs):
   larger networks are refused.";
 
-/// The most ports an InfiniBand switch can have (port 255 means "no route" in a table).
-const MAX_SWITCH_PORTS: u32 = 254;
-/// Unicast LIDs are 1..=0xBFFF; OpenSM gives every switch and CA one (LMC 0).
-const MAX_LIDS: u64 = 0xBFFF;
-
 #[derive(Args, Debug)]
 struct FabricFileArgs {
     /// The topology file (`.ned`, `.topo`, an `ibnetdiscover` dump, `opensm-subnet.lst` or an
@@ -175,37 +172,18 @@ fn export(spec: &str) -> Result<String> {
     Ok(match parsed {
         TopologySpec::FoldedClos { n, m, r } => {
             let t = FoldedClos::new(n, m, r).with_context(cannot)?;
-            let nodes = u64::from(t.r()) + u64::from(t.m()) + u64::from(t.ports());
-            check_ib_limits(spec, (t.n() + t.m()).max(t.r()), nodes)?;
+            check_folded_clos(&t).with_context(|| format!("`{spec}`"))?;
             folded_clos_net(&t)
         }
         TopologySpec::KAryNTree { k, levels } => {
             let t = KAryNTree::new(k, levels).with_context(cannot)?;
-            let nodes = u64::from(t.levels()) * u64::from(t.switches_per_level())
-                + u64::from(t.num_leaves());
-            check_ib_limits(spec, t.k().saturating_mul(2), nodes)?;
+            check_kary_ntree(&t).with_context(|| format!("`{spec}`"))?;
             kary_ntree_net(&t)
         }
         other => bail!(
             "fabric export writes `ftree:n=N,m=M,r=R` (folded Clos) or `karyntree:k=K,levels=L` (k-ary n-tree), not `{other}`"
         ),
     })
-}
-
-/// Refuses a network no InfiniBand subnet can hold: `ports` on the largest switch, `nodes`
-/// switches and CAs (one LID each).
-fn check_ib_limits(spec: &str, ports: u32, nodes: u64) -> Result<()> {
-    if ports > MAX_SWITCH_PORTS {
-        bail!(
-            "`{spec}` needs switches with {ports} ports; an InfiniBand switch has at most {MAX_SWITCH_PORTS}"
-        );
-    }
-    if nodes > MAX_LIDS {
-        bail!(
-            "`{spec}` has {nodes} switches and CAs; OpenSM has only {MAX_LIDS} unicast LIDs to give them"
-        );
-    }
-    Ok(())
 }
 
 /// Runs `fatnet fabric`.

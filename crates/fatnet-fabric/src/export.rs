@@ -35,6 +35,7 @@ use std::fmt::Write as _;
 
 use fatnet_topology::{FoldedClos, KAryNTree};
 
+use crate::FabricError;
 use crate::fabric::{Fabric, NodeId};
 
 /// High bytes of every exported CA's node GUID ("CA").
@@ -143,6 +144,58 @@ fn ca_node(x: u32, sw: u64, port: u32) -> NetNode {
         description: format!("ca {x}"),
         links: vec![(1, sw, true, port)],
     }
+}
+
+/// The most ports an InfiniBand switch can have (port 255 means "no route" in a table).
+pub const MAX_SWITCH_PORTS: u32 = 254;
+/// Unicast LIDs are 1..=0xBFFF; OpenSM gives every switch and CA one (LMC 0).
+pub const MAX_LIDS: u64 = 0xBFFF;
+
+/// Refuses a network no InfiniBand subnet can hold: `ports` on its largest switch, `nodes`
+/// switches and CAs (one LID each).
+///
+/// # Errors
+///
+/// [`FabricError::TooLarge`] naming the switch ports or the LIDs.
+pub fn check_ib_limits(ports: u32, nodes: u64) -> Result<(), FabricError> {
+    if ports > MAX_SWITCH_PORTS {
+        return Err(FabricError::TooLarge {
+            what: "ports on one switch (an InfiniBand switch has at most 254)",
+            count: u64::from(ports),
+            limit: u64::from(MAX_SWITCH_PORTS),
+        });
+    }
+    if nodes > MAX_LIDS {
+        return Err(FabricError::TooLarge {
+            what: "switches and CAs (OpenSM has 49,151 unicast LIDs to give them)",
+            count: nodes,
+            limit: MAX_LIDS,
+        });
+    }
+    Ok(())
+}
+
+/// [`check_ib_limits`] for `ftree(n+m, r)`: switches of `max(n + m, r)` ports, `r + m`
+/// switches and `n·r` CAs.
+///
+/// # Errors
+///
+/// As [`check_ib_limits`].
+pub fn check_folded_clos(t: &FoldedClos) -> Result<(), FabricError> {
+    let nodes = u64::from(t.r()) + u64::from(t.m()) + u64::from(t.ports());
+    check_ib_limits((t.n() + t.m()).max(t.r()), nodes)
+}
+
+/// [`check_ib_limits`] for a k-ary n-tree: switches of `2k` ports, `levels · k^(levels−1)`
+/// switches and `k^levels` CAs.
+///
+/// # Errors
+///
+/// As [`check_ib_limits`].
+pub fn check_kary_ntree(t: &KAryNTree) -> Result<(), FabricError> {
+    let nodes =
+        u64::from(t.levels()) * u64::from(t.switches_per_level()) + u64::from(t.num_leaves());
+    check_ib_limits(t.k().saturating_mul(2), nodes)
 }
 
 /// Yuan's `ftree(n+m, r)` in ibsim's net format (scheme in the module documentation).

@@ -2,7 +2,7 @@
 //!
 //! The papers have three time models, so `fatnet-online` has three engines and no other code
 //! advances simulated time (docs/architecture.md, fatnet-online): the delivery-cycle engine
-//! (`run`), the synchronous step engine (`packet::step::drive`) and the continuous-time FIFO
+//! (`run`), the synchronous step engine (`step::drive`) and the continuous-time FIFO
 //! recursion (`greedy_cube`). A scheme is a driver that configures an engine, never a loop of
 //! its own: a second loop is a second copy of the step semantics, which drifts.
 //!
@@ -34,7 +34,7 @@ pub(crate) const ENGINES: &[(&str, &str)] = &[
         "the delivery-cycle engine (`run`, `run_observed`)",
     ),
     (
-        "crates/fatnet-online/src/packet/step.rs",
+        "crates/fatnet-online/src/step.rs",
         "the synchronous step engine (`drive`, over `StepModel`)",
     ),
     // The continuous-time FIFO recursion (`greedy_cube`) advances no step counter: its clock
@@ -173,7 +173,7 @@ pub(crate) fn check(
             problems.push(format!(
                 "{path}:{line}: advances simulated time (`{name}`) outside the engines. Only \
                  the three engines advance time (docs/architecture.md, fatnet-online): make this \
-                 scheme a driver of one (packet::step::drive for discrete steps); a counter that \
+                 scheme a driver of one (step::drive for discrete steps); a counter that \
                  is not a clock needs another name than {TIME_NAMES:?}"
             ));
         }

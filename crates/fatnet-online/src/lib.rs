@@ -27,6 +27,7 @@ pub mod packet;
 pub mod periodic_broadcast;
 mod router;
 pub mod slotted_cube;
+mod step;
 
 pub use adversary::greedy_adversary;
 pub use dynamic_options::{Arrivals, BroadcastScheme, DynamicRouter};

@@ -59,7 +59,6 @@ mod multicast;
 mod net;
 mod outq;
 mod sim;
-mod step;
 
 pub use algorithm_a::{
     AlgorithmA, AlgorithmAReport, DoublingReport, algorithm_a, algorithm_a_doubling,

@@ -38,8 +38,8 @@ use super::ledger::Ledger;
 use super::multicast::MulticastTree;
 use super::net::{NONE, PacketNet};
 use super::sim::Mc;
-use super::step::{Step, StepModel, drive};
 use super::{Injection, Outcome, PacketConfig, PacketError, PacketReport, PathPolicy, ScanPolicy};
+use crate::step::{Step, StepModel, drive};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
 use std::collections::HashMap;
@@ -538,6 +538,10 @@ impl<'a> OutSim<'a> {
 }
 
 impl StepModel for OutSim<'_> {
+    type Net = PacketNet;
+    type Report = PacketReport;
+    type Error = PacketError;
+
     /// Also marks the joiners already waiting (they crossed a link in the last step) as in
     /// transit: the new packets are appended after them.
     #[inline]

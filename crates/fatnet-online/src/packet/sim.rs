@@ -30,11 +30,11 @@ use rand_pcg::Pcg64;
 use super::ledger::Ledger;
 use super::multicast::{Multicast, MulticastTree};
 use super::net::{NONE, PacketNet};
-use super::step::{Step, StepModel, drive};
 use super::{
     FlowControl, Injection, Outcome, PacketConfig, PacketError, PacketReport, PathPolicy,
     QueueCapacity, Queueing, ScanPolicy, SinkModel,
 };
+use crate::step::{Step, StepModel, drive};
 
 /// The multicast part of a run.
 #[derive(Clone, Copy, Debug)]
@@ -1353,6 +1353,10 @@ impl<'a, S: Store> Sim<'a, S> {
 }
 
 impl<S: Store> StepModel for Sim<'_, S> {
+    type Net = PacketNet;
+    type Report = PacketReport;
+    type Error = PacketError;
+
     #[inline]
     fn release(&mut self, net: &PacketNet, t: u64) {
         Sim::release(self, net, t);

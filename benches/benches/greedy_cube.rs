@@ -9,6 +9,7 @@ use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use fatnet::online::greedy_cube::{GreedyConfig, GreedyNetwork, simulate, steady_state};
+use fatnet::online::slotted_cube::{self, SlottedConfig, SlottedScheme};
 use fatnet::traffic::arrivals::PoissonTraffic;
 
 fn config(network: GreedyNetwork, d: u32, lambda: f64) -> GreedyConfig {
@@ -56,5 +57,48 @@ fn greedy(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, greedy);
+/// Stamoulis' slotted schemes (§5.4–5.6), a model of the step engine: one `slotted_cube::run`
+/// from an empty network, streaming arrivals, batch means; throughput in arc traversals.
+fn slotted(c: &mut Criterion) {
+    let mut g = c.benchmark_group("slotted_cube");
+    g.sample_size(10);
+    for (name, network, scheme) in [
+        (
+            "hypercube/greedy",
+            GreedyNetwork::Hypercube,
+            SlottedScheme::Greedy,
+        ),
+        (
+            "hypercube/adaptive",
+            GreedyNetwork::Hypercube,
+            SlottedScheme::Adaptive,
+        ),
+        (
+            "butterfly/greedy",
+            GreedyNetwork::Butterfly,
+            SlottedScheme::Greedy,
+        ),
+    ] {
+        let config = SlottedConfig {
+            network,
+            scheme,
+            d: 10,
+            lambda: 1.8,
+            p: 0.5,
+            horizon: 300,
+            warmup: 50,
+            batches: 10,
+            confidence: 0.95,
+            seed: 7,
+        };
+        let hops = slotted_cube::run(&config).unwrap().packet_hops;
+        g.throughput(Throughput::Elements(hops));
+        g.bench_function(format!("run/{name}/d=10/rho=0.9"), |b| {
+            b.iter(|| slotted_cube::run(black_box(&config)).unwrap().delay_mean)
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, greedy, slotted);
 criterion_main!(benches);

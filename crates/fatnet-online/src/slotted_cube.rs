@@ -42,12 +42,17 @@
 //! the adaptive arc choices come from one generator derived from the seed, used node by node in
 //! increasing order, slot by slot.
 //!
-//! **Greedy and the packet engine.** Greedy here and the output-queued packet engine
-//! ([`crate::packet::Queueing::Output`], random ties) are the same model: an integration test
-//! (`slotted_engine`) checks that their per-run mean delays agree in mean and variance over
-//! many seeds, on the cube and the butterfly. This loop stays because it pulls arrivals
-//! lazily until the measured packets are delivered and observes per-node queues, which the
-//! engine, fed a list of injections up front, does not.
+//! **A model of the step engine.** The schemes are a [`StepModel`] driven by the one step
+//! loop of fatnet-online ([`crate::step::drive`], one engine step per slot): the source is
+//! every node's streaming Poisson arrivals (pulled lazily, so generation can go on until the
+//! measured packets are delivered), the queues are the per-node lists, the arc assignment is
+//! the scheme, and the observer is the batch means and the per-node queue counts. Greedy here
+//! and the output-queued packet engine ([`crate::packet::Queueing::Output`], random ties) are
+//! the same routing model on different queue structures (per-node lists here, per-arc queues
+//! there): an integration test (`slotted_engine`) checks that their per-run mean delays agree
+//! in mean and variance over many seeds, on the cube and the butterfly. The packet engine is
+//! fed its injections up front and measures per-message latency; this model streams
+//! arrivals and measures batch means, which Figure 5.3 needs.
 //!
 //! **Measurement** as in [`crate::greedy_cube`]: the network starts empty; packets generated
 //! in slots `[warmup, horizon)` are measured; generation goes on until every measured packet
@@ -58,6 +63,8 @@
 use fatnet_traffic::arrivals::{ArrivalError, NodeArrivals, PoissonTraffic};
 
 use crate::greedy_cube::GreedyNetwork;
+use crate::packet::Outcome;
+use crate::step::{self, Step, StepModel};
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
@@ -159,6 +166,21 @@ pub enum SlottedError {
     /// The adaptive scheme asked for on the butterfly, where every path is unique.
     #[error("the adaptive scheme needs the hypercube: butterfly paths are unique")]
     AdaptiveOnButterfly,
+    /// Packets were created or lost (a bug; checked after every slot in debug builds).
+    #[error(
+        "conservation violated after slot {slot}: {entered} packets entered the network, \
+         {left} left it, {held} are held"
+    )]
+    Conservation {
+        /// The slot after which the check failed.
+        slot: u64,
+        /// Packets that joined a list.
+        entered: u64,
+        /// Packets delivered from a list.
+        left: u64,
+        /// Packets in the lists.
+        held: u64,
+    },
 }
 
 /// The result of a [`run`].
@@ -250,86 +272,153 @@ pub fn run(config: &SlottedConfig) -> Result<SlottedReport, SlottedError> {
             confidence: c.confidence,
         });
     }
-    let butterfly = c.network == GreedyNetwork::Butterfly;
-    if butterfly && c.scheme == SlottedScheme::Adaptive {
+    if c.network == GreedyNetwork::Butterfly && c.scheme == SlottedScheme::Adaptive {
         return Err(SlottedError::AdaptiveOnButterfly);
     }
-    let d = c.d;
-    let n = 1usize << d;
-    // Butterfly: the list of row x at level j (0-based) is `j · 2^d + x`.
-    let lists_len = if butterfly { n * d as usize } else { n };
-    let mut streams: Vec<NodeArrivals> = (0..n as u32)
+    let streams: Vec<NodeArrivals> = (0..1u32 << c.d)
         .map(|x| traffic.node_stream(x, c.seed))
         .collect::<Result<_, _>>()?;
-    // Routing randomness: a generator of its own (`seed_from_u64` fixes a PCG stream that no
-    // node stream uses; node streams are numbered by node).
-    let mut rng = Pcg64::seed_from_u64(c.seed.rotate_left(17) ^ 0xa076_1d64_78bd_642f);
-    let mut lists: Vec<Vec<Pkt>> = vec![Vec::new(); lists_len];
-    let mut incoming: Vec<Vec<Pkt>> = vec![Vec::new(); lists_len];
-    let mut scratch: Vec<Pkt> = Vec::new();
-    let mut order: Vec<Pkt> = Vec::new();
-    let mut by_distance: Vec<usize> = vec![0; d as usize + 2];
+    let model = SlottedSim::new(c, streams);
+    // The run ends by itself (generation stops at `2 · horizon` and both schemes deliver every
+    // packet: an arc of every non-empty list sends in every slot), so no step limit; the
+    // conservation check runs in debug builds (the tests).
+    step::drive(model, &(), u64::MAX, cfg!(debug_assertions))
+}
 
-    let batches = c.batches as usize;
-    let per_batch = span.div_ceil(u64::from(c.batches));
-    let mut sum = vec![0.0f64; batches];
-    let mut count = vec![0u64; batches];
-    let mut hops_measured = 0u64;
-    let mut in_flight_measured = 0u64;
-    let mut packets = 0u64;
-    let mut number_sum = 0u64;
-    let mut max_node_queue = 0u64;
-    let mut packet_hops = 0u64;
-    let mut extension_capped = false;
-    let measured_batch = |born: u64| -> Option<usize> {
-        (born >= c.warmup && born < c.horizon).then(|| ((born - c.warmup) / per_batch) as usize)
-    };
-    let mut deliver = |born: u64, at: u64, hops: u32, sum: &mut [f64], count: &mut [u64]| {
-        if let Some(b) = measured_batch(born) {
-            sum[b] += (at - born) as f64;
-            count[b] += 1;
-            hops_measured += u64::from(hops);
-            true
-        } else {
-            false
+/// The batch-means observer of a slotted run: packets generated in slots `[warmup, horizon)`
+/// are measured, in `batches` equal windows of generation slots.
+#[derive(Debug)]
+struct Measure {
+    warmup: u64,
+    horizon: u64,
+    per_batch: u64,
+    sum: Vec<f64>,
+    count: Vec<u64>,
+    hops: u64,
+}
+
+impl Measure {
+    fn new(c: &SlottedConfig) -> Self {
+        let span = c.horizon - c.warmup;
+        Measure {
+            warmup: c.warmup,
+            horizon: c.horizon,
+            per_batch: span.div_ceil(u64::from(c.batches)),
+            sum: vec![0.0; c.batches as usize],
+            count: vec![0; c.batches as usize],
+            hops: 0,
         }
-    };
+    }
 
-    let mut slot = 0u64;
-    loop {
+    /// The batch of a packet generated in slot `born`, if it is measured.
+    #[inline]
+    fn batch(&self, born: u64) -> Option<usize> {
+        (born >= self.warmup && born < self.horizon)
+            .then(|| ((born - self.warmup) / self.per_batch) as usize)
+    }
+
+    /// A packet generated in slot `born` is delivered at time `at` after `hops` arcs; whether
+    /// it was measured.
+    #[inline]
+    fn deliver(&mut self, born: u64, at: u64, hops: u32) -> bool {
+        let Some(b) = self.batch(born) else {
+            return false;
+        };
+        self.sum[b] += (at - born) as f64;
+        self.count[b] += 1;
+        self.hops += u64::from(hops);
+        true
+    }
+}
+
+/// Stamoulis' slotted schemes as a model of the step engine ([`crate::step`]), one engine
+/// step per slot: the source is every node's streaming Poisson arrivals, the queues are
+/// per-node lists in arrival order, the arc assignment is the scheme (greedy on the cube or
+/// the butterfly, adaptive on the cube), the observer is [`Measure`] plus the queue counts.
+struct SlottedSim {
+    c: SlottedConfig,
+    butterfly: bool,
+    n: usize,
+    streams: Vec<NodeArrivals>,
+    rng: Pcg64,
+    /// Per list (node, or butterfly level and row): its packets in arrival order.
+    lists: Vec<Vec<Pkt>>,
+    /// Per list: the packets that reach it at the end of this slot.
+    incoming: Vec<Vec<Pkt>>,
+    scratch: Vec<Pkt>,
+    order: Vec<Pkt>,
+    by_distance: Vec<usize>,
+    measure: Measure,
+    in_flight_measured: u64,
+    packets: u64,
+    number_sum: u64,
+    max_node_queue: u64,
+    packet_hops: u64,
+    extension_capped: bool,
+    /// Conservation: packets that entered a list, and that left the network from one.
+    entered: u64,
+    left: u64,
+}
+
+impl SlottedSim {
+    fn new(c: SlottedConfig, streams: Vec<NodeArrivals>) -> Self {
+        let butterfly = c.network == GreedyNetwork::Butterfly;
+        let n = 1usize << c.d;
+        // Butterfly: the list of row x at level j (0-based) is `j · 2^d + x`.
+        let lists_len = if butterfly { n * c.d as usize } else { n };
+        SlottedSim {
+            c,
+            butterfly,
+            n,
+            streams,
+            // Routing randomness: a generator of its own (`seed_from_u64` fixes a PCG stream
+            // that no node stream uses; node streams are numbered by node).
+            rng: Pcg64::seed_from_u64(c.seed.rotate_left(17) ^ 0xa076_1d64_78bd_642f),
+            lists: vec![Vec::new(); lists_len],
+            incoming: vec![Vec::new(); lists_len],
+            scratch: Vec::new(),
+            order: Vec::new(),
+            by_distance: vec![0; c.d as usize + 2],
+            measure: Measure::new(&c),
+            in_flight_measured: 0,
+            packets: 0,
+            number_sum: 0,
+            max_node_queue: 0,
+            packet_hops: 0,
+            extension_capped: false,
+            entered: 0,
+            left: 0,
+        }
+    }
+
+    /// The start of slot `slot`: the packets sent in the last slot and the slot's new batches
+    /// join their lists, in a uniformly random order per list.
+    fn arrivals(&mut self, slot: u64) {
+        let c = self.c;
         let generating = slot < 2 * c.horizon;
-        if slot >= c.horizon && in_flight_measured == 0 {
-            break;
-        }
-        if !generating && !extension_capped {
-            extension_capped = true;
-        }
-        if !generating && lists.iter().all(Vec::is_empty) && incoming.iter().all(Vec::is_empty) {
-            break;
-        }
         let mut in_network = 0u64;
-        // 1. Arrivals of this slot: packets sent last slot and the new batch, in random order.
-        for x in 0..lists_len {
-            scratch.clear();
-            scratch.append(&mut incoming[x]);
-            if generating && x < n {
-                let stream = &mut streams[x];
+        for x in 0..self.lists.len() {
+            self.scratch.clear();
+            self.scratch.append(&mut self.incoming[x]);
+            if generating && x < self.n {
+                let stream = &mut self.streams[x];
                 let end = (slot + 1) as f64;
                 while stream.peek_time() < end {
                     let a = stream.next_arrival();
                     if slot < c.horizon {
-                        packets += 1;
+                        self.packets += 1;
                     }
-                    let measured = measured_batch(slot).is_some();
-                    if a.dst == a.src && !butterfly {
+                    let measured = self.measure.batch(slot).is_some();
+                    if a.dst == a.src && !self.butterfly {
                         if measured {
-                            deliver(slot, slot, 0, &mut sum, &mut count);
+                            self.measure.deliver(slot, slot, 0);
                         }
                     } else {
                         if measured {
-                            in_flight_measured += 1;
+                            self.in_flight_measured += 1;
                         }
-                        scratch.push(Pkt {
+                        self.entered += 1;
+                        self.scratch.push(Pkt {
                             src: a.src,
                             dst: a.dst,
                             born: slot,
@@ -337,62 +426,70 @@ pub fn run(config: &SlottedConfig) -> Result<SlottedReport, SlottedError> {
                     }
                 }
             }
-            scratch.shuffle(&mut rng);
-            let list = &mut lists[x];
-            list.extend_from_slice(&scratch);
+            self.scratch.shuffle(&mut self.rng);
+            let list = &mut self.lists[x];
+            list.extend_from_slice(&self.scratch);
             in_network += list.len() as u64;
-            max_node_queue = max_node_queue.max(list.len() as u64);
+            self.max_node_queue = self.max_node_queue.max(list.len() as u64);
         }
         if slot >= c.warmup && slot < c.horizon {
-            number_sum += in_network;
+            self.number_sum += in_network;
         }
-        // 2. Every node assigns its arcs for slot slot.
-        if butterfly {
-            for (index, list) in lists.iter_mut().enumerate() {
-                if list.is_empty() {
-                    continue;
-                }
-                let (level, row) = (index / n, (index % n) as u32);
-                // Bit 0: the straight arc, bit 1: the vertical arc.
-                let mut free = 0b11u32;
-                let mut kept = 0;
-                for i in 0..list.len() {
-                    let q = list[i];
-                    let vertical = (row ^ q.dst) >> level & 1;
-                    if free & (1 << vertical) == 0 {
-                        list[kept] = q;
-                        kept += 1;
-                        if free == 0 {
-                            // Both arcs taken: the rest stays, in order.
-                            list.copy_within(i + 1.., kept);
-                            kept += list.len() - i - 1;
-                            break;
-                        }
-                        continue;
-                    }
-                    free &= !(1 << vertical);
-                    packet_hops += 1;
-                    if level + 1 == d as usize {
-                        if deliver(q.born, slot + 1, d, &mut sum, &mut count) {
-                            in_flight_measured -= 1;
-                        }
-                    } else {
-                        let to = (level + 1) * n + (row ^ (vertical << level)) as usize;
-                        incoming[to].push(q);
-                    }
-                }
-                list.truncate(kept);
-            }
-            slot += 1;
-            continue;
-        }
-        for x in 0..n {
-            if lists[x].is_empty() {
+    }
+
+    /// Greedy on the butterfly: the lists of level `j` send on their straight and vertical
+    /// arcs, FIFO.
+    fn butterfly_slot(&mut self, slot: u64) {
+        let (n, d) = (self.n, self.c.d);
+        for (index, list) in self.lists.iter_mut().enumerate() {
+            if list.is_empty() {
                 continue;
             }
-            let list = &mut lists[x];
-            if c.scheme == SlottedScheme::Adaptive {
+            let (level, row) = (index / n, (index % n) as u32);
+            // Bit 0: the straight arc, bit 1: the vertical arc.
+            let mut free = 0b11u32;
+            let mut kept = 0;
+            for i in 0..list.len() {
+                let q = list[i];
+                let vertical = (row ^ q.dst) >> level & 1;
+                if free & (1 << vertical) == 0 {
+                    list[kept] = q;
+                    kept += 1;
+                    if free == 0 {
+                        // Both arcs taken: the rest stays, in order.
+                        list.copy_within(i + 1.., kept);
+                        kept += list.len() - i - 1;
+                        break;
+                    }
+                    continue;
+                }
+                free &= !(1 << vertical);
+                self.packet_hops += 1;
+                if level + 1 == d as usize {
+                    self.left += 1;
+                    if self.measure.deliver(q.born, slot + 1, d) {
+                        self.in_flight_measured -= 1;
+                    }
+                } else {
+                    let to = (level + 1) * n + (row ^ (vertical << level)) as usize;
+                    self.incoming[to].push(q);
+                }
+            }
+            list.truncate(kept);
+        }
+    }
+
+    /// Greedy or adaptive on the cube: every node assigns its arcs for the slot.
+    fn cube_slot(&mut self, slot: u64) {
+        let d = self.c.d;
+        for x in 0..self.n {
+            if self.lists[x].is_empty() {
+                continue;
+            }
+            let list = &mut self.lists[x];
+            if self.c.scheme == SlottedScheme::Adaptive {
                 // Stable counting sort by remaining distance.
+                let by_distance = &mut self.by_distance;
                 by_distance.iter_mut().for_each(|v| *v = 0);
                 for q in list.iter() {
                     by_distance[((x as u32) ^ q.dst).count_ones() as usize + 1] += 1;
@@ -400,8 +497,8 @@ pub fn run(config: &SlottedConfig) -> Result<SlottedReport, SlottedError> {
                 for i in 1..by_distance.len() {
                     by_distance[i] += by_distance[i - 1];
                 }
-                order.clear();
-                order.resize(
+                self.order.clear();
+                self.order.resize(
                     list.len(),
                     Pkt {
                         src: 0,
@@ -411,17 +508,17 @@ pub fn run(config: &SlottedConfig) -> Result<SlottedReport, SlottedError> {
                 );
                 for q in list.iter() {
                     let at = &mut by_distance[((x as u32) ^ q.dst).count_ones() as usize];
-                    order[*at] = *q;
+                    self.order[*at] = *q;
                     *at += 1;
                 }
-                std::mem::swap(list, &mut order);
+                std::mem::swap(list, &mut self.order);
             }
             let mut free: u32 = if d == 32 { u32::MAX } else { (1u32 << d) - 1 };
             let mut kept = 0;
             for i in 0..list.len() {
                 let q = list[i];
                 let diff = (x as u32) ^ q.dst;
-                let wanted = match c.scheme {
+                let wanted = match self.c.scheme {
                     SlottedScheme::Greedy => diff & diff.wrapping_neg() & free,
                     SlottedScheme::Adaptive => diff & free,
                 };
@@ -434,7 +531,7 @@ pub fn run(config: &SlottedConfig) -> Result<SlottedReport, SlottedError> {
                     wanted
                 } else {
                     // A uniformly random set bit of `wanted`.
-                    let mut r = rng.random_range(0..wanted.count_ones());
+                    let mut r = self.rng.random_range(0..wanted.count_ones());
                     let mut w = wanted;
                     while r > 0 {
                         w &= w - 1;
@@ -443,56 +540,122 @@ pub fn run(config: &SlottedConfig) -> Result<SlottedReport, SlottedError> {
                     w & w.wrapping_neg()
                 };
                 free &= !bit;
-                packet_hops += 1;
+                self.packet_hops += 1;
                 let y = (x as u32 ^ bit) as usize;
                 if y as u32 == q.dst {
-                    if deliver(
-                        q.born,
-                        slot + 1,
-                        (q.src ^ q.dst).count_ones(),
-                        &mut sum,
-                        &mut count,
-                    ) {
-                        in_flight_measured -= 1;
+                    self.left += 1;
+                    if self
+                        .measure
+                        .deliver(q.born, slot + 1, (q.src ^ q.dst).count_ones())
+                    {
+                        self.in_flight_measured -= 1;
                     }
                 } else {
-                    incoming[y].push(q);
+                    self.incoming[y].push(q);
                 }
             }
             list.truncate(kept);
         }
-        slot += 1;
+    }
+}
+
+impl StepModel for SlottedSim {
+    type Net = ();
+    type Report = SlottedReport;
+    type Error = SlottedError;
+
+    /// Nothing: the slot's batches join inside [`step`](StepModel::step), after the run has
+    /// been found unfinished, so that a run ending at slot `k` does not count slot `k`'s
+    /// batches in [`SlottedReport::max_node_queue`].
+    fn release(&mut self, _net: &(), _t: u64) {}
+
+    /// Generation has passed the horizon and every measured packet is delivered. (Generation
+    /// stops at `2 · horizon`; a network that is empty after that holds no measured packet.)
+    fn finished(&self, t: u64) -> bool {
+        t >= self.c.horizon && self.in_flight_measured == 0
     }
 
-    let measured: u64 = count.iter().sum();
-    let batch_means: Vec<f64> = sum
-        .iter()
-        .zip(&count)
-        .map(|(&s, &n)| s / n as f64)
-        .collect();
-    let delay_mean = sum.iter().sum::<f64>() / measured as f64;
-    let delay_half_width =
-        fatnet_queueing::stats::batch_means_half_width(&batch_means, c.confidence);
-    let points: Vec<(f64, f64)> = batch_means
-        .iter()
-        .enumerate()
-        .filter(|(_, m)| m.is_finite())
-        .map(|(k, &m)| (c.warmup as f64 + per_batch as f64 * (k as f64 + 0.5), m))
-        .collect();
-    let delay_trend = fatnet_queueing::stats::least_squares_slope(&points);
-    Ok(SlottedReport {
-        config: c,
-        rho: c.network.rho(c.lambda, c.p),
-        packets,
-        measured,
-        delay_mean,
-        delay_half_width,
-        delay_trend,
-        batch_means,
-        hops_mean: hops_measured as f64 / measured as f64,
-        number_mean: number_sum as f64 / span as f64,
-        max_node_queue,
-        packet_hops,
-        extension_capped,
-    })
+    /// Never: new batches may arrive in every slot (and skipping would skip their draws).
+    fn idle(&self) -> bool {
+        false
+    }
+
+    fn next_release(&self) -> Option<u64> {
+        None
+    }
+
+    fn step(&mut self, _net: &(), t: u64) -> Step {
+        if t >= 2 * self.c.horizon {
+            self.extension_capped = true;
+        }
+        self.arrivals(t);
+        if self.butterfly {
+            self.butterfly_slot(t);
+        } else {
+            self.cube_slot(t);
+        }
+        Step::Continue
+    }
+
+    fn check_conservation(&self, _net: &(), t: u64) -> Result<(), SlottedError> {
+        let held: u64 = self
+            .lists
+            .iter()
+            .chain(&self.incoming)
+            .map(|l| l.len() as u64)
+            .sum();
+        if self.entered == self.left + held {
+            Ok(())
+        } else {
+            Err(SlottedError::Conservation {
+                slot: t,
+                entered: self.entered,
+                left: self.left,
+                held,
+            })
+        }
+    }
+
+    fn finish(self, _outcome: Outcome, _steps: u64) -> SlottedReport {
+        let c = self.c;
+        let span = c.horizon - c.warmup;
+        let Measure {
+            per_batch,
+            sum,
+            count,
+            hops,
+            ..
+        } = self.measure;
+        let measured: u64 = count.iter().sum();
+        let batch_means: Vec<f64> = sum
+            .iter()
+            .zip(&count)
+            .map(|(&s, &n)| s / n as f64)
+            .collect();
+        let delay_mean = sum.iter().sum::<f64>() / measured as f64;
+        let delay_half_width =
+            fatnet_queueing::stats::batch_means_half_width(&batch_means, c.confidence);
+        let points: Vec<(f64, f64)> = batch_means
+            .iter()
+            .enumerate()
+            .filter(|(_, m)| m.is_finite())
+            .map(|(k, &m)| (c.warmup as f64 + per_batch as f64 * (k as f64 + 0.5), m))
+            .collect();
+        let delay_trend = fatnet_queueing::stats::least_squares_slope(&points);
+        SlottedReport {
+            config: c,
+            rho: c.network.rho(c.lambda, c.p),
+            packets: self.packets,
+            measured,
+            delay_mean,
+            delay_half_width,
+            delay_trend,
+            batch_means,
+            hops_mean: hops as f64 / measured as f64,
+            number_mean: self.number_sum as f64 / span as f64,
+            max_node_queue: self.max_node_queue,
+            packet_hops: self.packet_hops,
+            extension_capped: self.extension_capped,
+        }
+    }
 }

@@ -8,6 +8,7 @@
 use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use fatnet::online::RunProtocol;
 use fatnet::online::greedy_cube::{GreedyConfig, GreedyNetwork, simulate, steady_state};
 use fatnet::online::slotted_cube::{self, SlottedConfig, SlottedScheme};
 use fatnet::traffic::arrivals::PoissonTraffic;
@@ -18,9 +19,7 @@ fn config(network: GreedyNetwork, d: u32, lambda: f64) -> GreedyConfig {
         d,
         lambda,
         p: 0.5,
-        horizon: 300.0,
-        warmup: 50.0,
-        batches: 10,
+        protocol: RunProtocol::new(50.0, 300.0, 10),
         confidence: 0.95,
         seed: 7,
         window: None,
@@ -85,9 +84,7 @@ fn slotted(c: &mut Criterion) {
             d: 10,
             lambda: 1.8,
             p: 0.5,
-            horizon: 300,
-            warmup: 50,
-            batches: 10,
+            protocol: RunProtocol::slots(50, 300, 10),
             confidence: 0.95,
             seed: 7,
         };

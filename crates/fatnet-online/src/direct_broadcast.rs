@@ -23,6 +23,7 @@ use crate::packet::{
     Multicast, MulticastTree, Outcome, PacketConfig, PacketError, PacketNet, ScanPolicy,
     simulate_multicast_stored,
 };
+use crate::protocol::{ProtocolParameter, RunProtocol, TimeModel};
 use fatnet_topology::Hypercube;
 use fatnet_topology::Processor;
 
@@ -31,12 +32,11 @@ use fatnet_topology::Processor;
 pub struct DirectConfig {
     /// The load factor ρ = λ(2^d − 1)/d; the scheme is stable for ρ < 1 (thesis §6.3.3).
     pub rho: f64,
-    /// Packets are generated in `[0, horizon)` slots.
-    pub horizon: u64,
-    /// Packets generated before this time are not measured.
-    pub warmup: u64,
-    /// Number of batches (by generation order) of the measured packets, for batch means.
-    pub batches: u32,
+    /// The run protocol, in whole slots: packets are generated in `[0, horizon)`; those
+    /// generated in `[warmup, horizon)` are measured, in `batches` batches of equally many
+    /// packets in generation order (the backlog and the queue size in `batches` equal windows
+    /// of `[warmup, horizon)`).
+    pub protocol: RunProtocol,
     /// The run's seed (generation first, then the engine's tie order).
     pub seed: u64,
 }
@@ -109,20 +109,20 @@ pub(crate) fn poisson_births(
     births
 }
 
-/// Checks a run's options.
-pub(crate) fn check_config(c: &DirectConfig) -> Result<(), PacketError> {
-    match bad_run_options(c.rho, c.horizon, c.warmup, c.batches) {
-        Some((param, value, expected)) => Err(PacketError::BadParameter {
-            param,
-            value,
-            expected,
-        }),
-        None => Ok(()),
+/// Checks a run's options; returns the warm-up and the horizon in whole slots.
+pub(crate) fn check_config(c: &DirectConfig) -> Result<(u64, u64), PacketError> {
+    if !(c.rho.is_finite() && c.rho > 0.0) {
+        return Err(PacketError::BadParameter {
+            param: "rho",
+            value: c.rho.to_string(),
+            expected: "positive and finite",
+        });
     }
+    Ok(c.protocol.whole_slots()?)
 }
 
-/// The first bad option of a broadcast run (load, horizon and warm-up, batches) as
-/// (parameter, value given, what was expected); shared by the direct and indirect simulators.
+/// The first bad option of a broadcast run (load, then [`RunProtocol::check`] in slotted time)
+/// as (parameter, value given, what was expected), for the indirect simulator's error.
 pub(crate) fn bad_run_options(
     rho: f64,
     horizon: u64,
@@ -132,17 +132,15 @@ pub(crate) fn bad_run_options(
     if !(rho.is_finite() && rho > 0.0) {
         return Some(("rho", rho.to_string(), "positive and finite"));
     }
-    if horizon == 0 || warmup >= horizon {
-        return Some((
-            "warmup",
-            format!("{warmup} (horizon {horizon})"),
-            "below a positive horizon",
-        ));
-    }
-    if batches == 0 {
-        return Some(("batches", "0".into(), "at least 1"));
-    }
-    None
+    let e = RunProtocol::slots(warmup, horizon, batches)
+        .check(TimeModel::Slotted)
+        .err()?;
+    let name = match e.param {
+        ProtocolParameter::Warmup => "warmup",
+        ProtocolParameter::Horizon => "horizon",
+        ProtocolParameter::Batches => "batches",
+    };
+    Some((name, e.value.to_string(), e.expected))
 }
 
 /// What a run measured, before it becomes a [`DirectReport`].
@@ -182,18 +180,24 @@ fn spread(windows: &mut [f64], from: f64, width: f64, lo: f64, hi: f64, count: f
 /// The report of a run: delays of the packets generated in `[warmup, horizon)` in `batches`
 /// batches by generation order, and the backlog in `batches` windows of that interval.
 pub(crate) fn report(c: &DirectConfig, r: &RunTimes<'_>) -> DirectReport {
+    // Whole slots: `check_config` has passed.
+    let (warmup, horizon, batches) = (
+        c.protocol.warmup as u64,
+        c.protocol.horizon as u64,
+        c.protocol.batches,
+    );
     let delays: Vec<f64> = r
         .born
         .iter()
         .zip(r.done)
-        .filter(|(b, d)| **b >= c.warmup as f64 && d.is_finite())
+        .filter(|(b, d)| **b >= warmup as f64 && d.is_finite())
         .map(|(b, d)| d - b)
         .collect();
     let measured = delays.len() as u64;
-    let per = delays.len().div_ceil(c.batches as usize).max(1);
-    let (from, to) = (c.warmup as f64, c.horizon as f64);
-    let width = (to - from) / f64::from(c.batches);
-    let mut backlog = vec![0.0; c.batches as usize];
+    let per = delays.len().div_ceil(batches as usize).max(1);
+    let (from, to) = (warmup as f64, horizon as f64);
+    let width = (to - from) / f64::from(batches);
+    let mut backlog = vec![0.0; batches as usize];
     for (&b, &d) in r.born.iter().zip(r.done) {
         spread(&mut backlog, from, width, b, d, 1.0);
     }
@@ -205,8 +209,8 @@ pub(crate) fn report(c: &DirectConfig, r: &RunTimes<'_>) -> DirectReport {
     let queue_size_batches: Vec<f64> = match r.stored {
         None => Vec::new(),
         Some(stored) => {
-            let mut area = vec![0.0; c.batches as usize];
-            for (t, &k) in stored.iter().enumerate().take(c.horizon as usize) {
+            let mut area = vec![0.0; batches as usize];
+            for (t, &k) in stored.iter().enumerate().take(horizon as usize) {
                 if k > 0 {
                     spread(
                         &mut area,
@@ -421,16 +425,16 @@ impl DirectScheme {
     ///
     /// # Errors
     ///
-    /// [`PacketError::BadParameter`] for ρ not positive and finite, `horizon = 0`,
-    /// `warmup ≥ horizon` or `batches = 0`.
+    /// [`PacketError::BadParameter`] for ρ not positive and finite, [`PacketError::Protocol`]
+    /// for a protocol [`RunProtocol::check`] refuses in slotted time.
     pub fn simulate(&self, config: &DirectConfig) -> Result<DirectReport, PacketError> {
         let c = *config;
-        check_config(&c)?;
+        let (_, horizon) = check_config(&c)?;
         let (d, per_node) = (self.d, self.per_node);
         let n = 1u32 << d;
         let lambda = c.rho * f64::from(d) / f64::from(n - 1);
         let mut rng = Pcg64::seed_from_u64(c.seed);
-        let births = poisson_births(n, lambda, c.horizon, &mut rng, |rng| {
+        let births = poisson_births(n, lambda, horizon, &mut rng, |rng| {
             if per_node > 1 {
                 rng.random_range(0..per_node)
             } else {

@@ -25,6 +25,7 @@ pub mod greedy_cube;
 pub mod indirect_broadcast;
 pub mod packet;
 pub mod periodic_broadcast;
+pub mod protocol;
 mod router;
 pub mod slotted_cube;
 mod step;
@@ -32,6 +33,7 @@ mod step;
 pub use adversary::greedy_adversary;
 pub use dynamic_options::{Arrivals, BroadcastScheme, DynamicRouter};
 pub use engine::{CycleStats, DeliveryEngine, DropPolicy, Sink};
+pub use protocol::{ProtocolError, ProtocolParameter, RunProtocol, TimeModel};
 pub use router::{
     Greedy, Interleaved, RandomParams, RandomPreset, RandomPrime, RandomRouter, Router, RouterKind,
     Selection,

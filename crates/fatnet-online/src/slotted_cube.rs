@@ -64,6 +64,7 @@ use fatnet_traffic::arrivals::{ArrivalError, NodeArrivals, PoissonTraffic};
 
 use crate::greedy_cube::GreedyNetwork;
 use crate::packet::Outcome;
+use crate::protocol::{ProtocolError, RunProtocol};
 use crate::step::{self, Step, StepModel};
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
@@ -97,12 +98,9 @@ pub struct SlottedConfig {
     pub lambda: f64,
     /// Bit-flip probability `p` of the destinations (5.1).
     pub p: f64,
-    /// Packets generated in slots `[warmup, horizon)` are measured.
-    pub horizon: u64,
-    /// Slots from the empty start that are not measured.
-    pub warmup: u64,
-    /// Batches of the batch means (equal windows of generation slots), at least 2.
-    pub batches: u32,
+    /// The run protocol, in whole slots: packets generated in slots `[warmup, horizon)` are
+    /// measured, in `batches` equal windows of generation slots (at most one per slot).
+    pub protocol: RunProtocol,
     /// Two-sided confidence level of the delay interval, in `(0, 1)`.
     pub confidence: f64,
     /// The run's seed.
@@ -117,9 +115,7 @@ impl Default for SlottedConfig {
             d: 6,
             lambda: 1.0,
             p: 0.5,
-            horizon: 10_000,
-            warmup: 1_000,
-            batches: 20,
+            protocol: RunProtocol::default(),
             confidence: 0.95,
             seed: 0,
         }
@@ -141,22 +137,9 @@ pub enum SlottedError {
         /// The largest supported dimension.
         max: u32,
     },
-    /// The warm-up is not below the horizon.
-    #[error("warm-up {warmup} and horizon {horizon}: need warm-up < horizon")]
-    BadWindow {
-        /// The warm-up given.
-        warmup: u64,
-        /// The horizon given.
-        horizon: u64,
-    },
-    /// Fewer batches than 2, or more than measured slots.
-    #[error("{batches} batches for {slots} measured slots: need 2 <= batches <= slots")]
-    BadBatches {
-        /// The number given.
-        batches: u32,
-        /// Measured slots.
-        slots: u64,
-    },
+    /// The run protocol is invalid ([`RunProtocol::check`] in slotted time).
+    #[error(transparent)]
+    Protocol(#[from] ProtocolError),
     /// The confidence level is not in `(0, 1)`.
     #[error("confidence level {confidence} is not in (0, 1)")]
     BadConfidence {
@@ -229,10 +212,12 @@ struct Pkt {
 /// Runs a slotted simulation from an empty network.
 ///
 /// ```
-/// use fatnet_online::slotted_cube::{SlottedConfig, SlottedScheme, run};
+/// use fatnet_online::RunProtocol;
+/// use fatnet_online::slotted_cube::{SlottedConfig, run};
 ///
 /// // p = 1: disjoint paths; the first arc is a discrete-time M/D/1 queue, thesis (2.4).
-/// let c = SlottedConfig { d: 3, lambda: 0.5, p: 1.0, horizon: 40_000, warmup: 1_000,
+/// let c = SlottedConfig { d: 3, lambda: 0.5, p: 1.0,
+///                         protocol: RunProtocol::slots(1_000, 40_000, 20),
 ///                         ..SlottedConfig::default() };
 /// let r = run(&c)?;
 /// let exact = 3.0 + 0.5 / (2.0 * 0.5);
@@ -243,8 +228,8 @@ struct Pkt {
 /// # Errors
 ///
 /// [`SlottedError::Traffic`] for λ not positive and finite or `p` outside `[0, 1]`,
-/// [`SlottedError::BadDimension`], [`SlottedError::BadWindow`] unless warm-up < horizon,
-/// [`SlottedError::BadBatches`], [`SlottedError::BadConfidence`].
+/// [`SlottedError::BadDimension`], [`SlottedError::Protocol`] unless `0 ≤ warmup < horizon`
+/// in whole slots with `1 ≤ batches ≤ horizon − warmup`, [`SlottedError::BadConfidence`].
 pub fn run(config: &SlottedConfig) -> Result<SlottedReport, SlottedError> {
     let c = *config;
     if !(1..=MAX_DIMENSION).contains(&c.d) {
@@ -254,19 +239,7 @@ pub fn run(config: &SlottedConfig) -> Result<SlottedReport, SlottedError> {
         });
     }
     let traffic = PoissonTraffic::new(c.d, c.lambda, c.p)?;
-    if c.warmup >= c.horizon {
-        return Err(SlottedError::BadWindow {
-            warmup: c.warmup,
-            horizon: c.horizon,
-        });
-    }
-    let span = c.horizon - c.warmup;
-    if c.batches < 2 || u64::from(c.batches) > span {
-        return Err(SlottedError::BadBatches {
-            batches: c.batches,
-            slots: span,
-        });
-    }
+    let (warmup, horizon) = c.protocol.whole_slots()?;
     if !(c.confidence > 0.0 && c.confidence < 1.0) {
         return Err(SlottedError::BadConfidence {
             confidence: c.confidence,
@@ -278,7 +251,7 @@ pub fn run(config: &SlottedConfig) -> Result<SlottedReport, SlottedError> {
     let streams: Vec<NodeArrivals> = (0..1u32 << c.d)
         .map(|x| traffic.node_stream(x, c.seed))
         .collect::<Result<_, _>>()?;
-    let model = SlottedSim::new(c, streams);
+    let model = SlottedSim::new(c, warmup, horizon, streams);
     // The run ends by itself (generation stops at `2 · horizon` and both schemes deliver every
     // packet: an arc of every non-empty list sends in every slot), so no step limit; the
     // conservation check runs in debug builds (the tests).
@@ -298,14 +271,13 @@ struct Measure {
 }
 
 impl Measure {
-    fn new(c: &SlottedConfig) -> Self {
-        let span = c.horizon - c.warmup;
+    fn new(warmup: u64, horizon: u64, batches: u32) -> Self {
         Measure {
-            warmup: c.warmup,
-            horizon: c.horizon,
-            per_batch: span.div_ceil(u64::from(c.batches)),
-            sum: vec![0.0; c.batches as usize],
-            count: vec![0; c.batches as usize],
+            warmup,
+            horizon,
+            per_batch: (horizon - warmup).div_ceil(u64::from(batches)),
+            sum: vec![0.0; batches as usize],
+            count: vec![0; batches as usize],
             hops: 0,
         }
     }
@@ -337,6 +309,9 @@ impl Measure {
 /// the butterfly, adaptive on the cube), the observer is [`Measure`] plus the queue counts.
 struct SlottedSim {
     c: SlottedConfig,
+    /// The measured slots `[warmup, horizon)` ([`SlottedConfig::protocol`], whole).
+    warmup: u64,
+    horizon: u64,
     butterfly: bool,
     n: usize,
     streams: Vec<NodeArrivals>,
@@ -361,13 +336,15 @@ struct SlottedSim {
 }
 
 impl SlottedSim {
-    fn new(c: SlottedConfig, streams: Vec<NodeArrivals>) -> Self {
+    fn new(c: SlottedConfig, warmup: u64, horizon: u64, streams: Vec<NodeArrivals>) -> Self {
         let butterfly = c.network == GreedyNetwork::Butterfly;
         let n = 1usize << c.d;
         // Butterfly: the list of row x at level j (0-based) is `j · 2^d + x`.
         let lists_len = if butterfly { n * c.d as usize } else { n };
         SlottedSim {
             c,
+            warmup,
+            horizon,
             butterfly,
             n,
             streams,
@@ -379,7 +356,7 @@ impl SlottedSim {
             scratch: Vec::new(),
             order: Vec::new(),
             by_distance: vec![0; c.d as usize + 2],
-            measure: Measure::new(&c),
+            measure: Measure::new(warmup, horizon, c.protocol.batches),
             in_flight_measured: 0,
             packets: 0,
             number_sum: 0,
@@ -394,8 +371,8 @@ impl SlottedSim {
     /// The start of slot `slot`: the packets sent in the last slot and the slot's new batches
     /// join their lists, in a uniformly random order per list.
     fn arrivals(&mut self, slot: u64) {
-        let c = self.c;
-        let generating = slot < 2 * c.horizon;
+        let (warmup, horizon) = (self.warmup, self.horizon);
+        let generating = slot < 2 * horizon;
         let mut in_network = 0u64;
         for x in 0..self.lists.len() {
             self.scratch.clear();
@@ -405,7 +382,7 @@ impl SlottedSim {
                 let end = (slot + 1) as f64;
                 while stream.peek_time() < end {
                     let a = stream.next_arrival();
-                    if slot < c.horizon {
+                    if slot < horizon {
                         self.packets += 1;
                     }
                     let measured = self.measure.batch(slot).is_some();
@@ -432,7 +409,7 @@ impl SlottedSim {
             in_network += list.len() as u64;
             self.max_node_queue = self.max_node_queue.max(list.len() as u64);
         }
-        if slot >= c.warmup && slot < c.horizon {
+        if slot >= warmup && slot < horizon {
             self.number_sum += in_network;
         }
     }
@@ -572,7 +549,7 @@ impl StepModel for SlottedSim {
     /// Generation has passed the horizon and every measured packet is delivered. (Generation
     /// stops at `2 · horizon`; a network that is empty after that holds no measured packet.)
     fn finished(&self, t: u64) -> bool {
-        t >= self.c.horizon && self.in_flight_measured == 0
+        t >= self.horizon && self.in_flight_measured == 0
     }
 
     /// Never: new batches may arrive in every slot (and skipping would skip their draws).
@@ -585,7 +562,7 @@ impl StepModel for SlottedSim {
     }
 
     fn step(&mut self, _net: &(), t: u64) -> Step {
-        if t >= 2 * self.c.horizon {
+        if t >= 2 * self.horizon {
             self.extension_capped = true;
         }
         self.arrivals(t);
@@ -618,7 +595,7 @@ impl StepModel for SlottedSim {
 
     fn finish(self, _outcome: Outcome, _steps: u64) -> SlottedReport {
         let c = self.c;
-        let span = c.horizon - c.warmup;
+        let span = self.horizon - self.warmup;
         let Measure {
             per_batch,
             sum,
@@ -639,7 +616,7 @@ impl StepModel for SlottedSim {
             .iter()
             .enumerate()
             .filter(|(_, m)| m.is_finite())
-            .map(|(k, &m)| (c.warmup as f64 + per_batch as f64 * (k as f64 + 0.5), m))
+            .map(|(k, &m)| (self.warmup as f64 + per_batch as f64 * (k as f64 + 0.5), m))
             .collect();
         let delay_trend = fatnet_queueing::stats::least_squares_slope(&points);
         SlottedReport {

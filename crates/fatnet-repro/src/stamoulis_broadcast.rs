@@ -9,6 +9,7 @@
 //! The indirect scheme (Rules A–E, Proposition 7.4) is simulated by
 //! [`fatnet::online::indirect_broadcast`].
 
+use fatnet::online::RunProtocol;
 use fatnet::online::direct_broadcast::{DirectConfig, DirectScheme};
 use fatnet::queueing::stamoulis::broadcast;
 
@@ -37,9 +38,7 @@ fn cell_runs(
         let r = scheme
             .simulate(&DirectConfig {
                 rho,
-                horizon,
-                warmup: horizon / 10,
-                batches: 1,
+                protocol: RunProtocol::slots(horizon / 10, horizon, 1),
                 seed: s,
             })
             .map_err(|e| ExperimentId::new(Paper::Stamoulis, "table6").error(e))?;

@@ -17,6 +17,7 @@
 //! [`DirectReport::queue_size`]: the thesis' storage count (one per packet per forwarding
 //! node, not per copy).
 
+use fatnet::online::RunProtocol;
 use fatnet::online::direct_broadcast::{DirectConfig, DirectReport, DirectScheme};
 use fatnet::online::periodic_broadcast::{PeriodicDiscipline, PeriodicScheme};
 use fatnet::queueing::stamoulis::broadcast;
@@ -115,9 +116,7 @@ impl Simulators {
     ) -> Result<DirectReport, ReproError> {
         let config = DirectConfig {
             rho,
-            horizon,
-            warmup: horizon / 10,
-            batches: 10,
+            protocol: RunProtocol::slots(horizon / 10, horizon, 10),
             seed,
         };
         let k = self.at(d);

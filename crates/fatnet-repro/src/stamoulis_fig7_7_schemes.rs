@@ -23,6 +23,7 @@
 //! next 1,000, and give the mean with its 99% Student-t interval over the runs. "Grows more
 //! slowly" is read as a smaller least-squares slope of `Q` against d over the simulated d.
 
+use fatnet::online::RunProtocol;
 use fatnet::online::direct_broadcast::{DirectConfig, DirectScheme, TreeFamily};
 use fatnet::online::indirect_broadcast::{IndirectConfig, simulate_indirect};
 use fatnet::online::packet::Outcome;
@@ -309,9 +310,7 @@ impl Tabular for Figure7_7Schemes {
             let d = ds[k];
             let config = DirectConfig {
                 rho: RHO,
-                horizon: WARMUP + MEASURED,
-                warmup: WARMUP,
-                batches: 1,
+                protocol: RunProtocol::slots(WARMUP, WARMUP + MEASURED, 1),
                 seed,
             };
             let report = match scheme {

@@ -16,6 +16,7 @@
 //! dimensions and only the first arc queues: a discrete-time M/D/1 with batch Poisson arrivals
 //! (thesis (2.4)), so `T̄ = d + ρ/(2(1 − ρ))` exactly.
 
+use fatnet::online::RunProtocol;
 use fatnet::online::packet::{
     PacketConfig, PacketNet, ScanPolicy, simulate, slotted_bitflip_arrivals,
 };
@@ -386,9 +387,7 @@ impl Tabular for Figure5_3 {
                 d,
                 lambda,
                 p: FIG_P,
-                horizon,
-                warmup: horizon / 10,
-                batches: 20,
+                protocol: RunProtocol::slots(horizon / 10, horizon, 20),
                 confidence: 0.99,
                 seed: crate::derive_seed(FIG5_3_SEED, u64::from(d)),
             })
@@ -526,7 +525,7 @@ impl ContinuousPoint {
         Estimate::new(
             r.delay_mean,
             r.delay_half_width,
-            u64::from(r.config.batches),
+            u64::from(r.config.protocol.batches),
             99,
             3,
         )
@@ -575,9 +574,7 @@ impl Tabular for ContinuousGrid {
                 d,
                 lambda,
                 p,
-                horizon,
-                warmup: horizon / 10.0,
-                batches: 20,
+                protocol: RunProtocol::new(horizon / 10.0, horizon, 20),
                 confidence: 0.99,
                 seed,
                 window: None,
@@ -628,7 +625,11 @@ impl Tabular for ContinuousGrid {
             key,
             point.estimate(),
             b,
-            detail![r.measured, " packets, horizon ", float(r.config.horizon)],
+            detail![
+                r.measured,
+                " packets, horizon ",
+                float(r.config.protocol.horizon)
+            ],
         )]
     }
 
@@ -768,9 +769,7 @@ impl Tabular for ButterflySlotted {
                 d,
                 lambda,
                 p,
-                horizon,
-                warmup: horizon / 10,
-                batches: 20,
+                protocol: RunProtocol::slots(horizon / 10, horizon, 20),
                 confidence: 0.99,
                 seed,
             })
@@ -811,12 +810,17 @@ impl Tabular for ButterflySlotted {
             Estimate::new(
                 r.delay_mean,
                 r.delay_half_width,
-                u64::from(r.config.batches),
+                u64::from(r.config.protocol.batches),
                 99,
                 3,
             ),
             b,
-            detail![r.measured, " packets, ", r.config.horizon, " slots"],
+            detail![
+                r.measured,
+                " packets, ",
+                r.config.protocol.horizon as u64,
+                " slots"
+            ],
         )]
     }
 

@@ -28,7 +28,7 @@ use fatnet_online::greedy_cube::{GreedyConfig, GreedyNetwork, MAX_DIMENSION, ste
 use fatnet_online::indirect_broadcast::{IndirectConfig, simulate_indirect};
 use fatnet_online::periodic_broadcast::{self, PeriodicDiscipline, PeriodicScheme};
 use fatnet_online::slotted_cube::{self, SlottedConfig, SlottedScheme};
-use fatnet_online::{Arrivals, BroadcastScheme, DynamicRouter};
+use fatnet_online::{Arrivals, BroadcastScheme, DynamicRouter, ProtocolParameter, TimeModel};
 use fatnet_queueing::stamoulis::{broadcast as formulas, greedy as bounds};
 use fatnet_queueing::stats;
 use fatnet_topology::TopologySpec;
@@ -109,25 +109,21 @@ pub const MAX_PACKETS: u64 = 1 << 27;
 /// slot, even empty ones.
 pub const MAX_SLOTS: u64 = 1 << 27;
 
-/// How long a dynamic run is and what it measures: the network starts empty, packets are
-/// generated in `[0, slots)` (and past it, unmeasured, until the measured ones are
-/// delivered), those generated in `[warmup, slots)` are measured, and the batch-means
-/// interval splits them into `batches` batches.
+/// How long a dynamic run is and what it measures: the library's
+/// [`RunProtocol`](fatnet_online::RunProtocol) (its rules are [`RunProtocol::check`]'s), with
+/// `slots` its horizon: the network starts empty, packets are generated in `[0, slots)` (and
+/// past it, unmeasured, until the measured ones are delivered), those generated in
+/// `[warmup, slots)` are measured, and the batch-means interval splits them into `batches`
+/// batches.
 ///
 /// The defaults are `slots = 10,000`, `warmup = floor(slots / 10)` and `batches = 20`. The
 /// warm-up is rounded down so that the default is a whole number of slots under every arrival
 /// model: slotted arrivals and the broadcast schemes need whole slots, and a default must
 /// never be refused (`--slots 1005 --arrivals slotted` used to be). It equals `slots / 10`
-/// whenever `slots` is a multiple of 10, the default included.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-pub struct RunProtocol {
-    /// The horizon, in time units (slots): packets generated before it are counted.
-    pub slots: f64,
-    /// The warm-up: packets generated before it are not measured.
-    pub warmup: f64,
-    /// Batches of the batch-means interval, at least 2.
-    pub batches: u32,
-}
+/// whenever `slots` is a multiple of 10, the default included. The scenario adds two
+/// refusals of its own: at most [`MAX_SLOTS`] slots, and at least 2 batches (its reports
+/// give a confidence interval).
+pub use fatnet_online::RunProtocol;
 
 /// The thesis' bounds on greedy routing's mean delay for a routing case (thesis chapter 5).
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -282,11 +278,11 @@ impl DynamicOptions {
         // The engines hold every packet of a trial: refuse a run too long for memory before
         // any is generated, with the estimate.
         let sources = 2f64.powi(d as i32);
-        let packets = rate * sources * protocol.slots;
+        let packets = rate * sources * protocol.horizon;
         if packets > MAX_PACKETS as f64 {
             return Err(ScenarioError::Refused {
                 param: Parameter::Slots,
-                value: protocol.slots.to_string(),
+                value: protocol.horizon.to_string(),
                 reason: format!(
                     "about {packets:.3e} packets per trial (rate × {sources} nodes × slots); at most {MAX_PACKETS} fit in memory: shorten slots or lower the rate"
                 ),
@@ -308,57 +304,43 @@ impl DynamicOptions {
 
     /// The run protocol, its defaults and checks; `whole`: slots must be whole numbers.
     fn protocol(&self, whole: bool) -> Result<RunProtocol, ScenarioError> {
-        const WHOLE: &str = "a whole number of slots with slotted arrivals or a broadcast scheme";
         let slots = self.slots.unwrap_or(DEFAULT_SLOTS);
-        if !(slots.is_finite() && slots > 0.0 && slots <= MAX_SLOTS as f64) {
-            return Err(ScenarioError::OutOfRange {
-                param: Parameter::Slots,
-                value: slots.to_string(),
-                expected: "a positive number of time units, at most 2^27 (slotted runs step through every slot)",
-            });
-        }
-        if whole && slots.fract() != 0.0 {
-            return Err(ScenarioError::OutOfRange {
-                param: Parameter::Slots,
-                value: slots.to_string(),
-                expected: WHOLE,
-            });
-        }
-        let warmup = self.warmup.unwrap_or((slots / 10.0).floor());
-        if !(warmup >= 0.0 && warmup < slots) {
-            return Err(ScenarioError::OutOfRange {
-                param: Parameter::Warmup,
-                value: warmup.to_string(),
-                expected: "at least 0 and below slots",
-            });
-        }
-        if whole && warmup.fract() != 0.0 {
-            return Err(ScenarioError::OutOfRange {
-                param: Parameter::Warmup,
-                value: warmup.to_string(),
-                expected: WHOLE,
-            });
-        }
-        let batches = self.batches.unwrap_or(DEFAULT_BATCHES);
-        if batches < 2 {
-            return Err(ScenarioError::OutOfRange {
-                param: Parameter::Batches,
-                value: batches.to_string(),
-                expected: "at least 2",
-            });
-        }
-        if whole && f64::from(batches) > slots - warmup {
-            return Err(ScenarioError::Refused {
-                param: Parameter::Batches,
-                value: batches.to_string(),
-                reason: format!("more batches than the {} measured slots", slots - warmup),
-            });
-        }
-        Ok(RunProtocol {
+        let protocol = RunProtocol::new(
+            self.warmup.unwrap_or((slots / 10.0).floor()),
             slots,
-            warmup,
-            batches,
-        })
+            self.batches.unwrap_or(DEFAULT_BATCHES),
+        );
+        let time = if whole {
+            TimeModel::Slotted
+        } else {
+            TimeModel::Continuous
+        };
+        protocol
+            .check(time)
+            .map_err(|e| ScenarioError::OutOfRange {
+                param: match e.param {
+                    ProtocolParameter::Warmup => Parameter::Warmup,
+                    ProtocolParameter::Horizon => Parameter::Slots,
+                    ProtocolParameter::Batches => Parameter::Batches,
+                },
+                value: e.value.to_string(),
+                expected: e.expected,
+            })?;
+        if slots > MAX_SLOTS as f64 {
+            return Err(ScenarioError::OutOfRange {
+                param: Parameter::Slots,
+                value: slots.to_string(),
+                expected: "at most 2^27 (slotted runs step through every slot)",
+            });
+        }
+        if protocol.batches < 2 {
+            return Err(ScenarioError::OutOfRange {
+                param: Parameter::Batches,
+                value: protocol.batches.to_string(),
+                expected: "at least 2 (the report gives a confidence interval)",
+            });
+        }
+        Ok(protocol)
     }
 
     /// Node-to-node routing: `p`, the router, the stability check and the bounds.
@@ -750,11 +732,7 @@ impl PreparedDynamic {
     pub fn trial(&self, seed: u64) -> Result<DynamicReport, ScenarioError> {
         let seed = derive_seed(seed, 1);
         let s = &self.setup;
-        let RunProtocol {
-            slots,
-            warmup,
-            batches,
-        } = s.protocol;
+        let protocol = s.protocol;
         let engine = |source: Box<dyn std::error::Error + Send + Sync>| ScenarioError::Dynamic {
             what: "the simulation",
             source,
@@ -793,9 +771,7 @@ impl PreparedDynamic {
                     d: s.d,
                     lambda: s.rate,
                     p: *p,
-                    horizon: slots,
-                    warmup,
-                    batches,
+                    protocol,
                     confidence: CONFIDENCE,
                     seed,
                     window: None,
@@ -830,9 +806,7 @@ impl PreparedDynamic {
                     d: s.d,
                     lambda: s.rate,
                     p: *p,
-                    horizon: slots as u64,
-                    warmup: warmup as u64,
-                    batches,
+                    protocol,
                     confidence: CONFIDENCE,
                     seed,
                 })
@@ -849,9 +823,7 @@ impl PreparedDynamic {
             (DynamicModel::Broadcast { .. }, engine_kind) => {
                 let config = DirectConfig {
                     rho: s.rho,
-                    horizon: slots as u64,
-                    warmup: warmup as u64,
-                    batches,
+                    protocol,
                     seed,
                 };
                 let direct = |r: Result<DirectReport, _>| {
@@ -877,9 +849,9 @@ impl PreparedDynamic {
                             let r = simulate_indirect(&IndirectConfig {
                                 d: s.d,
                                 rho: s.rho,
-                                horizon: slots as u64,
-                                warmup: warmup as u64,
-                                batches,
+                                horizon: protocol.horizon as u64,
+                                warmup: protocol.warmup as u64,
+                                batches: protocol.batches,
                                 seed,
                             })
                             .map_err(|e| engine(Box::new(e)))?;
@@ -1137,7 +1109,7 @@ impl DynamicSummary {
                     p: *p,
                     rho: s.rho,
                     router: *router,
-                    slots: s.protocol.slots,
+                    slots: s.protocol.horizon,
                     warmup: s.protocol.warmup,
                     batches: s.protocol.batches,
                     trials: n,
@@ -1165,7 +1137,7 @@ impl DynamicSummary {
                     d: s.d,
                     rate: s.rate,
                     rho: s.rho,
-                    slots: s.protocol.slots,
+                    slots: s.protocol.horizon,
                     warmup: s.protocol.warmup,
                     batches: s.protocol.batches,
                     trials: n,

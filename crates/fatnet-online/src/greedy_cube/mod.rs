@@ -68,6 +68,8 @@ use fatnet_traffic::arrivals::{Arrival, ArrivalError, NodeArrivals, PoissonTraff
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
+use crate::protocol::{ProtocolError, RunProtocol, TimeModel};
+
 use engine::{Engine, Rec, Sink, merge_new};
 
 /// The largest dimension the simulator accepts (memory: one `f64` per arc and two list
@@ -125,20 +127,9 @@ pub enum GreedyError {
         /// The largest supported dimension.
         max: u32,
     },
-    /// The horizon is not positive and finite, or the warm-up not in `[0, horizon)`.
-    #[error("warm-up {warmup} and horizon {horizon}: need 0 ≤ warm-up < horizon < ∞")]
-    BadWindow {
-        /// The warm-up given.
-        warmup: f64,
-        /// The horizon given.
-        horizon: f64,
-    },
-    /// Fewer than two batches (no confidence interval).
-    #[error("{batches} batches: at least 2 are needed for a confidence interval")]
-    TooFewBatches {
-        /// The number given.
-        batches: u32,
-    },
+    /// The run protocol is invalid ([`RunProtocol::check`] in continuous time).
+    #[error(transparent)]
+    Protocol(#[from] ProtocolError),
     /// The confidence level is not in `(0, 1)`.
     #[error("confidence level {confidence} is not in (0, 1)")]
     BadConfidence {
@@ -192,12 +183,9 @@ pub struct GreedyConfig {
     pub lambda: f64,
     /// Bit-flip probability `p` of the destination law (5.1), in `[0, 1]`.
     pub p: f64,
-    /// Packets generated in `[warmup, horizon)` are measured.
-    pub horizon: f64,
-    /// Packets generated before this time are not measured (the network starts empty).
-    pub warmup: f64,
-    /// Number of batches (equal windows of generation time) for the batch means, ≥ 2.
-    pub batches: u32,
+    /// The run protocol: packets generated in `[warmup, horizon)` are measured, in `batches`
+    /// equal windows of generation time (the network starts empty; time is continuous).
+    pub protocol: RunProtocol,
     /// Two-sided confidence level of the interval for T, in `(0, 1)`.
     pub confidence: f64,
     /// The run's seed: node `x`'s arrivals use
@@ -217,9 +205,7 @@ impl Default for GreedyConfig {
             d: 6,
             lambda: 1.0,
             p: 0.5,
-            horizon: 10_000.0,
-            warmup: 1_000.0,
-            batches: 20,
+            protocol: RunProtocol::default(),
             confidence: 0.95,
             seed: 0,
             window: None,
@@ -457,11 +443,13 @@ impl Sink for Books {
 /// steady-state delay (see the module documentation for the measurement rules).
 ///
 /// ```
+/// use fatnet_online::RunProtocol;
 /// use fatnet_online::greedy_cube::{GreedyConfig, steady_state};
 ///
 /// // p = 1: every packet goes to the antipode, paths are disjoint, and the first arc of each
 /// // path is an M/D/1 queue: T = d + ρ/(2(1 − ρ)) exactly (notes 002a R5.14).
-/// let config = GreedyConfig { d: 3, lambda: 0.5, p: 1.0, horizon: 20_000.0, warmup: 500.0,
+/// let config = GreedyConfig { d: 3, lambda: 0.5, p: 1.0,
+///                             protocol: RunProtocol::new(500.0, 20_000.0, 20),
 ///                             ..GreedyConfig::default() };
 /// let r = steady_state(&config)?;
 /// let exact = 3.0 + 0.5 / (2.0 * 0.5);
@@ -472,23 +460,19 @@ impl Sink for Books {
 /// # Errors
 ///
 /// [`GreedyError::Traffic`] for λ not positive and finite or `p` outside `[0, 1]`,
-/// [`GreedyError::BadDimension`] for `d` outside `1..=20`, [`GreedyError::BadWindow`] unless
-/// `0 ≤ warmup < horizon < ∞`, [`GreedyError::TooFewBatches`] for fewer than 2 batches,
-/// [`GreedyError::BadConfidence`] for a level outside `(0, 1)`,
+/// [`GreedyError::BadDimension`] for `d` outside `1..=20`, [`GreedyError::Protocol`] unless
+/// `0 ≤ warmup < horizon < ∞` and there is a batch, [`GreedyError::BadConfidence`] for a level outside `(0, 1)`,
 /// [`GreedyError::BadWindowLength`] for a window length not positive and finite.
 pub fn steady_state(config: &GreedyConfig) -> Result<GreedyReport, GreedyError> {
     let c = *config;
     check_dimension(c.d)?;
     let traffic = PoissonTraffic::new(c.d, c.lambda, c.p)?;
-    if !(c.horizon.is_finite() && c.horizon > 0.0 && c.warmup >= 0.0 && c.warmup < c.horizon) {
-        return Err(GreedyError::BadWindow {
-            warmup: c.warmup,
-            horizon: c.horizon,
-        });
-    }
-    if c.batches < 2 {
-        return Err(GreedyError::TooFewBatches { batches: c.batches });
-    }
+    c.protocol.check(TimeModel::Continuous)?;
+    let RunProtocol {
+        warmup,
+        horizon,
+        batches,
+    } = c.protocol;
     if !(c.confidence > 0.0 && c.confidence < 1.0) {
         return Err(GreedyError::BadConfidence {
             confidence: c.confidence,
@@ -502,23 +486,23 @@ pub fn steady_state(config: &GreedyConfig) -> Result<GreedyReport, GreedyError> 
     let d = c.d;
     let n = 1usize << d;
     let butterfly = c.network == GreedyNetwork::Butterfly;
-    let batches = c.batches as usize;
-    let span = c.horizon - c.warmup;
+    let batches = batches as usize;
+    let span = horizon - warmup;
     // Segment s ends at seg_end[s]: warm-up, the batches, then the cap of the extension.
     let mut seg_end = Vec::with_capacity(batches + 2);
-    seg_end.push(c.warmup);
+    seg_end.push(warmup);
     for k in 1..batches {
-        seg_end.push(c.warmup + span * k as f64 / batches as f64);
+        seg_end.push(warmup + span * k as f64 / batches as f64);
     }
-    seg_end.push(c.horizon);
-    seg_end.push(2.0 * c.horizon);
+    seg_end.push(horizon);
+    seg_end.push(2.0 * horizon);
     let mut seg_start = vec![0.0; batches + 2];
     seg_start[1..].copy_from_slice(&seg_end[..batches + 1]);
 
     let mut books = Books {
         batches,
-        warmup: c.warmup,
-        horizon: c.horizon,
+        warmup,
+        horizon,
         seg_first: vec![u64::MAX; batches + 2],
         seg_start,
         generated: 0,
@@ -555,7 +539,7 @@ pub fn steady_state(config: &GreedyConfig) -> Result<GreedyReport, GreedyError> 
         let length = c.window.unwrap_or_else(|| {
             WINDOW_PACKETS.max(IN_FLIGHT_FACTOR * engine.in_flight() as f64) / rate
         });
-        let end = if now < c.horizon { c.horizon } else { cap };
+        let end = if now < horizon { horizon } else { cap };
         let mut cutoff = (now + length).min(end);
         if cutoff <= now {
             cutoff = end; // a window too short to advance the clock
@@ -603,7 +587,7 @@ pub fn steady_state(config: &GreedyConfig) -> Result<GreedyReport, GreedyError> 
                 };
                 let rem = r.rem;
                 if s <= batches {
-                    books.clamp_gen += r.t.max(c.warmup) - c.warmup;
+                    books.clamp_gen += r.t.max(warmup) - warmup;
                     books.in_flight_before_horizon += 1;
                 }
                 if (1..=batches).contains(&s) {
@@ -634,7 +618,7 @@ pub fn steady_state(config: &GreedyConfig) -> Result<GreedyReport, GreedyError> 
         while seg_now + 1 < segments && now >= seg_end[seg_now] {
             seg_now += 1;
         }
-        if now >= c.horizon {
+        if now >= horizon {
             if books.in_flight_measured == 0 {
                 break;
             }
@@ -667,7 +651,7 @@ pub fn steady_state(config: &GreedyConfig) -> Result<GreedyReport, GreedyError> 
         .iter()
         .enumerate()
         .filter(|(_, m)| m.is_finite())
-        .map(|(k, &m)| (c.warmup + width * (k as f64 + 0.5), m))
+        .map(|(k, &m)| (warmup + width * (k as f64 + 0.5), m))
         .collect();
     let (delay_half_width, delay_trend) = interval_and_trend(&points, c.confidence);
     let per_arc_time = n as f64 * span;

@@ -81,7 +81,7 @@ use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 /// Why a packet simulation could not run.
-#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[derive(Debug, Clone, PartialEq, Error)]
 #[non_exhaustive]
 pub enum PacketError {
     /// A parameter is outside its range.
@@ -94,6 +94,9 @@ pub enum PacketError {
         /// What is allowed.
         expected: &'static str,
     },
+    /// A steady-state run protocol is invalid ([`crate::RunProtocol::check`]).
+    #[error(transparent)]
+    Protocol(#[from] crate::protocol::ProtocolError),
     /// The network is too large for the engine.
     #[error("too many {what}: {value} (at most {max})")]
     TooLarge {

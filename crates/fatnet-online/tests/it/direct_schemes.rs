@@ -9,6 +9,7 @@
 //! which the measured trend must reach (to a 0.75 factor for the transient). Below the limit
 //! the trend over the measured window must move the backlog by less than a tenth of its mean.
 
+use fatnet_online::RunProtocol;
 use fatnet_online::direct_broadcast::{DirectConfig, DirectReport, DirectScheme, TreeFamily};
 use fatnet_online::packet::{
     FlowControl, Multicast, MulticastTree, PacketConfig, PacketError, PacketNet, QueueCapacity,
@@ -22,9 +23,7 @@ use fatnet_topology::Hypercube;
 fn cfg(rho: f64, horizon: u64, seed: u64) -> DirectConfig {
     DirectConfig {
         rho,
-        horizon,
-        warmup: horizon / 10,
-        batches: 20,
+        protocol: RunProtocol::slots(horizon / 10, horizon, 20),
         seed,
     }
 }
@@ -36,7 +35,7 @@ fn lambda(d: u32, rho: f64) -> f64 {
 /// The backlog stays level: its trend over the measured window is below a tenth of its mean.
 fn assert_bounded(r: &DirectReport, c: &DirectConfig, what: &str) {
     let mean = r.backlog.iter().sum::<f64>() / r.backlog.len() as f64;
-    let drift = r.backlog_trend.abs() * (c.horizon - c.warmup) as f64;
+    let drift = r.backlog_trend.abs() * (c.protocol.horizon - c.protocol.warmup);
     assert!(
         drift < 0.1 * mean,
         "{what}: backlog {mean:.2}, drift {drift:.3} (trend {:.2e})",
@@ -270,11 +269,11 @@ fn bad_runs_are_typed_errors() {
         cfg(0.0, 100, 1),
         cfg(f64::NAN, 100, 1),
         DirectConfig {
-            warmup: 100,
+            protocol: RunProtocol::slots(100, 100, 20),
             ..cfg(0.1, 100, 1)
         },
         DirectConfig {
-            batches: 0,
+            protocol: RunProtocol::slots(10, 100, 0),
             ..cfg(0.1, 100, 1)
         },
     ] {
@@ -284,7 +283,7 @@ fn bad_runs_are_typed_errors() {
         ] {
             assert!(matches!(
                 s.simulate(&c, discipline),
-                Err(PacketError::BadParameter { .. })
+                Err(PacketError::BadParameter { param: "rho", .. } | PacketError::Protocol(_))
             ));
         }
     }

@@ -3,6 +3,7 @@
 //! event-driven simulator, and the steady-state estimator against the thesis' exact values and
 //! bounds (written here, not imported, so that the simulator is checked independently).
 
+use fatnet_online::{ProtocolError, ProtocolParameter, RunProtocol};
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
 
@@ -62,9 +63,7 @@ fn run(
         d,
         lambda,
         p,
-        horizon: warmup + span,
-        warmup,
-        batches: 20,
+        protocol: RunProtocol::new(warmup, warmup + span, 20),
         confidence: 0.99,
         seed,
         window: None,
@@ -233,15 +232,13 @@ fn steady_state_agrees_with_simulate_on_the_same_arrivals() {
             d: 4,
             lambda: 1.5,
             p: 0.5,
-            horizon: 400.0,
-            warmup: 50.0,
-            batches: 5,
+            protocol: RunProtocol::new(50.0, 400.0, 5),
             confidence: 0.95,
             seed: 17,
             window: Some(3.0),
         };
         let r = steady_state(&config).unwrap();
-        assert!(!r.extension_capped && r.generated_until >= config.horizon);
+        assert!(!r.extension_capped && r.generated_until >= config.protocol.horizon);
         let arrivals = PoissonTraffic::new(4, 1.5, 0.5)
             .unwrap()
             .poisson(r.generated_until, 17)
@@ -292,9 +289,7 @@ fn window_length_does_not_change_the_estimates() {
             d: 4,
             lambda: 1.6,
             p: 0.5,
-            horizon: 3000.0,
-            warmup: 300.0,
-            batches: 10,
+            protocol: RunProtocol::new(300.0, 3000.0, 10),
             confidence: 0.95,
             seed: 5,
             window: None,
@@ -493,9 +488,7 @@ fn delay_grows_only_above_rho_one() {
         d: 3,
         lambda,
         p: 0.5,
-        horizon,
-        warmup: horizon / 10.0,
-        batches: 20,
+        protocol: RunProtocol::new(horizon / 10.0, horizon, 20),
         confidence: 0.99,
         seed: 12,
         window: None,
@@ -540,8 +533,7 @@ fn same_seed_same_report() {
         d: 5,
         lambda: 1.4,
         p: 0.5,
-        horizon: 2000.0,
-        warmup: 200.0,
+        protocol: RunProtocol::new(200.0, 2000.0, 20),
         ..GreedyConfig::default()
     };
     let a = steady_state(&config).unwrap();
@@ -552,12 +544,30 @@ fn same_seed_same_report() {
 }
 
 /// Bad parameters are typed errors, never panics.
+/// Whether `e` is the run protocol's refusal of `param`.
+fn protocol_error(e: &GreedyError, param: ProtocolParameter) -> bool {
+    matches!(e, GreedyError::Protocol(ProtocolError { param: p, .. }) if *p == param)
+}
+
+/// One batch is a valid protocol: the mean is estimated, its interval is not (NaN).
+#[test]
+fn one_batch_gives_a_mean_without_an_interval() {
+    let r = steady_state(&GreedyConfig {
+        d: 3,
+        protocol: RunProtocol::new(10.0, 400.0, 1),
+        ..GreedyConfig::default()
+    })
+    .unwrap();
+    assert!(r.delay_mean.is_finite() && r.delay_mean > 0.0);
+    assert_eq!(r.batch_means.len(), 1);
+    assert!(r.delay_half_width.is_nan());
+}
+
 #[test]
 fn bad_input_is_a_typed_error() {
     let ok = GreedyConfig {
         d: 3,
-        horizon: 100.0,
-        warmup: 10.0,
+        protocol: RunProtocol::new(10.0, 100.0, 20),
         ..GreedyConfig::default()
     };
     assert!(steady_state(&ok).is_ok());
@@ -600,39 +610,61 @@ fn bad_input_is_a_typed_error() {
         }),
         (
             GreedyConfig {
-                horizon: 0.0,
-                warmup: 0.0,
+                protocol: RunProtocol::new(0.0, 0.0, 20),
                 ..ok
             },
-            |e| matches!(e, GreedyError::BadWindow { .. }),
+            |e| protocol_error(e, ProtocolParameter::Horizon),
         ),
         (
             GreedyConfig {
-                horizon: f64::INFINITY,
+                protocol: RunProtocol {
+                    horizon: f64::INFINITY,
+                    ..ok.protocol
+                },
                 ..ok
             },
-            |e| matches!(e, GreedyError::BadWindow { .. }),
+            |e| protocol_error(e, ProtocolParameter::Horizon),
         ),
         (
             GreedyConfig {
-                warmup: 100.0,
+                protocol: RunProtocol {
+                    warmup: 100.0,
+                    ..ok.protocol
+                },
                 ..ok
             },
-            |e| matches!(e, GreedyError::BadWindow { .. }),
+            |e| protocol_error(e, ProtocolParameter::Warmup),
         ),
-        (GreedyConfig { warmup: -1.0, ..ok }, |e| {
-            matches!(e, GreedyError::BadWindow { .. })
-        }),
         (
             GreedyConfig {
-                warmup: f64::NAN,
+                protocol: RunProtocol {
+                    warmup: -1.0,
+                    ..ok.protocol
+                },
                 ..ok
             },
-            |e| matches!(e, GreedyError::BadWindow { .. }),
+            |e| protocol_error(e, ProtocolParameter::Warmup),
         ),
-        (GreedyConfig { batches: 1, ..ok }, |e| {
-            matches!(e, GreedyError::TooFewBatches { batches: 1 })
-        }),
+        (
+            GreedyConfig {
+                protocol: RunProtocol {
+                    warmup: f64::NAN,
+                    ..ok.protocol
+                },
+                ..ok
+            },
+            |e| protocol_error(e, ProtocolParameter::Warmup),
+        ),
+        (
+            GreedyConfig {
+                protocol: RunProtocol {
+                    batches: 0,
+                    ..ok.protocol
+                },
+                ..ok
+            },
+            |e| protocol_error(e, ProtocolParameter::Batches),
+        ),
         (
             GreedyConfig {
                 confidence: 1.0,

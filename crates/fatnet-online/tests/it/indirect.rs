@@ -164,9 +164,7 @@ fn nonidling_indirect_scheme() {
     let r = s
         .simulate(&DirectConfig {
             rho: 0.002,
-            horizon: 200_000,
-            warmup: 1_000,
-            batches: 10,
+            protocol: fatnet_online::RunProtocol::slots(1_000, 200_000, 10),
             seed: 3,
         })
         .unwrap();

@@ -2,6 +2,7 @@
 
 use fatnet_online::greedy_cube::{GreedyConfig, GreedyNetwork, steady_state};
 use fatnet_online::slotted_cube::{SlottedConfig, SlottedError, SlottedScheme, run};
+use fatnet_online::{ProtocolError, ProtocolParameter, RunProtocol};
 
 use SlottedScheme::{Adaptive, Greedy};
 
@@ -12,9 +13,7 @@ fn config(scheme: SlottedScheme, d: u32, lambda: f64, p: f64, horizon: u64) -> S
         d,
         lambda,
         p,
-        horizon,
-        warmup: horizon / 10,
-        batches: 20,
+        protocol: RunProtocol::slots(horizon / 10, horizon, 20),
         confidence: 0.99,
         seed: 11,
     }
@@ -48,8 +47,7 @@ fn slotted_greedy_lies_between_t_and_t_plus_one() {
             d,
             lambda,
             p,
-            horizon: 60_000.0,
-            warmup: 6_000.0,
+            protocol: RunProtocol::new(6_000.0, 60_000.0, 20),
             confidence: 0.99,
             seed: 11,
             ..GreedyConfig::default()
@@ -175,15 +173,51 @@ fn bad_input_is_a_typed_error() {
     ));
     assert!(matches!(
         bad(SlottedConfig {
-            warmup: 1_000,
+            protocol: RunProtocol {
+                warmup: 1_000.0,
+                ..ok.protocol
+            },
             ..ok
         }),
-        SlottedError::BadWindow { .. }
+        SlottedError::Protocol(ProtocolError {
+            param: ProtocolParameter::Warmup,
+            ..
+        })
     ));
-    assert!(matches!(
-        bad(SlottedConfig { batches: 1, ..ok }),
-        SlottedError::BadBatches { .. }
-    ));
+    // Slots are whole, and there are at most as many batches as measured slots.
+    for (protocol, param) in [
+        (
+            RunProtocol::new(100.0, 1_000.5, 20),
+            ProtocolParameter::Horizon,
+        ),
+        (
+            RunProtocol::new(100.5, 1_000.0, 20),
+            ProtocolParameter::Warmup,
+        ),
+        (
+            RunProtocol::slots(100, 1_000, 0),
+            ProtocolParameter::Batches,
+        ),
+        (
+            RunProtocol::slots(100, 1_000, 901),
+            ProtocolParameter::Batches,
+        ),
+    ] {
+        assert!(
+            matches!(
+                bad(SlottedConfig { protocol, ..ok }),
+                SlottedError::Protocol(ProtocolError { param: p, .. }) if p == param
+            ),
+            "{protocol:?}"
+        );
+    }
+    // One batch: a mean without an interval.
+    let one = run(&SlottedConfig {
+        protocol: RunProtocol::slots(100, 1_000, 1),
+        ..ok
+    })
+    .unwrap();
+    assert!(one.delay_mean.is_finite() && one.delay_half_width.is_nan());
     assert!(matches!(
         bad(SlottedConfig {
             confidence: 1.0,
@@ -193,7 +227,10 @@ fn bad_input_is_a_typed_error() {
     ));
     for c in [
         SlottedConfig { d: 0, ..ok },
-        SlottedConfig { batches: 1, ..ok },
+        SlottedConfig {
+            protocol: RunProtocol::slots(100, 1_000, 0),
+            ..ok
+        },
     ] {
         assert!(!bad(c).to_string().is_empty());
     }
@@ -217,8 +254,7 @@ fn butterfly_slotted_greedy() {
             d,
             lambda,
             p,
-            horizon: 40_000.0,
-            warmup: 4_000.0,
+            protocol: RunProtocol::new(4_000.0, 40_000.0, 20),
             confidence: 0.99,
             seed: 11,
             ..GreedyConfig::default()

@@ -67,9 +67,7 @@ fn slotted_mean_delay(c: Case, seed: u64) -> f64 {
         d: c.d,
         lambda: c.lambda,
         p: c.p,
-        horizon: c.horizon,
-        warmup: c.warmup(),
-        batches: 10,
+        protocol: fatnet_online::RunProtocol::slots(c.warmup(), c.horizon, 10),
         confidence: 0.99,
         seed,
     })

@@ -144,9 +144,7 @@ fn stamoulis_experiments_are_registered_and_deterministic() {
 fn run(rho: f64, horizon: u64, seed: u64) -> DirectConfig {
     DirectConfig {
         rho,
-        horizon,
-        warmup: horizon / 20,
-        batches: 10,
+        protocol: fatnet::online::RunProtocol::slots(horizon / 20, horizon, 10),
         seed,
     }
 }

@@ -24,7 +24,7 @@ fn defaults_are_poisson_greedy_and_the_documented_protocol() {
     assert_eq!(
         setup.protocol,
         RunProtocol {
-            slots: 10_000.0,
+            horizon: 10_000.0,
             warmup: 1_000.0,
             batches: 20
         }
@@ -127,9 +127,7 @@ fn a_trial_seeds_the_engine_with_the_packet_convention() {
         d: 4,
         lambda: 1.0,
         p: 0.5,
-        horizon: 500.0,
-        warmup: 50.0,
-        batches: 20,
+        protocol: RunProtocol::new(50.0, 500.0, 20),
         confidence: 0.95,
         seed: derive_seed(seed, 1),
         window: None,

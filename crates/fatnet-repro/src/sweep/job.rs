@@ -206,10 +206,6 @@ pub(super) fn prepare(
                 .collect::<Vec<_>>()
                 .join(" ")
         };
-        let str_of = |key: &str| match values.get(key).map(|v| &v.value) {
-            Some(ParamValue::Str(s)) => Some(s.as_str()),
-            _ => None,
-        };
         let line_of_key = |key: &str| values.get(key).map(|v| v.line);
         let mut point_problem = |key: Option<&str>, reason: String| {
             problems.list.push(SweepProblem {
@@ -221,7 +217,7 @@ pub(super) fn prepare(
                 },
             });
         };
-        let topology = str_of("topology").expect("required");
+        let topology = str_param(&values, "topology").expect("required");
         let net = built
             .entry(topology.to_string())
             .or_insert_with(|| build(kind, topology))
@@ -328,6 +324,14 @@ pub(super) fn prepare(
     prepared_points
 }
 
+/// The value of string parameter `key` at a point, if it has one.
+fn str_param<'v>(values: &'v BTreeMap<String, Value>, key: &str) -> Option<&'v str> {
+    match values.get(key).map(|v| &v.value) {
+        Some(ParamValue::Str(s)) => Some(s.as_str()),
+        _ => None,
+    }
+}
+
 /// A point's topology, traffic and options (every other parameter), deserialised into the
 /// options struct of the command that runs the same case.
 fn scenario_of<N, T>(
@@ -338,10 +342,7 @@ where
     N::Err: std::fmt::Display,
     T: serde::de::DeserializeOwned,
 {
-    let text = |key: &str| match values.get(key).map(|v| &v.value) {
-        Some(ParamValue::Str(s)) => s.clone(),
-        _ => String::new(),
-    };
+    let text = |key: &str| str_param(values, key).unwrap_or_default();
     let topology = text("topology")
         .parse()
         .map_err(|e| (Some("topology"), format!("{e}")))?;

@@ -1,9 +1,11 @@
 //! What can be wrong with a sweep file, and which line to blame.
 //!
 //! Owns [`SweepProblem`] and [`SweepProblemKind`] (the entries of
-//! [`ReproError::InvalidSweep`](crate::ReproError::InvalidSweep)), the collector the checks
+//! [`ReproError::InvalidSweep`]), the collector the checks
 //! push them into, and the byte-offset-to-line arithmetic. It does not decide what is wrong:
 //! `check` and `spec` find the problems of the text, `job` the refusals of the scenarios.
+
+use crate::ReproError;
 
 /// One problem of a sweep file.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -138,6 +140,15 @@ impl Problems<'_> {
     pub(super) fn at(&mut self, span: std::ops::Range<usize>, kind: SweepProblemKind) {
         let line = Some(line_of(self.source, span.start));
         self.list.push(SweepProblem { line, kind });
+    }
+
+    /// The sweep's error: every problem, sorted by line (the stable sort keeps the order
+    /// found within a line; problems without a line come last).
+    pub(super) fn into_error(mut self) -> ReproError {
+        self.list.sort_by_key(|p| p.line.unwrap_or(usize::MAX));
+        ReproError::InvalidSweep {
+            problems: self.list,
+        }
     }
 }
 

@@ -19,6 +19,7 @@ use super::check::{ParamValue, Value, as_u64, check_entry};
 use super::grid::expand;
 use super::job::{Point, prepare};
 use super::problem::{Problems, SweepProblem, SweepProblemKind, line_of};
+use super::store::io_error;
 use crate::{ReproError, derive_seed};
 
 /// The most tasks (points × trials) a sweep may have: the runner keeps a flag per task, and
@@ -170,9 +171,7 @@ impl SweepSpec {
                         message: e.message().trim().to_string(),
                     },
                 );
-                return Err(ReproError::InvalidSweep {
-                    problems: problems.list,
-                });
+                return Err(problems.into_error());
             }
         };
         let root = root.get_ref();
@@ -181,20 +180,15 @@ impl SweepSpec {
         let mut params: Option<BTreeMap<String, Vec<Value>>> = None;
         let mut zip: BTreeMap<String, Vec<Value>> = BTreeMap::new();
         let mut zip_len: Option<usize> = None;
-        let kind_of = |key: &str, names: &[&str]| {
-            root.get(key)
-                .and_then(|v| v.get_ref().as_str())
-                .filter(|s| names.contains(s))
-                .map(|s| match s {
-                    "packet" => SweepKind::Packet,
-                    "route" => SweepKind::Route,
-                    "dynamic" => SweepKind::Dynamic,
-                    _ => SweepKind::Schedule,
-                })
+        let kind_of = |key: &str| {
+            let name = root.get(key)?.get_ref().as_str()?;
+            SweepKind::ALL
+                .into_iter()
+                .find(|kind| kind.key() == key && kind.name() == name)
         };
         let kind = match (root.get("simulator"), root.get("scheduler")) {
-            (Some(_), None) => kind_of("simulator", &SIMULATORS),
-            (None, Some(_)) => kind_of("scheduler", &SCHEDULERS),
+            (Some(_), None) => kind_of("simulator"),
+            (None, Some(_)) => kind_of("scheduler"),
             _ => None,
         };
         let mut params_spans: BTreeMap<String, std::ops::Range<usize>> = BTreeMap::new();
@@ -318,10 +312,7 @@ impl SweepSpec {
             }
         }
         if !problems.list.is_empty() {
-            problems.list.sort_by_key(|p| p.line.unwrap_or(usize::MAX));
-            return Err(ReproError::InvalidSweep {
-                problems: problems.list,
-            });
+            return Err(problems.into_error());
         }
         let (trials, seed, params) = (
             trials.expect("checked"),
@@ -346,17 +337,12 @@ impl SweepSpec {
                     max: MAX_TASKS,
                 },
             });
-            return Err(ReproError::InvalidSweep {
-                problems: problems.list,
-            });
+            return Err(problems.into_error());
         }
         let points = expand(&params, &zip, zip_len.unwrap_or(1));
         let prepared = prepare(kind, points, seed, &mut problems);
         if !problems.list.is_empty() {
-            problems.list.sort_by_key(|p| p.line.unwrap_or(usize::MAX));
-            return Err(ReproError::InvalidSweep {
-                problems: problems.list,
-            });
+            return Err(problems.into_error());
         }
         Ok(SweepSpec {
             source: source.to_string(),
@@ -374,10 +360,7 @@ impl SweepSpec {
     ///
     /// [`ReproError::Io`] if the file cannot be read; otherwise as [`SweepSpec::parse`].
     pub fn from_file(path: &Path) -> Result<SweepSpec, ReproError> {
-        let source = fs::read_to_string(path).map_err(|source| ReproError::Io {
-            path: path.to_path_buf(),
-            source,
-        })?;
+        let source = fs::read_to_string(path).map_err(io_error(path))?;
         SweepSpec::parse(&source)
     }
 

@@ -46,6 +46,12 @@ pub(super) fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> ReproError
     }
 }
 
+/// Length of the complete lines of `bytes`: up to and including its last newline (a partial
+/// last line, an interrupted write, is what follows).
+fn complete_len(bytes: &[u8]) -> usize {
+    bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1)
+}
+
 /// The complete records of a results file's text `bytes` (a partial last line is ignored),
 /// checked against `spec`: every line a record of this sweep, no task twice.
 fn parse_records(
@@ -53,7 +59,7 @@ fn parse_records(
     path: &Path,
     bytes: &[u8],
 ) -> Result<Vec<TrialRecord>, ReproError> {
-    let complete = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+    let complete = complete_len(bytes);
     let mut seen = vec![false; usize::try_from(spec.tasks()).expect("tasks fit in memory")];
     let mut records = Vec::new();
     for (index, line) in bytes[..complete].split(|&b| b == b'\n').enumerate() {
@@ -99,7 +105,7 @@ pub(super) fn read_done(spec: &SweepSpec, path: &Path) -> Result<(Vec<bool>, u64
     let mut bytes = Vec::new();
     file.read_to_end(&mut bytes).map_err(io_error(path))?;
     let records = parse_records(spec, path, &bytes)?;
-    let complete = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+    let complete = complete_len(&bytes);
     let discarded = (bytes.len() - complete) as u64;
     if discarded > 0 {
         file.set_len(complete as u64).map_err(io_error(path))?;
@@ -138,7 +144,7 @@ pub fn read_results(out_dir: &Path) -> Result<SweepResults, ReproError> {
     let bytes = fs::read(&path).map_err(io_error(&path))?;
     let mut records = parse_records(&spec, &path, &bytes)?;
     records.sort_by_key(|r| r.task);
-    let complete = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+    let complete = complete_len(&bytes);
     Ok(SweepResults {
         spec,
         records,

@@ -736,18 +736,14 @@ fn storage_of_all_trees(
 
 /// The end time of a broadcast started in slot `s` (not a C_0 slot): the end of the d-th
 /// non-C_0 slot from `s`, inclusive (thesis §7.1.2).
+///
+/// Closed form: the non-C_0 slots `3m + 1, 3m + 2` have ranks `2m, 2m + 1` among the non-C_0
+/// slots, so slot `x` has rank `2⌊x/3⌋ + (x mod 3) − 1` and rank `r` is slot
+/// `3⌊r/2⌋ + 1 + (r mod 2)`; the d-th non-C_0 slot from `s` has rank `rank(s) + d − 1`.
 fn broadcast_end(s: u64, d: u32) -> u64 {
-    let mut slot = s;
-    let mut counted = 0;
-    loop {
-        if !slot.is_multiple_of(3) {
-            counted += 1;
-            if counted == d {
-                return slot + 1;
-            }
-        }
-        slot += 1;
-    }
+    debug_assert!(!s.is_multiple_of(3) && d >= 1, "s = {s}, d = {d}");
+    let r = 2 * (s / 3) + s % 3 - 1 + u64::from(d) - 1;
+    3 * (r / 2) + 1 + r % 2 + 1
 }
 
 #[cfg(test)]
@@ -835,6 +831,20 @@ mod tests {
                 "d = {d}"
             );
             assert_eq!(broadcast_end(2, d) - 2, u64::from(d / 2 + d), "d = {d}");
+        }
+    }
+
+    /// The closed form of [`broadcast_end`] against counting the non-C_0 slots one by one.
+    #[test]
+    fn broadcast_end_counts_non_c0_slots() {
+        for s in (1..200u64).filter(|s| s % 3 != 0) {
+            for d in 1..=20u32 {
+                let last = (s..)
+                    .filter(|x| x % 3 != 0)
+                    .nth(d as usize - 1)
+                    .expect("infinitely many non-C_0 slots");
+                assert_eq!(broadcast_end(s, d), last + 1, "s = {s}, d = {d}");
+            }
         }
     }
 }

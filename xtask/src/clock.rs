@@ -42,11 +42,7 @@ pub(crate) const ENGINES: &[(&str, &str)] = &[
 ];
 
 /// Scheme loops still to be folded into an engine (issue 16), with why they are still loops.
-pub(crate) const TO_BE_FOLDED: &[(&str, &str)] = &[(
-    "crates/fatnet-online/src/indirect_broadcast.rs",
-    "the 3-slot-frame loop of Rules A-E (slot classes, virtual arcs, root buffers): a gated \
-         source and queue policy of the step engine still to be written",
-)];
+pub(crate) const TO_BE_FOLDED: &[(&str, &str)] = &[];
 
 /// Code that counts slots but is not a simulator, with why it stays.
 pub(crate) const NOT_SIMULATORS: &[(&str, &str)] = &[(

@@ -12,8 +12,10 @@
 //! role in each: [`simulate_indirect_nodes`] runs the d trees side by side (the same
 //! frame-by-frame run per tree, T^(1) on the same random stream, so its part is exactly
 //! [`simulate_indirect`]'s) and adds up every node's storage.
-//! It is a dedicated simulator, not the packet engine: the slot classes, virtual arcs and
-//! root buffers of Rules C–E are not policies of a general engine.
+//! A tree's run is a model of the synchronous step engine ([`crate::step`], one step per
+//! 3-slot frame; `TreeModel`), which owns the step counter and the loop. It is not the packet
+//! engine: the slot classes, virtual arcs and root buffers of Rules C–E are the model's own,
+//! not policies of a general engine.
 //!
 //! **Rules** (slot classes C_k = {t : t mod 3 = k}; a frame is slots t, t+1, t+2, t ∈ C_0):
 //! - A: a packet picks its tree uniformly (hence rate λ/d per node for this tree);
@@ -30,10 +32,13 @@
 //! eligible at the start of the slot (in generation order); a packet generated in `(t − 3, t)`
 //! becomes eligible in C_0 slot `t`. Delay T runs from generation to the end of the broadcast.
 
+use crate::packet::Outcome;
+use crate::step::{Step, StepModel, drive};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
 use serde::Serialize;
 use std::collections::VecDeque;
+use std::convert::Infallible;
 use thiserror::Error;
 
 /// Largest dimension simulated (the state is a few words per node).
@@ -258,145 +263,271 @@ struct TreeRun {
     waiting_at_horizon: u64,
 }
 
-/// Runs one tree of the scheme, frame by frame, on its `births` (see the module
-/// documentation), drawing the tie orders and Rule E's coins from `rng`. `leave(i, x, time)`
-/// is told each time packet `i` stops being stored at node `x` during its trip to the root:
-/// at the end of the C_0 slot in which it crosses a reverse arc out of `x`, and at the root at
-/// the end of its first broadcast slot. It draws nothing from `rng`, so observing a run does
-/// not change it.
-fn run_tree(
-    tree: &Tree,
-    births: &[(f64, u32)],
+/// One tree of the scheme as a model of the step engine ([`crate::step`]), run on that tree
+/// (the engine's `Net`): one engine step is one 3-slot frame, step `t` being the frame of
+/// slots `3t` (C_0), `3t + 1` and `3t + 2`. The slot classes, virtual arcs and root buffers
+/// of Rules C–E are the model's own.
+///
+/// - [`release`](StepModel::release) is a gated source: the packets born before slot `3t`
+///   become eligible at step `t`, in generation order, at their virtual arc (non-leaf origin,
+///   Rule D) or their first reverse arc (leaf origin);
+/// - [`step`](StepModel::step) moves the head of every non-empty queue one hop in C_0 slot
+///   `3t` (arrivals at one queue in random order), then starts Rule E's broadcasts from the
+///   root buffers in slots `3t + 1` and `3t + 2` (one fair coin per frame, drawn even when
+///   the buffers are empty);
+/// - the run is [`finished`](StepModel::finished) once every packet's broadcast has started;
+/// - it is never [`idle`](StepModel::idle): the per-frame coin and the waiting-count average
+///   (`waiting_sum / frames`) cover every frame, so skipping empty frames would change both
+///   the random draws and the report.
+struct TreeModel<'a, F> {
+    births: &'a [(f64, u32)],
     horizon: u64,
     d: u32,
-    rng: &mut Pcg64,
-    mut leave: impl FnMut(usize, u32, u64),
-) -> TreeRun {
-    let n = tree.parent.len();
-    let packets = births.len();
-    // Queues: virtual arc of node y (non-leaves), reverse arc y → parent (y ≠ root).
-    let mut vq: Vec<VecDeque<Packet>> = vec![VecDeque::new(); n];
-    let mut aq: Vec<VecDeque<Packet>> = vec![VecDeque::new(); n];
-    let (mut b1, mut b2) = (VecDeque::new(), VecDeque::new());
-    let mut busy: Vec<u32> = Vec::new(); // queue ids (2y: virtual, 2y+1: reverse) maybe non-empty
-    let mut listed = vec![false; 2 * n];
-    let mut completion = vec![f64::NAN; packets];
-    let mut start_slot = vec![0u64; packets];
-    let mut next_birth = 0usize;
-    let mut done = 0usize;
-    let (mut waiting, mut waiting_sum, mut max_waiting) = (0u64, 0u128, 0u64);
-    let mut waiting_at_horizon = None;
-    let mut moves: Vec<(u32, Packet)> = Vec::new();
-    let mut frame = 0u64;
-    while done < packets {
-        let t = 3 * frame;
-        // Packets generated before t become eligible now, in generation order.
-        while next_birth < packets && births[next_birth].0 < t as f64 {
-            let y = births[next_birth].1;
+    rng: &'a mut Pcg64,
+    /// The observer of [`run_tree`].
+    leave: F,
+    /// Queue of the virtual arc of node y (non-leaves).
+    vq: Vec<VecDeque<Packet>>,
+    /// Queue of the reverse arc y → parent (y ≠ root).
+    aq: Vec<VecDeque<Packet>>,
+    /// Root buffers B_1 (origins in the largest subtree) and B_2 (all others).
+    b1: VecDeque<Packet>,
+    b2: VecDeque<Packet>,
+    /// Queue ids (2y: virtual arc, 2y + 1: reverse arc) that may be non-empty, in the order
+    /// they were listed; `listed[q]` whether `q` is in `busy`.
+    busy: Vec<u32>,
+    listed: Vec<bool>,
+    /// Scratch: the queues still non-empty after a frame's moves.
+    still: Vec<u32>,
+    /// Scratch: a frame's moves, (destination node, packet).
+    moves: Vec<(u32, Packet)>,
+    completion: Vec<f64>,
+    start_slot: Vec<u64>,
+    /// Packets released so far (the next one to release, in generation order).
+    next_birth: usize,
+    /// Packets whose broadcast has started.
+    done: usize,
+    /// Packets released whose broadcast has not started.
+    waiting: u64,
+    waiting_sum: u128,
+    max_waiting: u64,
+    waiting_at_horizon: Option<u64>,
+}
+
+impl<'a, F: FnMut(usize, u32, u64)> TreeModel<'a, F> {
+    fn new(
+        tree: &Tree,
+        births: &'a [(f64, u32)],
+        horizon: u64,
+        d: u32,
+        rng: &'a mut Pcg64,
+        leave: F,
+    ) -> Self {
+        let n = tree.parent.len();
+        let packets = births.len();
+        TreeModel {
+            births,
+            horizon,
+            d,
+            rng,
+            leave,
+            vq: vec![VecDeque::new(); n],
+            aq: vec![VecDeque::new(); n],
+            b1: VecDeque::new(),
+            b2: VecDeque::new(),
+            busy: Vec::new(),
+            listed: vec![false; 2 * n],
+            still: Vec::new(),
+            moves: Vec::new(),
+            completion: vec![f64::NAN; packets],
+            start_slot: vec![0u64; packets],
+            next_birth: 0,
+            done: 0,
+            waiting: 0,
+            waiting_sum: 0,
+            max_waiting: 0,
+            waiting_at_horizon: None,
+        }
+    }
+}
+
+impl<F: FnMut(usize, u32, u64)> StepModel for TreeModel<'_, F> {
+    type Net = Tree;
+    type Report = TreeRun;
+    type Error = Infallible;
+
+    /// Packets generated before slot `3t` become eligible now, in generation order.
+    #[inline]
+    fn release(&mut self, tree: &Tree, t: u64) {
+        let c0 = 3 * t;
+        while self.next_birth < self.births.len() && self.births[self.next_birth].0 < c0 as f64 {
+            let y = self.births[self.next_birth].1;
             let p = Packet {
                 origin: y,
-                index: next_birth as u32,
+                index: self.next_birth as u32,
             };
             let q = if tree.nonleaf[y as usize] {
-                vq[y as usize].push_back(p);
+                self.vq[y as usize].push_back(p);
                 2 * y
             } else {
-                aq[y as usize].push_back(p);
+                self.aq[y as usize].push_back(p);
                 2 * y + 1
             };
-            if !listed[q as usize] {
-                listed[q as usize] = true;
-                busy.push(q);
+            if !self.listed[q as usize] {
+                self.listed[q as usize] = true;
+                self.busy.push(q);
             }
-            waiting += 1;
-            next_birth += 1;
+            self.waiting += 1;
+            self.next_birth += 1;
         }
-        if waiting_at_horizon.is_none() && t as f64 >= horizon as f64 {
-            waiting_at_horizon = Some(waiting);
+    }
+
+    #[inline]
+    fn finished(&self, _t: u64) -> bool {
+        self.done == self.births.len()
+    }
+
+    /// Never: every frame draws Rule E's coin and counts in the waiting average (see
+    /// [`TreeModel`]).
+    #[inline]
+    fn idle(&self) -> bool {
+        false
+    }
+
+    /// The first frame whose C_0 slot follows the next birth.
+    #[inline]
+    fn next_release(&self) -> Option<u64> {
+        self.births
+            .get(self.next_birth)
+            .map(|&(born, _)| (born / 3.0).floor() as u64 + 1)
+    }
+
+    /// Frame `t`: the C_0 moves in slot `3t`, then Rule E's starts in slots `3t + 1` and
+    /// `3t + 2`. Out of line, as the packet engine's steps (see [`crate::step`]).
+    #[inline(never)]
+    fn step(&mut self, tree: &Tree, t: u64) -> Step {
+        let c0 = 3 * t;
+        if self.waiting_at_horizon.is_none() && c0 as f64 >= self.horizon as f64 {
+            self.waiting_at_horizon = Some(self.waiting);
         }
-        // C_0 slot t: the head of every non-empty queue moves one hop, all at once.
-        moves.clear();
-        let mut still = Vec::with_capacity(busy.len());
-        for &q in &busy {
+        // C_0 slot c0: the head of every non-empty queue moves one hop, all at once.
+        self.moves.clear();
+        self.still.clear();
+        for &q in &self.busy {
             let y = q / 2;
             let queue = if q % 2 == 0 {
-                &mut vq[y as usize]
+                &mut self.vq[y as usize]
             } else {
-                &mut aq[y as usize]
+                &mut self.aq[y as usize]
             };
             if let Some(p) = queue.pop_front() {
                 // A virtual arc ends at its own node; a reverse arc at the parent.
                 let to = if q % 2 == 0 {
                     y
                 } else {
-                    leave(p.index as usize, y, t + 1);
+                    (self.leave)(p.index as usize, y, c0 + 1);
                     tree.parent[y as usize]
                 };
-                moves.push((to, p));
+                self.moves.push((to, p));
             }
             if queue.is_empty() {
-                listed[q as usize] = false;
+                self.listed[q as usize] = false;
             } else {
-                still.push(q);
+                self.still.push(q);
             }
         }
-        busy = still;
+        std::mem::swap(&mut self.busy, &mut self.still);
         // Arrivals at one queue in the same slot: random order.
-        for i in (1..moves.len()).rev() {
-            let j = rng.random_range(0..=i);
-            moves.swap(i, j);
+        for i in (1..self.moves.len()).rev() {
+            let j = self.rng.random_range(0..=i);
+            self.moves.swap(i, j);
         }
-        for &(to, p) in &moves {
+        for &(to, p) in &self.moves {
             if to == tree.root {
                 if p.origin != tree.root && tree.largest[p.origin as usize] {
-                    b1.push_back(p);
+                    self.b1.push_back(p);
                 } else {
-                    b2.push_back(p);
+                    self.b2.push_back(p);
                 }
             } else {
-                aq[to as usize].push_back(p);
+                self.aq[to as usize].push_back(p);
                 let q = 2 * to + 1;
-                if !listed[q as usize] {
-                    listed[q as usize] = true;
-                    busy.push(q);
+                if !self.listed[q as usize] {
+                    self.listed[q as usize] = true;
+                    self.busy.push(q);
                 }
             }
         }
-        // Rule E: broadcasts start in slots t + 1 and t + 2.
-        let first_b1 = rng.random::<bool>();
-        let starts: [Option<Packet>; 2] = match (b1.is_empty(), b2.is_empty()) {
+        // Rule E: broadcasts start in slots c0 + 1 and c0 + 2.
+        let first_b1 = self.rng.random::<bool>();
+        let starts: [Option<Packet>; 2] = match (self.b1.is_empty(), self.b2.is_empty()) {
             (false, false) => {
-                let (x, y) = (b1.pop_front(), b2.pop_front());
+                let (x, y) = (self.b1.pop_front(), self.b2.pop_front());
                 if first_b1 { [x, y] } else { [y, x] }
             }
             (false, true) | (true, false) => {
-                let p = b1.pop_front().or_else(|| b2.pop_front());
+                let p = self.b1.pop_front().or_else(|| self.b2.pop_front());
                 if first_b1 { [p, None] } else { [None, p] }
             }
             (true, true) => [None, None],
         };
         for (k, p) in starts.into_iter().enumerate() {
             if let Some(p) = p {
-                let s = t + 1 + k as u64;
-                completion[p.index as usize] = broadcast_end(s, d) as f64;
-                start_slot[p.index as usize] = s;
-                leave(p.index as usize, tree.root, s + 1);
-                waiting -= 1;
-                done += 1;
+                let s = c0 + 1 + k as u64;
+                self.completion[p.index as usize] = broadcast_end(s, self.d) as f64;
+                self.start_slot[p.index as usize] = s;
+                (self.leave)(p.index as usize, tree.root, s + 1);
+                self.waiting -= 1;
+                self.done += 1;
             }
         }
-        waiting_sum += u128::from(waiting);
-        max_waiting = max_waiting.max(waiting);
-        frame += 1;
+        self.waiting_sum += u128::from(self.waiting);
+        self.max_waiting = self.max_waiting.max(self.waiting);
+        Step::Continue
     }
-    TreeRun {
-        completion,
-        start_slot,
-        frames: frame,
-        waiting_sum,
-        max_waiting,
-        waiting_at_horizon: waiting_at_horizon.unwrap_or(waiting),
+
+    /// Nothing to check: a packet is in exactly one queue or buffer from its release to its
+    /// start, by construction (and [`run_tree`] asks for no check).
+    fn check_conservation(&self, _tree: &Tree, _t: u64) -> Result<(), Infallible> {
+        Ok(())
     }
+
+    /// `frames` is the number of frames run (`steps`: the model is never idle, so every step
+    /// up to the last ran).
+    fn finish(self, outcome: Outcome, steps: u64) -> TreeRun {
+        debug_assert_eq!(outcome, Outcome::Delivered);
+        TreeRun {
+            completion: self.completion,
+            start_slot: self.start_slot,
+            frames: steps,
+            waiting_sum: self.waiting_sum,
+            max_waiting: self.max_waiting,
+            waiting_at_horizon: self.waiting_at_horizon.unwrap_or(self.waiting),
+        }
+    }
+}
+
+/// Runs one tree of the scheme, frame by frame, on its `births` (see the module
+/// documentation): [`TreeModel`] driven by the step engine, drawing the tie orders and Rule
+/// E's coins from `rng`. `leave(i, x, time)` is told each time packet `i` stops being stored
+/// at node `x` during its trip to the root: at the end of the C_0 slot in which it crosses a
+/// reverse arc out of `x`, and at the root at the end of its first broadcast slot. It draws
+/// nothing from `rng`, so observing a run does not change it.
+///
+/// The run has no step limit (`u64::MAX`, never reached): it always finishes, since every
+/// frame moves the head of every non-empty queue one hop towards the root and starts a
+/// broadcast from a non-empty root buffer, and the births are finitely many.
+fn run_tree(
+    tree: &Tree,
+    births: &[(f64, u32)],
+    horizon: u64,
+    d: u32,
+    rng: &mut Pcg64,
+    leave: impl FnMut(usize, u32, u64),
+) -> TreeRun {
+    let model = TreeModel::new(tree, births, horizon, d, rng, leave);
+    let Ok(run) = drive(model, tree, u64::MAX, false);
+    run
 }
 
 /// The slots `u_0 = s < u_1 < … < u_{d−1}` of a broadcast started in slot `s`: `u_k` is the
@@ -736,18 +867,14 @@ fn storage_of_all_trees(
 
 /// The end time of a broadcast started in slot `s` (not a C_0 slot): the end of the d-th
 /// non-C_0 slot from `s`, inclusive (thesis §7.1.2).
+///
+/// Closed form: the non-C_0 slots `3m + 1, 3m + 2` have ranks `2m, 2m + 1` among the non-C_0
+/// slots, so slot `x` has rank `2⌊x/3⌋ + (x mod 3) − 1` and rank `r` is slot
+/// `3⌊r/2⌋ + 1 + (r mod 2)`; the d-th non-C_0 slot from `s` has rank `rank(s) + d − 1`.
 fn broadcast_end(s: u64, d: u32) -> u64 {
-    let mut slot = s;
-    let mut counted = 0;
-    loop {
-        if !slot.is_multiple_of(3) {
-            counted += 1;
-            if counted == d {
-                return slot + 1;
-            }
-        }
-        slot += 1;
-    }
+    debug_assert!(!s.is_multiple_of(3) && d >= 1, "s = {s}, d = {d}");
+    let r = 2 * (s / 3) + s % 3 - 1 + u64::from(d) - 1;
+    3 * (r / 2) + 1 + r % 2 + 1
 }
 
 #[cfg(test)]
@@ -835,6 +962,20 @@ mod tests {
                 "d = {d}"
             );
             assert_eq!(broadcast_end(2, d) - 2, u64::from(d / 2 + d), "d = {d}");
+        }
+    }
+
+    /// The closed form of [`broadcast_end`] against counting the non-C_0 slots one by one.
+    #[test]
+    fn broadcast_end_counts_non_c0_slots() {
+        for s in (1..200u64).filter(|s| s % 3 != 0) {
+            for d in 1..=20u32 {
+                let last = (s..)
+                    .filter(|x| x % 3 != 0)
+                    .nth(d as usize - 1)
+                    .expect("infinitely many non-C_0 slots");
+                assert_eq!(broadcast_end(s, d), last + 1, "s = {s}, d = {d}");
+            }
         }
     }
 }

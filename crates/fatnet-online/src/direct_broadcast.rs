@@ -23,9 +23,10 @@ use crate::packet::{
     Multicast, MulticastTree, Outcome, PacketConfig, PacketError, PacketNet, ScanPolicy,
     simulate_multicast_stored,
 };
-use crate::protocol::{ProtocolParameter, RunProtocol, TimeModel};
+use crate::protocol::RunProtocol;
 use fatnet_topology::Hypercube;
 use fatnet_topology::Processor;
+use fatnet_traffic::arrivals::shared_stream_births;
 
 /// The options of one run of the direct scheme.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -86,27 +87,16 @@ pub struct DirectReport {
 }
 
 /// Every node's Poisson births in `[0, horizon)` at rate `lambda`, node by node from `rng`,
-/// each with a tag drawn by `tag`; merged in time as (time, origin, tag).
+/// each with a tag drawn by `tag`; merged in time as (time, origin, tag)
+/// ([`shared_stream_births`]).
 pub(crate) fn poisson_births(
     nodes: u32,
     lambda: f64,
     horizon: u64,
     rng: &mut Pcg64,
-    mut tag: impl FnMut(&mut Pcg64) -> u32,
+    tag: impl FnMut(&mut Pcg64) -> u32,
 ) -> Vec<(f64, u32, u32)> {
-    let mut births = Vec::new();
-    for origin in 0..nodes {
-        let mut t = 0.0;
-        loop {
-            t += -(1.0 - rng.random::<f64>()).ln() / lambda;
-            if t >= horizon as f64 {
-                break;
-            }
-            births.push((t, origin, tag(rng)));
-        }
-    }
-    births.sort_by(|a, b| a.0.total_cmp(&b.0));
-    births
+    shared_stream_births(nodes, lambda, horizon as f64, rng, tag)
 }
 
 /// Checks a run's options; returns the warm-up and the horizon in whole slots.
@@ -119,28 +109,6 @@ pub(crate) fn check_config(c: &DirectConfig) -> Result<(u64, u64), PacketError> 
         });
     }
     Ok(c.protocol.whole_slots()?)
-}
-
-/// The first bad option of a broadcast run (load, then [`RunProtocol::check`] in slotted time)
-/// as (parameter, value given, what was expected), for the indirect simulator's error.
-pub(crate) fn bad_run_options(
-    rho: f64,
-    horizon: u64,
-    warmup: u64,
-    batches: u32,
-) -> Option<(&'static str, String, &'static str)> {
-    if !(rho.is_finite() && rho > 0.0) {
-        return Some(("rho", rho.to_string(), "positive and finite"));
-    }
-    let e = RunProtocol::slots(warmup, horizon, batches)
-        .check(TimeModel::Slotted)
-        .err()?;
-    let name = match e.param {
-        ProtocolParameter::Warmup => "warmup",
-        ProtocolParameter::Horizon => "horizon",
-        ProtocolParameter::Batches => "batches",
-    };
-    Some((name, e.value.to_string(), e.expected))
 }
 
 /// What a run measured, before it becomes a [`DirectReport`].

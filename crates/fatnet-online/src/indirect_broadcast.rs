@@ -33,7 +33,9 @@
 //! becomes eligible in C_0 slot `t`. Delay T runs from generation to the end of the broadcast.
 
 use crate::packet::Outcome;
+use crate::protocol::{ProtocolError, RunProtocol, TimeModel};
 use crate::step::{Step, StepModel, drive};
+use fatnet_traffic::arrivals::shared_stream_births;
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
 use serde::Serialize;
@@ -58,6 +60,9 @@ pub enum IndirectError {
         /// What is allowed.
         expected: &'static str,
     },
+    /// The run protocol is invalid ([`RunProtocol::check`] in slotted time).
+    #[error(transparent)]
+    Protocol(#[from] ProtocolError),
 }
 
 /// The options of a run of the indirect scheme.
@@ -68,14 +73,20 @@ pub struct IndirectConfig {
     /// The load factor ρ = λ(2^d − 1)/d (thesis (6.1)); stability needs
     /// ρ < (2/3)(1 − 2^−d) (Prop. 7.3), but any ρ > 0 may be simulated.
     pub rho: f64,
-    /// Packets are generated in `[0, horizon)` slots.
-    pub horizon: u64,
-    /// Packets generated before this time are not measured.
-    pub warmup: u64,
-    /// Number of batches (by generation order) of the measured packets, for batch means.
-    pub batches: u32,
+    /// The run protocol, in whole slots: packets are generated in `[0, horizon)`; those
+    /// generated in `[warmup, horizon)` are measured, in `batches` batches of equally many
+    /// packets in generation order (the storage in `batches` equal windows of
+    /// `[warmup, horizon)`).
+    pub protocol: RunProtocol,
     /// The run's seed.
     pub seed: u64,
+}
+
+impl IndirectConfig {
+    /// The warm-up and the horizon in whole slots (valid once [`check_config`] has passed).
+    fn window(&self) -> (u64, u64) {
+        (self.protocol.warmup as u64, self.protocol.horizon as u64)
+    }
 }
 
 /// The result of a run.
@@ -227,28 +238,20 @@ fn check_config(c: &IndirectConfig) -> Result<(), IndirectError> {
     if !(2..=MAX_DIMENSION).contains(&c.d) {
         return Err(bad("d", c.d.to_string(), "2 to 20"));
     }
-    match crate::direct_broadcast::bad_run_options(c.rho, c.horizon, c.warmup, c.batches) {
-        Some((param, value, expected)) => Err(bad(param, value, expected)),
-        None => Ok(()),
+    if !(c.rho.is_finite() && c.rho > 0.0) {
+        return Err(bad("rho", c.rho.to_string(), "positive and finite"));
     }
+    c.protocol.check(TimeModel::Slotted)?;
+    Ok(())
 }
 
 /// One tree's Poisson births in `[0, horizon)`: rate `rate` per node, node by node from `rng`,
-/// merged in time as (time, origin).
+/// merged in time as (time, origin) ([`shared_stream_births`]).
 fn tree_births(n: u32, rate: f64, horizon: u64, rng: &mut Pcg64) -> Vec<(f64, u32)> {
-    let mut births: Vec<(f64, u32)> = Vec::new();
-    for y in 0..n {
-        let mut t = 0.0;
-        loop {
-            t += -(1.0 - rng.random::<f64>()).ln() / rate;
-            if t >= horizon as f64 {
-                break;
-            }
-            births.push((t, y));
-        }
-    }
-    births.sort_by(|a, b| a.0.total_cmp(&b.0));
-    births
+    shared_stream_births(n, rate, horizon as f64, rng, |_| ())
+        .into_iter()
+        .map(|(t, y, ())| (t, y))
+        .collect()
 }
 
 /// What the frame-by-frame run of one tree leaves behind.
@@ -598,21 +601,22 @@ fn stored_areas(
 pub fn simulate_indirect(config: &IndirectConfig) -> Result<IndirectReport, IndirectError> {
     check_config(config)?;
     let c = *config;
+    let (warmup, horizon) = c.window();
     let d = c.d;
     let n = 1u32 << d;
     let tree = Tree::new(d, 0);
     let mut rng = Pcg64::seed_from_u64(c.seed);
 
     // Generation: Poisson(λ/d) per node for this tree, λ/d = ρ/(2^d − 1); merged in time.
-    let births = tree_births(n, c.rho / f64::from(n - 1), c.horizon, &mut rng);
+    let births = tree_births(n, c.rho / f64::from(n - 1), horizon, &mut rng);
     let packets = births.len();
-    let run = run_tree(&tree, &births, c.horizon, d, &mut rng, |_, _, _| {});
+    let run = run_tree(&tree, &births, horizon, d, &mut rng, |_, _, _| {});
 
     // Delays of the measured packets, in generation order.
     let delays: Vec<f64> = births
         .iter()
         .zip(&run.completion)
-        .filter(|(b, _)| b.0 >= c.warmup as f64)
+        .filter(|(b, _)| b.0 >= warmup as f64)
         .map(|(b, &end)| end - b.0)
         .collect();
     let measured = delays.len() as u64;
@@ -621,19 +625,19 @@ pub fn simulate_indirect(config: &IndirectConfig) -> Result<IndirectReport, Indi
     } else {
         f64::NAN
     };
-    let per = delays.len().div_ceil(c.batches as usize).max(1);
+    let per = delays.len().div_ceil(c.protocol.batches as usize).max(1);
     let batch_means = delays
         .chunks(per)
         .map(|b| b.iter().sum::<f64>() / b.len() as f64)
         .collect();
     // Storage (see `IndirectReport::stored_mean`), integrated over the batches of the window.
-    let nb = c.batches as usize;
+    let nb = c.protocol.batches as usize;
     let (area, width) = stored_areas(
         &tree,
         &births,
         &run.start_slot,
-        c.warmup as f64,
-        c.horizon as f64,
+        warmup as f64,
+        horizon as f64,
         nb,
     );
     let stored_batch_means: Vec<f64> = area.iter().map(|a| a / width).collect();
@@ -738,19 +742,20 @@ pub fn simulate_indirect_nodes(
 ) -> Result<IndirectNodeReport, IndirectError> {
     check_config(config)?;
     let c = *config;
+    let (warmup, horizon) = c.window();
     let (d, du) = (c.d, c.d as usize);
     let n = 1u32 << d;
-    let w = (c.horizon - c.warmup) as usize;
+    let w = (horizon - warmup) as usize;
     if (du * du) as u64 * w as u64 > MAX_DEPTH_SLOTS {
         return Err(IndirectError::BadParameter {
             param: "horizon",
-            value: format!("{} (warm-up {}, d = {d})", c.horizon, c.warmup),
+            value: format!("{} (warm-up {}, d = {d})", horizon, warmup),
             expected: "d² · (horizon − warmup) at most 2^26",
         });
     }
     let rate = c.rho / f64::from(n - 1);
     Ok(storage_of_all_trees(&c, |_, rng| {
-        tree_births(n, rate, c.horizon, rng)
+        tree_births(n, rate, horizon, rng)
     }))
 }
 
@@ -760,12 +765,13 @@ fn storage_of_all_trees(
     c: &IndirectConfig,
     mut births_of: impl FnMut(u32, &mut Pcg64) -> Vec<(f64, u32)>,
 ) -> IndirectNodeReport {
+    let (warmup, horizon) = c.window();
     let (d, du) = (c.d, c.d as usize);
     let n = 1u32 << d;
-    let w = (c.horizon - c.warmup) as usize;
-    let (w0, w1) = (c.warmup as f64, c.horizon as f64);
+    let w = (horizon - warmup) as usize;
+    let (w0, w1) = (warmup as f64, horizon as f64);
     let overlap = |from: f64, to: f64| (to.min(w1) - from.max(w0)).max(0.0);
-    let nb = c.batches as usize;
+    let nb = c.protocol.batches as usize;
 
     let mut packets = 0u64;
     let mut trees = Vec::with_capacity(du);
@@ -784,7 +790,7 @@ fn storage_of_all_trees(
         let births = births_of(j, &mut rng);
         packets += births.len() as u64;
         let mut since: Vec<f64> = births.iter().map(|b| b.0).collect();
-        let run = run_tree(&tree, &births, c.horizon, d, &mut rng, |i, x, until| {
+        let run = run_tree(&tree, &births, horizon, d, &mut rng, |i, x, until| {
             intervals.push((x, since[i], until));
             since[i] = until as f64;
         });
@@ -801,8 +807,8 @@ fn storage_of_all_trees(
                 if tree.relays[k] > 0 {
                     relay_area[ju * du + k] += overlap((prev + 1) as f64, (u + 1) as f64);
                     let row = &mut occupancy[(ju * du + k) * w..(ju * du + k + 1) * w];
-                    for t in (prev + 1).max(c.warmup)..=u.min(c.horizon - 1) {
-                        row[(t - c.warmup) as usize] += 1;
+                    for t in (prev + 1).max(warmup)..=u.min(horizon - 1) {
+                        row[(t - warmup) as usize] += 1;
                     }
                 }
                 prev = u;
@@ -824,10 +830,10 @@ fn storage_of_all_trees(
             let (_, from, until) = intervals[next];
             area += overlap(from, until as f64);
             // Stored in slot t (counted just before its end) iff ⌊from⌋ ≤ t < until.
-            let (lo, hi) = ((from.floor() as u64).max(c.warmup), until.min(c.horizon));
+            let (lo, hi) = ((from.floor() as u64).max(warmup), until.min(horizon));
             if lo < hi {
-                count[(lo - c.warmup) as usize] += 1;
-                count[(hi - c.warmup) as usize] -= 1;
+                count[(lo - warmup) as usize] += 1;
+                count[(hi - warmup) as usize] -= 1;
             }
             next += 1;
         }
@@ -907,9 +913,7 @@ mod tests {
         let c = IndirectConfig {
             d: 2,
             rho: 0.1,
-            horizon: 20,
-            warmup: 0,
-            batches: 2,
+            protocol: RunProtocol::slots(0, 20, 2),
             seed: 5,
         };
         let r = storage_of_all_trees(&c, |j, _| {

@@ -569,9 +569,7 @@ impl Tabular for IndirectScheme {
             simulate_indirect(&IndirectConfig {
                 d,
                 rho,
-                horizon,
-                warmup: horizon / 100,
-                batches,
+                protocol: RunProtocol::slots(horizon / 100, horizon, batches),
                 seed,
             })
             .map_err(|e| ExperimentId::new(Paper::Stamoulis, "indirect").error(e))
@@ -775,9 +773,7 @@ impl Tabular for Figure7_7 {
             simulate_indirect(&IndirectConfig {
                 d,
                 rho,
-                horizon,
-                warmup: horizon / 100,
-                batches,
+                protocol: RunProtocol::slots(horizon / 100, horizon, batches),
                 seed,
             })
             .map_err(|e| ExperimentId::new(Paper::Stamoulis, "fig7_7").error(e))
@@ -870,9 +866,7 @@ fn recheck(
     let r = simulate_indirect(&IndirectConfig {
         d,
         rho,
-        horizon: long,
-        warmup: long / 100,
-        batches: 20,
+        protocol: RunProtocol::slots(long / 100, long, 20),
         seed: derive_seed(FIG7_7_SEED, 1000 + cell as u64),
     })
     .map_err(|e| ExperimentId::new(Paper::Stamoulis, "fig7_7").error(e))?;

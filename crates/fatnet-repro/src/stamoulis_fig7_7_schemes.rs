@@ -320,9 +320,7 @@ impl Tabular for Figure7_7Schemes {
                     let r = simulate_indirect(&IndirectConfig {
                         d,
                         rho: RHO,
-                        horizon: WARMUP + MEASURED,
-                        warmup: WARMUP,
-                        batches: 1,
+                        protocol: RunProtocol::slots(WARMUP, WARMUP + MEASURED, 1),
                         seed,
                     })
                     .map_err(|e| EXPERIMENT.error(e))?;

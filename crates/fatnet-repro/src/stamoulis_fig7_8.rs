@@ -23,6 +23,7 @@
 //! of a slot, packets born during the slot included); the thesis shows single runs, so we
 //! report the mean of M over independent runs, its 99% interval and its range; d = 2..12.
 
+use fatnet::online::RunProtocol;
 use fatnet::online::indirect_broadcast::{IndirectConfig, simulate_indirect_nodes};
 use fatnet::queueing::stats::batch_means_half_width;
 
@@ -151,9 +152,7 @@ impl Tabular for Figure7_8 {
             let r = simulate_indirect_nodes(&IndirectConfig {
                 d,
                 rho: RHO,
-                horizon: WARMUP + MEASURED,
-                warmup: WARMUP,
-                batches: 1,
+                protocol: RunProtocol::slots(WARMUP, WARMUP + MEASURED, 1),
                 seed,
             })
             .map_err(|e| EXPERIMENT.error(e))?;

@@ -849,9 +849,7 @@ impl PreparedDynamic {
                             let r = simulate_indirect(&IndirectConfig {
                                 d: s.d,
                                 rho: s.rho,
-                                horizon: protocol.horizon as u64,
-                                warmup: protocol.warmup as u64,
-                                batches: protocol.batches,
+                                protocol,
                                 seed,
                             })
                             .map_err(|e| engine(Box::new(e)))?;

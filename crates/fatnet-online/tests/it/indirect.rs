@@ -1,5 +1,6 @@
 //! Stamoulis' indirect broadcast scheme (Rules A–E) against Proposition 7.4 and 7.3.
 
+use fatnet_online::RunProtocol;
 use fatnet_online::indirect_broadcast::{IndirectConfig, IndirectError, simulate_indirect};
 
 /// Prop. 7.4: T = 3d + 1 + 3ρ / (2[(2/3)(1 − 2^−d) − ρ]) (written here, not imported, so
@@ -13,9 +14,7 @@ fn config(d: u32, rho: f64, horizon: u64, seed: u64) -> IndirectConfig {
     IndirectConfig {
         d,
         rho,
-        horizon,
-        warmup: horizon / 20,
-        batches: 20,
+        protocol: RunProtocol::slots(horizon / 20, horizon, 20),
         seed,
     }
 }
@@ -102,12 +101,18 @@ fn same_seed_same_run_and_bad_input() {
         IndirectConfig { d: 1, ..c },
         IndirectConfig { rho: 0.0, ..c },
         IndirectConfig { rho: f64::NAN, ..c },
-        IndirectConfig { warmup: 5_000, ..c },
-        IndirectConfig { batches: 0, ..c },
+        IndirectConfig {
+            protocol: RunProtocol::slots(5_000, 5_000, 20),
+            ..c
+        },
+        IndirectConfig {
+            protocol: RunProtocol::slots(250, 5_000, 0),
+            ..c
+        },
     ] {
         assert!(matches!(
             simulate_indirect(&bad),
-            Err(IndirectError::BadParameter { .. })
+            Err(IndirectError::BadParameter { .. } | IndirectError::Protocol(_))
         ));
     }
 }
@@ -295,13 +300,19 @@ fn node_storage_same_seed_same_run_and_bad_input() {
     for bad in [
         IndirectConfig { d: 21, ..c },
         IndirectConfig { rho: -1.0, ..c },
-        IndirectConfig { warmup: 6_000, ..c },
-        IndirectConfig { batches: 0, ..c },
+        IndirectConfig {
+            protocol: RunProtocol::slots(6_000, 6_000, 20),
+            ..c
+        },
+        IndirectConfig {
+            protocol: RunProtocol::slots(300, 6_000, 0),
+            ..c
+        },
         config(12, 0.3, 1_000_000, 1),
     ] {
         assert!(matches!(
             simulate_indirect_nodes(&bad),
-            Err(IndirectError::BadParameter { .. })
+            Err(IndirectError::BadParameter { .. } | IndirectError::Protocol(_))
         ));
     }
 }

@@ -5,7 +5,7 @@
 //! time; each packet draws a tag uniformly from the `d` dimensions and is broadcast along the
 //! rotated dimension-order tree of its origin and tag
 //! ([`MulticastTree::hypercube_rotated`]); arcs are FIFO output queues, one packet per arc
-//! per slot ([`Queueing::Output`]). The load factor is ρ = λ(2^d − 1)/d (6.1). The delay T
+//! per slot ([`Queueing::Output`](crate::packet::Queueing::Output)). The load factor is ρ = λ(2^d − 1)/d (6.1). The delay T
 //! runs from generation to the end of the slot of the last reception (synchronisation time
 //! included).
 //!
@@ -15,12 +15,13 @@
 //! run starts empty; packets generated before `warmup` are not measured; the run continues
 //! until every packet generated before `horizon` is delivered, so none is cut off.
 
+use crate::OnlineParameter;
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
 use serde::Serialize;
 
 use crate::packet::{
-    Multicast, MulticastTree, Outcome, PacketConfig, PacketError, PacketNet, ScanPolicy,
+    Multicast, MulticastTree, OnlineError, Outcome, PacketConfig, PacketNet, ScanPolicy,
     simulate_multicast_stored,
 };
 use crate::protocol::RunProtocol;
@@ -100,10 +101,10 @@ pub(crate) fn poisson_births(
 }
 
 /// Checks a run's options; returns the warm-up and the horizon in whole slots.
-pub(crate) fn check_config(c: &DirectConfig) -> Result<(u64, u64), PacketError> {
+pub(crate) fn check_config(c: &DirectConfig) -> Result<(u64, u64), OnlineError> {
     if !(c.rho.is_finite() && c.rho > 0.0) {
-        return Err(PacketError::BadParameter {
-            param: "rho",
+        return Err(OnlineError::BadParameter {
+            param: OnlineParameter::Rho,
             value: c.rho.to_string(),
             expected: "positive and finite",
         });
@@ -284,7 +285,7 @@ fn johnsson_ho_flood(
     d: u32,
     j: u32,
     origin: u32,
-) -> Result<MulticastTree, PacketError> {
+) -> Result<MulticastTree, OnlineError> {
     let n = 1u32 << d;
     let root = 1u32 << j;
     let mut children: Vec<Vec<u32>> = vec![Vec::new(); n as usize];
@@ -324,8 +325,8 @@ impl DirectScheme {
     ///
     /// # Errors
     ///
-    /// [`PacketError::BadParameter`] for `d` outside `1..=16`.
-    pub fn new(d: u32) -> Result<Self, PacketError> {
+    /// [`OnlineError::BadParameter`] for `d` outside `1..=16`.
+    pub fn new(d: u32) -> Result<Self, OnlineError> {
         Self::with_trees(d, TreeFamily::Rotated)
     }
 
@@ -334,25 +335,25 @@ impl DirectScheme {
     ///
     /// # Errors
     ///
-    /// [`PacketError::BadParameter`] for `d` outside `1..=16` (`2..=16` for
+    /// [`OnlineError::BadParameter`] for `d` outside `1..=16` (`2..=16` for
     /// [`TreeFamily::JohnssonHoFlood`]).
-    pub fn with_trees(d: u32, family: TreeFamily) -> Result<Self, PacketError> {
+    pub fn with_trees(d: u32, family: TreeFamily) -> Result<Self, OnlineError> {
         if family == TreeFamily::JohnssonHoFlood && d < 2 {
-            return Err(PacketError::BadParameter {
-                param: "d",
+            return Err(OnlineError::BadParameter {
+                param: OnlineParameter::D,
                 value: d.to_string(),
                 expected: "2 to 16 for the Johnsson-Ho trees",
             });
         }
         if !(1..=16).contains(&d) {
-            return Err(PacketError::BadParameter {
-                param: "d",
+            return Err(OnlineError::BadParameter {
+                param: OnlineParameter::D,
                 value: d.to_string(),
                 expected: "1 to 16",
             });
         }
-        let cube = Hypercube::new(u64::from(d)).map_err(|_| PacketError::BadParameter {
-            param: "d",
+        let cube = Hypercube::new(u64::from(d)).map_err(|_| OnlineError::BadParameter {
+            param: OnlineParameter::D,
             value: d.to_string(),
             expected: "a hypercube dimension",
         })?;
@@ -393,9 +394,9 @@ impl DirectScheme {
     ///
     /// # Errors
     ///
-    /// [`PacketError::BadParameter`] for ρ not positive and finite, [`PacketError::Protocol`]
+    /// [`OnlineError::BadParameter`] for ρ not positive and finite, [`OnlineError::Protocol`]
     /// for a protocol [`RunProtocol::check`] refuses in slotted time.
-    pub fn simulate(&self, config: &DirectConfig) -> Result<DirectReport, PacketError> {
+    pub fn simulate(&self, config: &DirectConfig) -> Result<DirectReport, OnlineError> {
         let c = *config;
         let (_, horizon) = check_config(&c)?;
         let (d, per_node) = (self.d, self.per_node);
@@ -513,8 +514,8 @@ mod tests {
         );
         assert!(matches!(
             r,
-            Err(PacketError::BadParameter {
-                param: "queueing",
+            Err(OnlineError::BadParameter {
+                param: OnlineParameter::Queueing,
                 ..
             })
         ));

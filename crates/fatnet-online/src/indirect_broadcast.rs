@@ -12,7 +12,7 @@
 //! role in each: [`simulate_indirect_nodes`] runs the d trees side by side (the same
 //! frame-by-frame run per tree, T^(1) on the same random stream, so its part is exactly
 //! [`simulate_indirect`]'s) and adds up every node's storage.
-//! A tree's run is a model of the synchronous step engine ([`crate::step`], one step per
+//! A tree's run is a model of the synchronous step engine (`crate::step`, one step per
 //! 3-slot frame; `TreeModel`), which owns the step counter and the loop. It is not the packet
 //! engine: the slot classes, virtual arcs and root buffers of Rules C–E are the model's own,
 //! not policies of a general engine.
@@ -33,37 +33,18 @@
 //! becomes eligible in C_0 slot `t`. Delay T runs from generation to the end of the broadcast.
 
 use crate::packet::Outcome;
-use crate::protocol::{ProtocolError, RunProtocol, TimeModel};
+use crate::protocol::{RunProtocol, TimeModel};
 use crate::step::{Step, StepModel, drive};
+use crate::{OnlineError, OnlineParameter};
 use fatnet_traffic::arrivals::shared_stream_births;
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
 use serde::Serialize;
 use std::collections::VecDeque;
 use std::convert::Infallible;
-use thiserror::Error;
 
 /// Largest dimension simulated (the state is a few words per node).
 pub const MAX_DIMENSION: u32 = 20;
-
-/// Why the indirect scheme cannot be simulated.
-#[derive(Debug, Clone, PartialEq, Error)]
-#[non_exhaustive]
-pub enum IndirectError {
-    /// A parameter is outside its range.
-    #[error("{param} = {value} is out of range ({expected})")]
-    BadParameter {
-        /// The parameter.
-        param: &'static str,
-        /// Its value, as text.
-        value: String,
-        /// What is allowed.
-        expected: &'static str,
-    },
-    /// The run protocol is invalid ([`RunProtocol::check`] in slotted time).
-    #[error(transparent)]
-    Protocol(#[from] ProtocolError),
-}
 
 /// The options of a run of the indirect scheme.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -197,18 +178,18 @@ impl Tree {
 ///
 /// # Errors
 ///
-/// [`IndirectError::BadParameter`] for `d` outside `2..=MAX_DIMENSION` or `j ≥ d`.
-pub fn johnsson_ho_parents(d: u32, j: u32) -> Result<Vec<Option<u32>>, IndirectError> {
+/// [`OnlineError::BadParameter`] for `d` outside `2..=MAX_DIMENSION` or `j ≥ d`.
+pub fn johnsson_ho_parents(d: u32, j: u32) -> Result<Vec<Option<u32>>, OnlineError> {
     if !(2..=MAX_DIMENSION).contains(&d) {
-        return Err(IndirectError::BadParameter {
-            param: "d",
+        return Err(OnlineError::BadParameter {
+            param: OnlineParameter::D,
             value: d.to_string(),
             expected: "2 to 20",
         });
     }
     if j >= d {
-        return Err(IndirectError::BadParameter {
-            param: "j",
+        return Err(OnlineError::BadParameter {
+            param: OnlineParameter::J,
             value: j.to_string(),
             expected: "a 0-based dimension below d",
         });
@@ -229,17 +210,21 @@ struct Packet {
 }
 
 /// Checks a run's options (shared by both simulators).
-fn check_config(c: &IndirectConfig) -> Result<(), IndirectError> {
-    let bad = |param, value: String, expected| IndirectError::BadParameter {
+fn check_config(c: &IndirectConfig) -> Result<(), OnlineError> {
+    let bad = |param, value: String, expected| OnlineError::BadParameter {
         param,
         value,
         expected,
     };
     if !(2..=MAX_DIMENSION).contains(&c.d) {
-        return Err(bad("d", c.d.to_string(), "2 to 20"));
+        return Err(bad(OnlineParameter::D, c.d.to_string(), "2 to 20"));
     }
     if !(c.rho.is_finite() && c.rho > 0.0) {
-        return Err(bad("rho", c.rho.to_string(), "positive and finite"));
+        return Err(bad(
+            OnlineParameter::Rho,
+            c.rho.to_string(),
+            "positive and finite",
+        ));
     }
     c.protocol.check(TimeModel::Slotted)?;
     Ok(())
@@ -596,9 +581,9 @@ fn stored_areas(
 ///
 /// # Errors
 ///
-/// [`IndirectError::BadParameter`] for `d` outside `2..=MAX_DIMENSION`, ρ not positive and
+/// [`OnlineError::BadParameter`] for `d` outside `2..=MAX_DIMENSION`, ρ not positive and
 /// finite, `horizon = 0`, `warmup ≥ horizon` or `batches = 0`.
-pub fn simulate_indirect(config: &IndirectConfig) -> Result<IndirectReport, IndirectError> {
+pub fn simulate_indirect(config: &IndirectConfig) -> Result<IndirectReport, OnlineError> {
     check_config(config)?;
     let c = *config;
     let (warmup, horizon) = c.window();
@@ -735,11 +720,9 @@ fn tree_seed(seed: u64, j: u32) -> u64 {
 ///
 /// # Errors
 ///
-/// [`IndirectError::BadParameter`] for the inputs [`simulate_indirect`] rejects, and for
+/// [`OnlineError::BadParameter`] for the inputs [`simulate_indirect`] rejects, and for
 /// `d² · (horizon − warmup)` above [`MAX_DEPTH_SLOTS`].
-pub fn simulate_indirect_nodes(
-    config: &IndirectConfig,
-) -> Result<IndirectNodeReport, IndirectError> {
+pub fn simulate_indirect_nodes(config: &IndirectConfig) -> Result<IndirectNodeReport, OnlineError> {
     check_config(config)?;
     let c = *config;
     let (warmup, horizon) = c.window();
@@ -747,8 +730,8 @@ pub fn simulate_indirect_nodes(
     let n = 1u32 << d;
     let w = (horizon - warmup) as usize;
     if (du * du) as u64 * w as u64 > MAX_DEPTH_SLOTS {
-        return Err(IndirectError::BadParameter {
-            param: "horizon",
+        return Err(OnlineError::BadParameter {
+            param: OnlineParameter::Horizon,
             value: format!("{} (warm-up {}, d = {d})", horizon, warmup),
             expected: "d² · (horizon − warmup) at most 2^26",
         });

@@ -21,6 +21,7 @@ mod adversary;
 pub mod direct_broadcast;
 mod dynamic_options;
 mod engine;
+mod error;
 pub mod greedy_cube;
 pub mod indirect_broadcast;
 pub mod packet;
@@ -33,6 +34,7 @@ mod step;
 pub use adversary::greedy_adversary;
 pub use dynamic_options::{Arrivals, BroadcastScheme, DynamicRouter};
 pub use engine::{CycleStats, DeliveryEngine, DropPolicy, Sink};
+pub use error::{OnlineError, OnlineParameter};
 pub use protocol::{ProtocolError, ProtocolParameter, RunProtocol, TimeModel};
 pub use router::{
     Greedy, Interleaved, RandomParams, RandomPreset, RandomPrime, RandomRouter, Router, RouterKind,
@@ -45,57 +47,6 @@ use fatnet_traffic::{Message, MessageSet};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
 use serde::Serialize;
-use thiserror::Error;
-
-/// Why a simulation could not run.
-#[derive(Debug, Clone, PartialEq, Eq, Error)]
-#[non_exhaustive]
-pub enum OnlineError {
-    /// The message set has more processors than the tree.
-    #[error("message set is on {messages} processors but the topology has {topology}")]
-    ProcessorMismatch {
-        /// Processors of the message set.
-        messages: u64,
-        /// Processors of the topology.
-        topology: u64,
-    },
-    /// The wire-level model needs one counter per wire.
-    #[error("the wire-level model supports at most 2^32 wires, this tree has {wires}")]
-    TooManyWires {
-        /// Wires of the tree.
-        wires: u64,
-    },
-    /// A router selected a message that is delivered or not in the set.
-    #[error("router {router} selected message {message}, which is not undelivered")]
-    BadSelection {
-        /// The router.
-        router: String,
-        /// The message.
-        message: u32,
-    },
-    /// A router's subset probability is not in [0, 1].
-    #[error("router {router} asked for a p-subset with p = {p}")]
-    BadProbability {
-        /// The router.
-        router: String,
-        /// The probability, as text.
-        p: String,
-    },
-    /// The Theorem 9 adversary cannot be built for these parameters.
-    #[error("cannot build the GREEDY adversary: {why}")]
-    BadAdversary {
-        /// Why.
-        why: &'static str,
-    },
-    /// The engine lost or duplicated a message (a bug, reported rather than hidden).
-    #[error("conservation violated in cycle {cycle}: {detail}")]
-    Conservation {
-        /// The cycle.
-        cycle: u64,
-        /// What did not add up.
-        detail: String,
-    },
-}
 
 /// Options of a run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -294,7 +245,8 @@ pub fn run_observed(
         report.steps += stats.steps;
         if stats.delivered + stats.dropped != stats.sent {
             return Err(OnlineError::Conservation {
-                cycle: report.cycles,
+                clock: "cycle",
+                at: report.cycles,
                 detail: format!(
                     "sent {} ≠ delivered {} + dropped {}",
                     stats.sent, stats.delivered, stats.dropped
@@ -304,7 +256,8 @@ pub fn run_observed(
         for &m in &delivered {
             if !std::mem::replace(&mut is_undelivered[m as usize], false) {
                 return Err(OnlineError::Conservation {
-                    cycle: report.cycles,
+                    clock: "cycle",
+                    at: report.cycles,
                     detail: format!("message {m} delivered twice"),
                 });
             }
@@ -314,7 +267,8 @@ pub fn run_observed(
         delivered_total += stats.delivered;
         if delivered_total + remaining != total {
             return Err(OnlineError::Conservation {
-                cycle: report.cycles,
+                clock: "cycle",
+                at: report.cycles,
                 detail: format!(
                     "delivered {delivered_total} + undelivered {remaining} ≠ {total} messages"
                 ),

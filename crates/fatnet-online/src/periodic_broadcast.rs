@@ -46,6 +46,7 @@
 //! thesis does not give SaS85's schedule (notes 002b §6 #13) and we have no substitute; its
 //! non-idling version is the efficient direct scheme ([`crate::direct_broadcast`]).
 
+use crate::OnlineParameter;
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
 use serde::Serialize;
@@ -54,7 +55,7 @@ use crate::direct_broadcast::{
     DirectConfig, DirectReport, RunTimes, check_config, poisson_births, report,
 };
 use crate::packet::{
-    Multicast, MulticastTree, Outcome, PacketConfig, PacketError, PacketNet, ScanPolicy,
+    Multicast, MulticastTree, OnlineError, Outcome, PacketConfig, PacketNet, ScanPolicy,
     simulate_multicast_stored,
 };
 
@@ -99,12 +100,12 @@ impl PeriodicScheme {
     ///
     /// # Errors
     ///
-    /// [`PacketError::BadParameter`] for `d` outside `2..=12`; [`PacketError::BadTree`] if
+    /// [`OnlineError::BadParameter`] for `d` outside `2..=12`; [`OnlineError::BadTree`] if
     /// the tree is not a spanning tree of the cube rooted at 0 whose slots increase along its
     /// paths, two nodes share a (slot, dimension) pair, or it is not `P` slots long.
-    pub fn from_tree(d: u32, slot: &[u32], dim: &[u32]) -> Result<Self, PacketError> {
-        let bad_d = || PacketError::BadParameter {
-            param: "d",
+    pub fn from_tree(d: u32, slot: &[u32], dim: &[u32]) -> Result<Self, OnlineError> {
+        let bad_d = || OnlineError::BadParameter {
+            param: OnlineParameter::D,
             value: d.to_string(),
             expected: "2 to 12 for the multinode broadcast schedule",
         };
@@ -112,7 +113,7 @@ impl PeriodicScheme {
             return Err(bad_d());
         }
         let n = 1u32 << d;
-        let bad = |why: String| Err(PacketError::BadTree { why });
+        let bad = |why: String| Err(OnlineError::BadTree { why });
         if slot.len() != n as usize || dim.len() != n as usize {
             return bad(format!(
                 "the tree has {} slots and {} dimensions for {n} nodes",
@@ -234,13 +235,13 @@ impl PeriodicScheme {
     ///
     /// # Errors
     ///
-    /// [`PacketError::BadParameter`] for ρ not positive and finite, `horizon = 0`,
+    /// [`OnlineError::BadParameter`] for ρ not positive and finite, `horizon = 0`,
     /// `warmup ≥ horizon` or `batches = 0`.
     pub fn simulate(
         &self,
         config: &DirectConfig,
         discipline: PeriodicDiscipline,
-    ) -> Result<DirectReport, PacketError> {
+    ) -> Result<DirectReport, OnlineError> {
         let (times, engine) = self.run(config, discipline)?;
         let (born, done): (Vec<f64>, Vec<f64>) = times.into_iter().unzip();
         Ok(report(
@@ -269,7 +270,7 @@ impl PeriodicScheme {
         &self,
         config: &DirectConfig,
         discipline: PeriodicDiscipline,
-    ) -> Result<Vec<(f64, f64)>, PacketError> {
+    ) -> Result<Vec<(f64, f64)>, OnlineError> {
         Ok(self.run(config, discipline)?.0)
     }
 
@@ -280,7 +281,7 @@ impl PeriodicScheme {
         &self,
         config: &DirectConfig,
         discipline: PeriodicDiscipline,
-    ) -> Result<(Vec<(f64, f64)>, EngineSummary), PacketError> {
+    ) -> Result<(Vec<(f64, f64)>, EngineSummary), OnlineError> {
         let c = *config;
         let (_, horizon) = check_config(&c)?;
         let n = 1u32 << self.d;

@@ -122,11 +122,18 @@ impl RunProtocol {
                 "positive and finite",
             );
         }
-        if slotted && (self.horizon.fract() != 0.0 || self.horizon > MAX_WHOLE) {
+        if slotted && self.horizon.fract() != 0.0 {
             return bad(
                 ProtocolParameter::Horizon,
                 self.horizon,
-                "a whole number of slots (at most 2^53)",
+                "a whole number of slots",
+            );
+        }
+        if slotted && self.horizon > MAX_WHOLE {
+            return bad(
+                ProtocolParameter::Horizon,
+                self.horizon,
+                "at most 2^53 slots",
             );
         }
         if !(self.warmup >= 0.0 && self.warmup < self.horizon) {

@@ -21,7 +21,7 @@
 //! - [`SlottedScheme::Adaptive`] (§5.5): every packet at a node tries to use a *preferred*
 //!   arc, an arc of a dimension in which the node and the destination differ. Packets are
 //!   served in priority order: fewer remaining hops first ("packets closer to their destination
-//!   have priority", as in [Var90]); the thesis leaves ties and the arc choice open (notes 002a
+//!   have priority", as in \[Var90\]); the thesis leaves ties and the arc choice open (notes 002a
 //!   A11, §6 #17), and this implementation takes the choices the notes suggest: among equal
 //!   distances the packet that arrived at the node first, then uniformly at random; each
 //!   packet takes a preferred arc still free in this slot **uniformly at random**. A packet
@@ -42,8 +42,8 @@
 //! the adaptive arc choices come from one generator derived from the seed, used node by node in
 //! increasing order, slot by slot.
 //!
-//! **A model of the step engine.** The schemes are a [`StepModel`] driven by the one step
-//! loop of fatnet-online ([`crate::step::drive`], one engine step per slot): the source is
+//! **A model of the step engine.** The schemes are a `StepModel` driven by the one step
+//! loop of fatnet-online (`crate::step::drive`, one engine step per slot): the source is
 //! every node's streaming Poisson arrivals (pulled lazily, so generation can go on until the
 //! measured packets are delivered), the queues are the per-node lists, the arc assignment is
 //! the scheme, and the observer is the batch means and the per-node queue counts. Greedy here
@@ -60,17 +60,17 @@
 //! arrivals ([`SlottedReport::extension_capped`]). Batch means over `batches` equal windows of
 //! generation slots give a Student-t interval for the mean delay.
 
-use fatnet_traffic::arrivals::{ArrivalError, NodeArrivals, PoissonTraffic};
+use fatnet_traffic::arrivals::{NodeArrivals, PoissonTraffic};
 
+use crate::OnlineError;
 use crate::greedy_cube::GreedyNetwork;
 use crate::packet::Outcome;
-use crate::protocol::{ProtocolError, RunProtocol};
+use crate::protocol::RunProtocol;
 use crate::step::{self, Step, StepModel};
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
 use serde::{Deserialize, Serialize};
-use thiserror::Error;
 
 /// The largest dimension accepted.
 pub const MAX_DIMENSION: u32 = 20;
@@ -120,50 +120,6 @@ impl Default for SlottedConfig {
             seed: 0,
         }
     }
-}
-
-/// Why a slotted run could not start.
-#[derive(Debug, Clone, Copy, PartialEq, Error)]
-#[non_exhaustive]
-pub enum SlottedError {
-    /// The traffic parameters (λ, p) are invalid.
-    #[error(transparent)]
-    Traffic(#[from] ArrivalError),
-    /// The dimension is 0 or above [`MAX_DIMENSION`].
-    #[error("dimension d = {d} is out of range (1 to {max})")]
-    BadDimension {
-        /// The dimension given.
-        d: u32,
-        /// The largest supported dimension.
-        max: u32,
-    },
-    /// The run protocol is invalid ([`RunProtocol::check`] in slotted time).
-    #[error(transparent)]
-    Protocol(#[from] ProtocolError),
-    /// The confidence level is not in `(0, 1)`.
-    #[error("confidence level {confidence} is not in (0, 1)")]
-    BadConfidence {
-        /// The level given.
-        confidence: f64,
-    },
-    /// The adaptive scheme asked for on the butterfly, where every path is unique.
-    #[error("the adaptive scheme needs the hypercube: butterfly paths are unique")]
-    AdaptiveOnButterfly,
-    /// Packets were created or lost (a bug; checked after every slot in debug builds).
-    #[error(
-        "conservation violated after slot {slot}: {entered} packets entered the network, \
-         {left} left it, {held} are held"
-    )]
-    Conservation {
-        /// The slot after which the check failed.
-        slot: u64,
-        /// Packets that joined a list.
-        entered: u64,
-        /// Packets delivered from a list.
-        left: u64,
-        /// Packets in the lists.
-        held: u64,
-    },
 }
 
 /// The result of a [`run`].
@@ -222,18 +178,18 @@ struct Pkt {
 /// let r = run(&c)?;
 /// let exact = 3.0 + 0.5 / (2.0 * 0.5);
 /// assert!((r.delay_mean - exact).abs() < 2.0 * r.delay_half_width + 0.01);
-/// # Ok::<(), fatnet_online::slotted_cube::SlottedError>(())
+/// # Ok::<(), fatnet_online::OnlineError>(())
 /// ```
 ///
 /// # Errors
 ///
-/// [`SlottedError::Traffic`] for λ not positive and finite or `p` outside `[0, 1]`,
-/// [`SlottedError::BadDimension`], [`SlottedError::Protocol`] unless `0 ≤ warmup < horizon`
-/// in whole slots with `1 ≤ batches ≤ horizon − warmup`, [`SlottedError::BadConfidence`].
-pub fn run(config: &SlottedConfig) -> Result<SlottedReport, SlottedError> {
+/// [`OnlineError::Traffic`] for λ not positive and finite or `p` outside `[0, 1]`,
+/// [`OnlineError::BadDimension`], [`OnlineError::Protocol`] unless `0 ≤ warmup < horizon`
+/// in whole slots with `1 ≤ batches ≤ horizon − warmup`, [`OnlineError::BadConfidence`].
+pub fn run(config: &SlottedConfig) -> Result<SlottedReport, OnlineError> {
     let c = *config;
     if !(1..=MAX_DIMENSION).contains(&c.d) {
-        return Err(SlottedError::BadDimension {
+        return Err(OnlineError::BadDimension {
             d: c.d,
             max: MAX_DIMENSION,
         });
@@ -241,12 +197,12 @@ pub fn run(config: &SlottedConfig) -> Result<SlottedReport, SlottedError> {
     let traffic = PoissonTraffic::new(c.d, c.lambda, c.p)?;
     let (warmup, horizon) = c.protocol.whole_slots()?;
     if !(c.confidence > 0.0 && c.confidence < 1.0) {
-        return Err(SlottedError::BadConfidence {
+        return Err(OnlineError::BadConfidence {
             confidence: c.confidence,
         });
     }
     if c.network == GreedyNetwork::Butterfly && c.scheme == SlottedScheme::Adaptive {
-        return Err(SlottedError::AdaptiveOnButterfly);
+        return Err(OnlineError::AdaptiveOnButterfly);
     }
     let streams: Vec<NodeArrivals> = (0..1u32 << c.d)
         .map(|x| traffic.node_stream(x, c.seed))
@@ -539,7 +495,7 @@ impl SlottedSim {
 impl StepModel for SlottedSim {
     type Net = ();
     type Report = SlottedReport;
-    type Error = SlottedError;
+    type Error = OnlineError;
 
     /// Nothing: the slot's batches join inside [`step`](StepModel::step), after the run has
     /// been found unfinished, so that a run ending at slot `k` does not count slot `k`'s
@@ -574,7 +530,7 @@ impl StepModel for SlottedSim {
         Step::Continue
     }
 
-    fn check_conservation(&self, _net: &(), t: u64) -> Result<(), SlottedError> {
+    fn check_conservation(&self, _net: &(), t: u64) -> Result<(), OnlineError> {
         let held: u64 = self
             .lists
             .iter()
@@ -584,11 +540,13 @@ impl StepModel for SlottedSim {
         if self.entered == self.left + held {
             Ok(())
         } else {
-            Err(SlottedError::Conservation {
-                slot: t,
-                entered: self.entered,
-                left: self.left,
-                held,
+            Err(OnlineError::Conservation {
+                clock: "slot",
+                at: t,
+                detail: format!(
+                    "{} packets entered the network, {} left it, {held} are held",
+                    self.entered, self.left
+                ),
             })
         }
     }

@@ -81,9 +81,7 @@ struct Simulators {
 impl Simulators {
     /// Both schemes (`direct`), or the multinode-broadcast trees only (for their shapes).
     fn new(id: &'static str, dims: &[u32], direct: bool) -> Result<Self, ReproError> {
-        let e = |x: fatnet::online::packet::PacketError| {
-            ExperimentId::new(Paper::Stamoulis, id).error(x)
-        };
+        let e = |x: fatnet::online::OnlineError| ExperimentId::new(Paper::Stamoulis, id).error(x);
         Ok(Simulators {
             dims: dims.to_vec(),
             direct: dims

@@ -48,7 +48,7 @@ pub use schedule::{
 /// # Errors
 ///
 /// Those of [`PeriodicScheme::from_tree`] (`d` outside `2..=12` included).
-pub fn periodic_scheme(d: u32) -> Result<PeriodicScheme, fatnet_online::packet::PacketError> {
+pub fn periodic_scheme(d: u32) -> Result<PeriodicScheme, fatnet_online::OnlineError> {
     match fatnet_offline::hypercube::multinode_broadcast_tree(d) {
         Ok(tree) => PeriodicScheme::from_tree(d, &tree.slot, &tree.dim),
         // `d` out of the schedule's range: the scheme's own check names it.
@@ -232,7 +232,7 @@ pub enum ScenarioError {
     Options {
         /// Why.
         #[source]
-        source: fatnet_online::packet::PacketError,
+        source: fatnet_online::OnlineError,
     },
     /// A dynamic-routing or broadcast engine, or the thesis' formulas for its case, failed.
     #[error("{what}")]
@@ -279,7 +279,7 @@ pub enum ScenarioError {
         topology: String,
         /// Why.
         #[source]
-        source: fatnet_online::packet::PacketError,
+        source: fatnet_online::OnlineError,
     },
     /// Trial `trial` failed.
     #[error("trial {trial} (seed {seed})")]
@@ -365,8 +365,8 @@ mod tests {
 
     #[test]
     fn one_line_lists_each_cause_once() {
-        let inner = fatnet_online::packet::PacketError::BadParameter {
-            param: "flits",
+        let inner = fatnet_online::OnlineError::BadParameter {
+            param: fatnet_online::OnlineParameter::Flits,
             value: "0".into(),
             expected: "1 to 65535",
         };

@@ -64,11 +64,11 @@
 
 mod engine;
 
-use fatnet_traffic::arrivals::{Arrival, ArrivalError, NodeArrivals, PoissonTraffic};
+use fatnet_traffic::arrivals::{Arrival, NodeArrivals, PoissonTraffic};
 use serde::{Deserialize, Serialize};
-use thiserror::Error;
 
-use crate::protocol::{ProtocolError, RunProtocol, TimeModel};
+use crate::OnlineError;
+use crate::protocol::{RunProtocol, TimeModel};
 
 use engine::{Engine, Rec, Sink, merge_new};
 
@@ -110,66 +110,6 @@ impl GreedyNetwork {
             GreedyNetwork::Butterfly => lambda * p.max(1.0 - p),
         }
     }
-}
-
-/// Why a greedy simulation could not run.
-#[derive(Debug, Clone, Copy, PartialEq, Error)]
-#[non_exhaustive]
-pub enum GreedyError {
-    /// The traffic parameters (d, λ, p) are invalid.
-    #[error(transparent)]
-    Traffic(#[from] ArrivalError),
-    /// The dimension is 0 or above [`MAX_DIMENSION`].
-    #[error("dimension d = {d} is out of range (1 to {max})")]
-    BadDimension {
-        /// The dimension given.
-        d: u32,
-        /// The largest supported dimension.
-        max: u32,
-    },
-    /// The run protocol is invalid ([`RunProtocol::check`] in continuous time).
-    #[error(transparent)]
-    Protocol(#[from] ProtocolError),
-    /// The confidence level is not in `(0, 1)`.
-    #[error("confidence level {confidence} is not in (0, 1)")]
-    BadConfidence {
-        /// The level given.
-        confidence: f64,
-    },
-    /// The window length is not positive and finite.
-    #[error("window length {length} is not positive and finite")]
-    BadWindowLength {
-        /// The length given.
-        length: f64,
-    },
-    /// An arrival names a node outside the network.
-    #[error("arrival {index} goes from {src} to {dst}, but rows are numbered below {nodes}")]
-    NodeOutOfRange {
-        /// Position in the arrival list.
-        index: usize,
-        /// Its origin.
-        src: u32,
-        /// Its destination.
-        dst: u32,
-        /// `2^d`.
-        nodes: u64,
-    },
-    /// An arrival time is not finite.
-    #[error("arrival {index} has time {time}, which is not finite")]
-    BadTime {
-        /// Position in the arrival list.
-        index: usize,
-        /// The time given.
-        time: f64,
-    },
-    /// More than [`MAX_ARRIVALS`] arrivals.
-    #[error("{count} arrivals, at most {max} supported")]
-    TooManyArrivals {
-        /// The number given.
-        count: usize,
-        /// The limit.
-        max: usize,
-    },
 }
 
 /// The options of a [`steady_state`] run.
@@ -265,11 +205,11 @@ pub struct GreedyReport {
     pub extension_capped: bool,
 }
 
-fn check_dimension(d: u32) -> Result<(), GreedyError> {
+fn check_dimension(d: u32) -> Result<(), OnlineError> {
     if (1..=MAX_DIMENSION).contains(&d) {
         Ok(())
     } else {
-        Err(GreedyError::BadDimension {
+        Err(OnlineError::BadDimension {
             d,
             max: MAX_DIMENSION,
         })
@@ -301,30 +241,31 @@ fn new_rec(time: f64, src: u32, dst: u32, tag: u32) -> Rec {
 ///     Arrival { time: 0.5, src: 0, dst: 1 },
 /// ];
 /// assert_eq!(simulate(GreedyNetwork::Hypercube, 2, &a)?, vec![1.0, 2.0]);
-/// # Ok::<(), fatnet_online::greedy_cube::GreedyError>(())
+/// # Ok::<(), fatnet_online::OnlineError>(())
 /// ```
 ///
 /// # Errors
 ///
-/// [`GreedyError::BadDimension`] for `d` outside `1..=20`, [`GreedyError::NodeOutOfRange`]
-/// for an origin or destination not below `2^d`, [`GreedyError::BadTime`] for a time that is
-/// not finite, [`GreedyError::TooManyArrivals`] beyond [`MAX_ARRIVALS`].
+/// [`OnlineError::BadDimension`] for `d` outside `1..=20`, [`OnlineError::NodeOutOfRange`]
+/// for an origin or destination not below `2^d`, [`OnlineError::BadTime`] for a time that is
+/// not finite, [`OnlineError::TooLarge`] beyond [`MAX_ARRIVALS`].
 pub fn simulate(
     network: GreedyNetwork,
     d: u32,
     arrivals: &[Arrival],
-) -> Result<Vec<f64>, GreedyError> {
+) -> Result<Vec<f64>, OnlineError> {
     check_dimension(d)?;
     if arrivals.len() > MAX_ARRIVALS {
-        return Err(GreedyError::TooManyArrivals {
-            count: arrivals.len(),
-            max: MAX_ARRIVALS,
+        return Err(OnlineError::TooLarge {
+            what: "arrivals",
+            value: arrivals.len() as u64,
+            max: MAX_ARRIVALS as u64,
         });
     }
     let nodes = 1u64 << d;
     for (index, a) in arrivals.iter().enumerate() {
         if u64::from(a.src) >= nodes || u64::from(a.dst) >= nodes {
-            return Err(GreedyError::NodeOutOfRange {
+            return Err(OnlineError::NodeOutOfRange {
                 index,
                 src: a.src,
                 dst: a.dst,
@@ -332,7 +273,7 @@ pub fn simulate(
             });
         }
         if !a.time.is_finite() {
-            return Err(GreedyError::BadTime {
+            return Err(OnlineError::BadTime {
                 index,
                 time: a.time,
             });
@@ -454,16 +395,16 @@ impl Sink for Books {
 /// let r = steady_state(&config)?;
 /// let exact = 3.0 + 0.5 / (2.0 * 0.5);
 /// assert!((r.delay_mean - exact).abs() < 2.0 * r.delay_half_width + 0.01);
-/// # Ok::<(), fatnet_online::greedy_cube::GreedyError>(())
+/// # Ok::<(), fatnet_online::OnlineError>(())
 /// ```
 ///
 /// # Errors
 ///
-/// [`GreedyError::Traffic`] for λ not positive and finite or `p` outside `[0, 1]`,
-/// [`GreedyError::BadDimension`] for `d` outside `1..=20`, [`GreedyError::Protocol`] unless
-/// `0 ≤ warmup < horizon < ∞` and there is a batch, [`GreedyError::BadConfidence`] for a level outside `(0, 1)`,
-/// [`GreedyError::BadWindowLength`] for a window length not positive and finite.
-pub fn steady_state(config: &GreedyConfig) -> Result<GreedyReport, GreedyError> {
+/// [`OnlineError::Traffic`] for λ not positive and finite or `p` outside `[0, 1]`,
+/// [`OnlineError::BadDimension`] for `d` outside `1..=20`, [`OnlineError::Protocol`] unless
+/// `0 ≤ warmup < horizon < ∞` and there is a batch, [`OnlineError::BadConfidence`] for a level outside `(0, 1)`,
+/// [`OnlineError::BadWindowLength`] for a window length not positive and finite.
+pub fn steady_state(config: &GreedyConfig) -> Result<GreedyReport, OnlineError> {
     let c = *config;
     check_dimension(c.d)?;
     let traffic = PoissonTraffic::new(c.d, c.lambda, c.p)?;
@@ -474,14 +415,14 @@ pub fn steady_state(config: &GreedyConfig) -> Result<GreedyReport, GreedyError> 
         batches,
     } = c.protocol;
     if !(c.confidence > 0.0 && c.confidence < 1.0) {
-        return Err(GreedyError::BadConfidence {
+        return Err(OnlineError::BadConfidence {
             confidence: c.confidence,
         });
     }
     if let Some(length) = c.window
         && !(length.is_finite() && length > 0.0)
     {
-        return Err(GreedyError::BadWindowLength { length });
+        return Err(OnlineError::BadWindowLength { length });
     }
     let d = c.d;
     let n = 1usize << d;

@@ -53,6 +53,7 @@
 //!   engine seed — hence the paths — stays the same: the paper reruns the algorithm on the
 //!   same paths).
 
+use crate::OnlineParameter;
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
 use serde::{Deserialize, Serialize};
@@ -60,7 +61,7 @@ use serde::{Deserialize, Serialize};
 use fatnet_traffic::MessageSet;
 
 use super::{
-    FlowControl, Injection, PacketConfig, PacketError, PacketNet, PacketReport, PathPolicy,
+    FlowControl, Injection, OnlineError, PacketConfig, PacketNet, PacketReport, PathPolicy,
     QueueCapacity, ScanPolicy, SinkModel, simulate,
 };
 
@@ -107,24 +108,24 @@ impl AlgorithmA {
         }
     }
 
-    fn validate(&self) -> Result<(), PacketError> {
+    fn validate(&self) -> Result<(), OnlineError> {
         if !(self.k.is_finite() && self.k > 0.0) {
-            return Err(PacketError::BadParameter {
-                param: "k",
+            return Err(OnlineError::BadParameter {
+                param: OnlineParameter::K,
                 value: self.k.to_string(),
                 expected: "a finite number > 0",
             });
         }
         if self.phase_length == Some(0) {
-            return Err(PacketError::BadParameter {
-                param: "phase_length",
+            return Err(OnlineError::BadParameter {
+                param: OnlineParameter::PhaseLength,
                 value: "0".into(),
                 expected: "at least 1",
             });
         }
         if self.max_attempts == 0 {
-            return Err(PacketError::BadParameter {
-                param: "max_attempts",
+            return Err(OnlineError::BadParameter {
+                param: OnlineParameter::MaxAttempts,
                 value: "0".into(),
                 expected: "at least 1",
             });
@@ -217,16 +218,16 @@ fn plan(
     config: &PacketConfig,
     params: &AlgorithmA,
     rng: &mut Pcg64,
-) -> Result<Plan, PacketError> {
+) -> Result<Plan, OnlineError> {
     params.validate()?;
     config.validate()?;
     if config.flow != FlowControl::Wormhole {
-        return Err(PacketError::Unsupported {
+        return Err(OnlineError::Unsupported {
             why: "Algorithm A is a wormhole algorithm (FlowControl::Wormhole)",
         });
     }
     if !matches!(config.path, PathPolicy::Fixed | PathPolicy::Standard) {
-        return Err(PacketError::Unsupported {
+        return Err(OnlineError::Unsupported {
             why: "Algorithm A routes on fixed paths (PathPolicy::Fixed or Standard)",
         });
     }
@@ -268,7 +269,7 @@ fn plan(
     let log_p = packets.max(2).next_power_of_two().ilog2();
     let phases = (params.k * f64::from(congestion) * f64::from(eta)).ceil();
     if phases >= u64::MAX as f64 {
-        return Err(PacketError::TooLarge {
+        return Err(OnlineError::TooLarge {
             what: "phases",
             value: u64::MAX,
             max: u64::MAX - 1,
@@ -294,11 +295,11 @@ fn attempt(
     plan: &Plan,
     phase_length: u64,
     rng: &mut Pcg64,
-) -> Result<AlgorithmAReport, PacketError> {
+) -> Result<AlgorithmAReport, OnlineError> {
     let schedule_length = plan
         .phases
         .checked_mul(phase_length)
-        .ok_or(PacketError::TooLarge {
+        .ok_or(OnlineError::TooLarge {
             what: "phases (phases × T must fit in u64)",
             value: plan.phases,
             max: u64::MAX / phase_length,
@@ -360,16 +361,16 @@ fn attempt(
 ///
 /// # Errors
 ///
-/// [`PacketError::Unsupported`] unless `config` is wormhole with fixed paths;
-/// [`PacketError::BadParameter`] for `k ≤ 0` or not finite, `T = 0`, or a bad `config`;
-/// [`PacketError::TooLarge`] when `phases · T` overflows; otherwise as [`simulate`].
+/// [`OnlineError::Unsupported`] unless `config` is wormhole with fixed paths;
+/// [`OnlineError::BadParameter`] for `k ≤ 0` or not finite, `T = 0`, or a bad `config`;
+/// [`OnlineError::TooLarge`] when `phases · T` overflows; otherwise as [`simulate`].
 pub fn algorithm_a(
     net: &PacketNet,
     messages: &MessageSet,
     config: &PacketConfig,
     params: &AlgorithmA,
     seed: u64,
-) -> Result<AlgorithmAReport, PacketError> {
+) -> Result<AlgorithmAReport, OnlineError> {
     let mut rng = Pcg64::seed_from_u64(seed);
     let plan = plan(net, messages, config, params, &mut rng)?;
     let t = params
@@ -393,7 +394,7 @@ pub fn algorithm_a_doubling(
     config: &PacketConfig,
     params: &AlgorithmA,
     seed: u64,
-) -> Result<DoublingReport, PacketError> {
+) -> Result<DoublingReport, OnlineError> {
     let mut rng = Pcg64::seed_from_u64(seed);
     let plan = plan(net, messages, config, params, &mut rng)?;
     let mut t = params
@@ -596,7 +597,7 @@ mod tests {
         ] {
             assert!(matches!(
                 algorithm_a(&net, &m, &cfg, &a, 0),
-                Err(PacketError::Unsupported { .. })
+                Err(OnlineError::Unsupported { .. })
             ));
         }
         for bad in [
@@ -613,7 +614,7 @@ mod tests {
         ] {
             assert!(matches!(
                 algorithm_a_doubling(&net, &m, &config(4), &bad, 0),
-                Err(PacketError::BadParameter { .. })
+                Err(OnlineError::BadParameter { .. })
             ));
         }
     }

@@ -74,96 +74,11 @@ pub use sim::{
 use std::fmt;
 use std::str::FromStr;
 
+pub(crate) use crate::error::{OnlineError, OnlineParameter};
 use fatnet_topology::Processor;
 use fatnet_traffic::MessageSet;
 use rand::{Rng, SeedableRng};
 use serde::{Deserialize, Serialize};
-use thiserror::Error;
-
-/// Why a packet simulation could not run.
-#[derive(Debug, Clone, PartialEq, Error)]
-#[non_exhaustive]
-pub enum PacketError {
-    /// A parameter is outside its range.
-    #[error("{param} = {value} is out of range ({expected})")]
-    BadParameter {
-        /// The parameter.
-        param: &'static str,
-        /// Its value, as text.
-        value: String,
-        /// What is allowed.
-        expected: &'static str,
-    },
-    /// A steady-state run protocol is invalid ([`crate::RunProtocol::check`]).
-    #[error(transparent)]
-    Protocol(#[from] crate::protocol::ProtocolError),
-    /// The network is too large for the engine.
-    #[error("too many {what}: {value} (at most {max})")]
-    TooLarge {
-        /// What is counted.
-        what: &'static str,
-        /// The count.
-        value: u64,
-        /// The limit.
-        max: u64,
-    },
-    /// An injection names a processor the network does not have.
-    #[error(
-        "injection {index} goes from {src} to {dst}, but the network has {processors} processors"
-    )]
-    BadProcessor {
-        /// Index of the injection.
-        index: usize,
-        /// Its source.
-        src: Processor,
-        /// Its destination.
-        dst: Processor,
-        /// Processors of the network.
-        processors: u32,
-    },
-    /// A numbered path of the topology does not lead, link by link, from its source's
-    /// injection node to its destination's ejection node (a broken [`fatnet_topology::Topology`]
-    /// implementation), or is too long for the engine.
-    #[error("path {index} from processor {src} to processor {dst} is broken: {why}")]
-    BrokenPath {
-        /// Source.
-        src: Processor,
-        /// Destination.
-        dst: Processor,
-        /// The path's index (`Topology::path_into`).
-        index: u128,
-        /// What is wrong.
-        why: &'static str,
-    },
-    /// Some processor cannot reach another.
-    #[error("processor {dst} cannot be reached from processor {src}")]
-    Unroutable {
-        /// Source.
-        src: Processor,
-        /// Destination.
-        dst: Processor,
-    },
-    /// A multicast tree is malformed.
-    #[error("bad multicast tree: {why}")]
-    BadTree {
-        /// What is wrong.
-        why: String,
-    },
-    /// This policy combination is not supported.
-    #[error("unsupported combination: {why}")]
-    Unsupported {
-        /// Why.
-        why: &'static str,
-    },
-    /// The engine lost or duplicated a unit (a bug, reported rather than hidden).
-    #[error("conservation violated in step {step}: {detail}")]
-    Conservation {
-        /// The step.
-        step: u64,
-        /// What did not add up.
-        detail: String,
-    },
-}
 
 fatnet_topology::named_options! {
     /// How the flits of a packet travel.
@@ -310,15 +225,15 @@ impl fmt::Display for QueueCapacity {
 }
 
 impl FromStr for QueueCapacity {
-    type Err = PacketError;
-    fn from_str(s: &str) -> Result<Self, PacketError> {
+    type Err = OnlineError;
+    fn from_str(s: &str) -> Result<Self, OnlineError> {
         if s == "unbounded" {
             return Ok(QueueCapacity::Unbounded);
         }
         match s.parse::<u32>() {
             Ok(q) if q >= 1 => Ok(QueueCapacity::Bounded(q)),
-            _ => Err(PacketError::BadParameter {
-                param: "queue",
+            _ => Err(OnlineError::BadParameter {
+                param: OnlineParameter::Queue,
                 value: s.escape_debug().to_string(),
                 expected: "an integer of at least 1, or `unbounded`",
             }),
@@ -500,34 +415,34 @@ impl PacketConfig {
     ///
     /// # Errors
     ///
-    /// [`PacketError::BadParameter`] for `L` outside `1..=65535`, `q = 0`, a priority range of
-    /// 0 or `max_steps = 0`; [`PacketError::Unsupported`] for output queueing with other than
+    /// [`OnlineError::BadParameter`] for `L` outside `1..=65535`, `q = 0`, a priority range of
+    /// 0 or `max_steps = 0`; [`OnlineError::Unsupported`] for output queueing with other than
     /// store-and-forward, unbounded queues, immediate sinks and a FIFO or labelled scan, and
     /// for the labelled scan on input queues.
-    pub fn validate(&self) -> Result<(), PacketError> {
+    pub fn validate(&self) -> Result<(), OnlineError> {
         if !(1..=u32::from(u16::MAX)).contains(&self.flits) {
-            return Err(PacketError::BadParameter {
-                param: "flits",
+            return Err(OnlineError::BadParameter {
+                param: OnlineParameter::Flits,
                 value: self.flits.to_string(),
                 expected: "1 to 65535",
             });
         }
         if self.queue == QueueCapacity::Bounded(0) {
-            return Err(PacketError::BadParameter {
-                param: "queue",
+            return Err(OnlineError::BadParameter {
+                param: OnlineParameter::Queue,
                 value: "0".into(),
                 expected: "at least 1, or unbounded",
             });
         }
         if self.scan == (ScanPolicy::RandomPriority { range: 0 }) {
-            return Err(PacketError::BadParameter {
-                param: "priority range",
+            return Err(OnlineError::BadParameter {
+                param: OnlineParameter::PriorityRange,
                 value: "0".into(),
                 expected: "at least 1",
             });
         }
         if self.scan == ScanPolicy::Labelled && self.queueing != Queueing::Output {
-            return Err(PacketError::Unsupported {
+            return Err(OnlineError::Unsupported {
                 why: "the labelled scan orders output queues: use output queueing",
             });
         }
@@ -552,12 +467,12 @@ impl PacketConfig {
                 None
             };
             if let Some(why) = why {
-                return Err(PacketError::Unsupported { why });
+                return Err(OnlineError::Unsupported { why });
             }
         }
         if self.max_steps == 0 {
-            return Err(PacketError::BadParameter {
-                param: "max_steps",
+            return Err(OnlineError::BadParameter {
+                param: OnlineParameter::MaxSteps,
                 value: "0".into(),
                 expected: "at least 1",
             });
@@ -583,16 +498,16 @@ pub struct Injection {
 ///
 /// # Errors
 ///
-/// [`PacketError::BadParameter`] if `delays = 0`.
+/// [`OnlineError::BadParameter`] if `delays = 0`.
 pub fn batch<R: Rng + ?Sized>(
     messages: &MessageSet,
     delays: u32,
     unit: u64,
     rng: &mut R,
-) -> Result<Vec<Injection>, PacketError> {
+) -> Result<Vec<Injection>, OnlineError> {
     if delays == 0 {
-        return Err(PacketError::BadParameter {
-            param: "delays",
+        return Err(OnlineError::BadParameter {
+            param: OnlineParameter::Delays,
             value: "0".into(),
             expected: "at least 1",
         });
@@ -681,7 +596,7 @@ pub fn batch_trial(
     delays: u32,
     config: &PacketConfig,
     seed: u64,
-) -> Result<PacketReport, PacketError> {
+) -> Result<PacketReport, OnlineError> {
     let mut rng = rand_pcg::Pcg64::seed_from_u64(seed);
     let unit = delay_unit(config, net.processors());
     let injections = batch(messages, delays, unit, &mut rng)?;
@@ -695,17 +610,17 @@ pub fn batch_trial(
 ///
 /// # Errors
 ///
-/// As [`simulate_multicast`], and [`PacketError::BadParameter`] if `delays = 0`.
+/// As [`simulate_multicast`], and [`OnlineError::BadParameter`] if `delays = 0`.
 pub fn multicast_trial(
     net: &PacketNet,
     trees: &[MulticastTree],
     delays: u32,
     config: &PacketConfig,
     seed: u64,
-) -> Result<PacketReport, PacketError> {
+) -> Result<PacketReport, OnlineError> {
     if delays == 0 {
-        return Err(PacketError::BadParameter {
-            param: "delays",
+        return Err(OnlineError::BadParameter {
+            param: OnlineParameter::Delays,
             value: "0".into(),
             expected: "at least 1",
         });

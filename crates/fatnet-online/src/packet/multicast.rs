@@ -11,10 +11,11 @@
 //! arrival and forwards the unit. The message is delivered when its last unit has reached
 //! every destination, and its latency is measured to that step.
 
+use crate::OnlineParameter;
 use fatnet_topology::Processor;
 use serde::{Deserialize, Serialize};
 
-use super::PacketError;
+use super::OnlineError;
 use super::net::{NONE, PacketNet};
 
 /// Most links in one tree (tree positions are 16-bit).
@@ -55,17 +56,17 @@ pub struct Multicast {
     pub release: u64,
 }
 
-/// [`PacketError::BadProcessor`] for a source or destination outside `net`.
+/// [`OnlineError::BadProcessor`] for a source or destination outside `net`.
 fn check_processors(
     net: &PacketNet,
     src: Processor,
     dsts: &[Processor],
-) -> Result<(), PacketError> {
+) -> Result<(), OnlineError> {
     let processors = net.processors();
     let bad_dst = dsts.iter().position(|&d| d >= processors);
     if src >= processors || bad_dst.is_some() {
         let index = bad_dst.unwrap_or(0);
-        return Err(PacketError::BadProcessor {
+        return Err(OnlineError::BadProcessor {
             index,
             src,
             dst: dsts.get(index).copied().unwrap_or(src),
@@ -75,8 +76,8 @@ fn check_processors(
     Ok(())
 }
 
-fn bad(why: String) -> PacketError {
-    PacketError::BadTree { why }
+fn bad(why: String) -> OnlineError {
+    OnlineError::BadTree { why }
 }
 
 impl MulticastTree {
@@ -84,8 +85,8 @@ impl MulticastTree {
     ///
     /// # Errors
     ///
-    /// [`PacketError::BadProcessor`] for a processor outside the network, and
-    /// [`PacketError::BadTree`] when the destinations are empty, repeated or include `src`,
+    /// [`OnlineError::BadProcessor`] for a processor outside the network, and
+    /// [`OnlineError::BadTree`] when the destinations are empty, repeated or include `src`,
     /// when a link does not exist, is repeated, leaves a terminal other than the source's
     /// node, or enters a node that another tree link (or the root) already reaches, when a
     /// link is not connected to the root, when a destination's sink is not reached, when a
@@ -96,7 +97,7 @@ impl MulticastTree {
         src: Processor,
         dsts: &[Processor],
         links: &[u32],
-    ) -> Result<Self, PacketError> {
+    ) -> Result<Self, OnlineError> {
         check_processors(net, src, dsts)?;
         if dsts.is_empty() {
             return Err(bad("a multicast needs at least one destination".into()));
@@ -256,13 +257,13 @@ impl MulticastTree {
     ///
     /// # Errors
     ///
-    /// As [`MulticastTree::new`]; [`PacketError::Unroutable`] when a destination cannot be
+    /// As [`MulticastTree::new`]; [`OnlineError::Unroutable`] when a destination cannot be
     /// reached.
     pub fn shortest_paths(
         net: &PacketNet,
         src: Processor,
         dsts: &[Processor],
-    ) -> Result<Self, PacketError> {
+    ) -> Result<Self, OnlineError> {
         check_processors(net, src, dsts)?;
         let nodes = net.nodes() as usize;
         let root = net.injection_node(src);
@@ -289,7 +290,7 @@ impl MulticastTree {
         for &d in dsts {
             let mut v = net.ejection_node(d);
             if v != root && via[v as usize] == NONE {
-                return Err(PacketError::Unroutable { src, dst: d });
+                return Err(OnlineError::Unroutable { src, dst: d });
             }
             while v != root && !keep[v as usize] {
                 keep[v as usize] = true;
@@ -310,21 +311,21 @@ impl MulticastTree {
     ///
     /// # Errors
     ///
-    /// [`PacketError::Unsupported`] unless `net` is a hypercube; [`PacketError::BadParameter`]
-    /// for `first ≥ d`; [`PacketError::BadProcessor`] for a root outside the cube.
+    /// [`OnlineError::Unsupported`] unless `net` is a hypercube; [`OnlineError::BadParameter`]
+    /// for `first ≥ d`; [`OnlineError::BadProcessor`] for a root outside the cube.
     pub fn hypercube_rotated(
         net: &PacketNet,
         root: Processor,
         first: u32,
-    ) -> Result<Self, PacketError> {
+    ) -> Result<Self, OnlineError> {
         let Some(d) = net.hypercube_dimension() else {
-            return Err(PacketError::Unsupported {
+            return Err(OnlineError::Unsupported {
                 why: "rotated dimension-order trees exist on the hypercube only",
             });
         };
         if first >= d {
-            return Err(PacketError::BadParameter {
-                param: "first dimension",
+            return Err(OnlineError::BadParameter {
+                param: OnlineParameter::FirstDimension,
                 value: first.to_string(),
                 expected: "below the cube's dimension",
             });

@@ -12,7 +12,7 @@ use fatnet_topology::{
 use rand::Rng;
 use serde::{Deserialize, Serialize};
 
-use super::{PacketError, PathPolicy};
+use super::{OnlineError, PathPolicy};
 
 /// The built-in topologies with next hops by index arithmetic.
 enum Arithmetic {
@@ -41,12 +41,12 @@ pub const MAX_ROUTE_PAIRS: u64 = 1 << 27;
 ///
 /// # Errors
 ///
-/// [`PacketError::TooLarge`] with the number of ordered pairs.
-pub fn check_route_pairs(processors: u32) -> Result<(), PacketError> {
+/// [`OnlineError::TooLarge`] with the number of ordered pairs.
+pub fn check_route_pairs(processors: u32) -> Result<(), OnlineError> {
     let p = u64::from(processors);
     let pairs = p * p.saturating_sub(1);
     if pairs > MAX_ROUTE_PAIRS {
-        return Err(PacketError::TooLarge {
+        return Err(OnlineError::TooLarge {
             what: "ordered processor pairs whose routes are checked (processors × (processors − 1))",
             value: pairs,
             max: MAX_ROUTE_PAIRS,
@@ -188,11 +188,11 @@ impl PacketNet {
     ///
     /// # Errors
     ///
-    /// [`PacketError::TooLarge`] when the topology has more than [`MAX_LINKS`] wires or nodes or needs a
+    /// [`OnlineError::TooLarge`] when the topology has more than [`MAX_LINKS`] wires or nodes or needs a
     /// distance table of more than [`MAX_TABLE_ENTRIES`] entries (every topology except the
-    /// butterfly fat-tree and the hypercube), and [`PacketError::Unroutable`] when some
+    /// butterfly fat-tree and the hypercube), and [`OnlineError::Unroutable`] when some
     /// processor cannot reach another.
-    pub fn new(topology: impl Into<AnyTopology>) -> Result<Self, PacketError> {
+    pub fn new(topology: impl Into<AnyTopology>) -> Result<Self, OnlineError> {
         Self::with_routes(topology.into(), RouteSource::ShortestPaths)
     }
 
@@ -201,14 +201,14 @@ impl PacketNet {
     ///
     /// # Errors
     ///
-    /// [`PacketError::TooLarge`] when the topology has more than [`MAX_LINKS`] wires or
+    /// [`OnlineError::TooLarge`] when the topology has more than [`MAX_LINKS`] wires or
     /// nodes; under [`RouteSource::ShortestPaths`], when it needs a distance table of more
     /// than [`MAX_TABLE_ENTRIES`] entries (every topology except the butterfly fat-tree and
     /// the hypercube); under [`RouteSource::TopologyPaths`], when it has more than
-    /// [`MAX_ROUTE_PAIRS`] ordered processor pairs to check, and [`PacketError::BrokenPath`]
+    /// [`MAX_ROUTE_PAIRS`] ordered processor pairs to check, and [`OnlineError::BrokenPath`]
     /// for the first pair (by source, then destination) whose standard path does not lead from
     /// the source's injection node to the destination's ejection node.
-    pub fn with_routes<T>(topology: T, routes: RouteSource) -> Result<Self, PacketError>
+    pub fn with_routes<T>(topology: T, routes: RouteSource) -> Result<Self, OnlineError>
     where
         T: Topology + Send + Sync + 'static,
     {
@@ -238,7 +238,7 @@ impl PacketNet {
         topology: Arc<dyn Topology + Send + Sync>,
         routes: RouteSource,
         arithmetic: Option<Arithmetic>,
-    ) -> Result<Self, PacketError> {
+    ) -> Result<Self, OnlineError> {
         let t = &*topology;
         if routes == RouteSource::TopologyPaths {
             check_route_pairs(t.num_processors())?;
@@ -247,7 +247,7 @@ impl PacketNet {
         let channels = t.num_channels();
         let processors = t.num_processors();
 
-        let too_large = |what, value| PacketError::TooLarge {
+        let too_large = |what, value| OnlineError::TooLarge {
             what,
             value,
             max: MAX_LINKS,
@@ -392,7 +392,7 @@ impl PacketNet {
 
     /// Walks the standard path of every ordered pair of distinct processors once, checking
     /// it; returns the longest length.
-    fn check_standard_paths(&self) -> Result<u32, PacketError> {
+    fn check_standard_paths(&self) -> Result<u32, OnlineError> {
         let t = &*self.topology;
         let mut channels = Vec::new();
         let mut longest = 0;
@@ -423,8 +423,8 @@ impl PacketNet {
         index: u128,
         at: u32,
         c: ChannelId,
-    ) -> Result<u32, PacketError> {
-        let broken = |why| PacketError::BrokenPath {
+    ) -> Result<u32, OnlineError> {
+        let broken = |why| OnlineError::BrokenPath {
             src,
             dst,
             index,
@@ -452,8 +452,8 @@ impl PacketNet {
         index: u128,
         at: u32,
         len: usize,
-    ) -> Result<(), PacketError> {
-        let broken = |why| PacketError::BrokenPath {
+    ) -> Result<(), OnlineError> {
+        let broken = |why| OnlineError::BrokenPath {
             src,
             dst,
             index,
@@ -475,10 +475,10 @@ impl PacketNet {
         link_head: &[u32],
         link_tail: &[u32],
         ejection_node: &[u32],
-    ) -> Result<(Hops, u32), PacketError> {
+    ) -> Result<(Hops, u32), OnlineError> {
         let entries = u64::from(nodes) * u64::from(processors);
         if entries > MAX_TABLE_ENTRIES {
-            return Err(PacketError::TooLarge {
+            return Err(OnlineError::TooLarge {
                 what: "next-hop table entries (processors × nodes)",
                 value: entries,
                 max: MAX_TABLE_ENTRIES,
@@ -756,7 +756,7 @@ impl PacketNet {
     ///
     /// # Errors
     ///
-    /// [`PacketError::BrokenPath`] when the path does not lead from `src`'s injection node to
+    /// [`OnlineError::BrokenPath`] when the path does not lead from `src`'s injection node to
     /// `dst`'s ejection node.
     pub(crate) fn source_path<R: Rng + ?Sized>(
         &self,
@@ -766,7 +766,7 @@ impl PacketNet {
         rng: &mut R,
         channels: &mut Vec<ChannelId>,
         out: &mut Vec<u32>,
-    ) -> Result<(), PacketError> {
+    ) -> Result<(), OnlineError> {
         let t = &*self.topology;
         let index = if policy == PathPolicy::Fixed {
             let count = t.path_count(src, dst);
@@ -808,11 +808,11 @@ impl PacketNet {
         &self,
         src: Processor,
         dst: Processor,
-    ) -> Result<(), PacketError> {
+    ) -> Result<(), OnlineError> {
         if let Hops::Table { dist, .. } = &self.hops {
             let v = self.injection_node[src as usize] as usize;
             if dist[dst as usize * self.nodes as usize + v] == u16::MAX {
-                return Err(PacketError::Unroutable { src, dst });
+                return Err(OnlineError::Unroutable { src, dst });
             }
         }
         Ok(())

@@ -38,7 +38,7 @@ use super::ledger::Ledger;
 use super::multicast::MulticastTree;
 use super::net::{NONE, PacketNet};
 use super::sim::Mc;
-use super::{Injection, Outcome, PacketConfig, PacketError, PacketReport, PathPolicy, ScanPolicy};
+use super::{Injection, OnlineError, Outcome, PacketConfig, PacketReport, PathPolicy, ScanPolicy};
 use crate::step::{Step, StepModel, drive};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
@@ -51,7 +51,7 @@ pub(super) fn run(
     mc: Mc<'_>,
     config: &PacketConfig,
     seed: u64,
-) -> Result<PacketReport, PacketError> {
+) -> Result<PacketReport, OnlineError> {
     let sim = OutSim::new(net, injections, mc, config, seed)?;
     drive(sim, net, config.max_steps, config.check_conservation)
 }
@@ -132,7 +132,7 @@ impl<'a> OutSim<'a> {
         mc: Mc<'a>,
         config: &'a PacketConfig,
         seed: u64,
-    ) -> Result<Self, PacketError> {
+    ) -> Result<Self, OnlineError> {
         let mut rng = Pcg64::seed_from_u64(seed);
         let links = net.links() as usize;
         // Source routes, drawn in message order (as the input-queued engine does); the
@@ -517,12 +517,13 @@ impl<'a> OutSim<'a> {
         }
     }
 
-    fn check_conservation(&self, t: u64) -> Result<(), PacketError> {
+    fn check_conservation(&self, t: u64) -> Result<(), OnlineError> {
         let counted: u64 = self.len.iter().map(|&l| u64::from(l)).sum();
         let live = counted + self.joining.len() as u64;
         if counted != self.queued || self.released + self.spawned != self.arrived + live {
-            return Err(PacketError::Conservation {
-                step: t,
+            return Err(OnlineError::Conservation {
+                clock: "step",
+                at: t,
                 detail: format!(
                     "released {} + copied {} packets, arrived {} + queued {counted} (tracked {}) + in transit {}",
                     self.released,
@@ -540,7 +541,7 @@ impl<'a> OutSim<'a> {
 impl StepModel for OutSim<'_> {
     type Net = PacketNet;
     type Report = PacketReport;
-    type Error = PacketError;
+    type Error = OnlineError;
 
     /// Also marks the joiners already waiting (they crossed a link in the last step) as in
     /// transit: the new packets are appended after them.
@@ -579,7 +580,7 @@ impl StepModel for OutSim<'_> {
         Step::Continue
     }
 
-    fn check_conservation(&self, _net: &PacketNet, t: u64) -> Result<(), PacketError> {
+    fn check_conservation(&self, _net: &PacketNet, t: u64) -> Result<(), OnlineError> {
         OutSim::check_conservation(self, t)
     }
 

@@ -21,6 +21,7 @@
 //!   small struct (one cache line per test); larger or unbounded queues are `VecDeque`s;
 //!   per-input facts a move reads are 8 bytes, the sleep/wake facts kept apart.
 
+use crate::OnlineParameter;
 use std::collections::VecDeque;
 
 use fatnet_topology::ChannelId;
@@ -31,7 +32,7 @@ use super::ledger::Ledger;
 use super::multicast::{Multicast, MulticastTree};
 use super::net::{NONE, PacketNet};
 use super::{
-    FlowControl, Injection, Outcome, PacketConfig, PacketError, PacketReport, PathPolicy,
+    FlowControl, Injection, OnlineError, Outcome, PacketConfig, PacketReport, PathPolicy,
     QueueCapacity, Queueing, ScanPolicy, SinkModel,
 };
 use crate::step::{Step, StepModel, drive};
@@ -242,16 +243,16 @@ impl Store for Deques {
 ///
 /// # Errors
 ///
-/// [`PacketError::BadParameter`] for invalid parameters, [`PacketError::BadProcessor`] for an
-/// injection outside the network, [`PacketError::Unroutable`] when a destination cannot be
-/// reached, [`PacketError::TooLarge`] beyond `2^32 − 1` worms, and (a bug)
-/// [`PacketError::Conservation`].
+/// [`OnlineError::BadParameter`] for invalid parameters, [`OnlineError::BadProcessor`] for an
+/// injection outside the network, [`OnlineError::Unroutable`] when a destination cannot be
+/// reached, [`OnlineError::TooLarge`] beyond `2^32 − 1` worms, and (a bug)
+/// [`OnlineError::Conservation`].
 pub fn simulate(
     net: &PacketNet,
     injections: &[Injection],
     config: &PacketConfig,
     seed: u64,
-) -> Result<PacketReport, PacketError> {
+) -> Result<PacketReport, OnlineError> {
     simulate_multicast(net, injections, &[], &[], config, seed)
 }
 
@@ -264,7 +265,7 @@ pub fn simulate(
 ///
 /// # Errors
 ///
-/// As [`simulate`], and [`PacketError::BadParameter`] for a tree index out of range or a tree
+/// As [`simulate`], and [`OnlineError::BadParameter`] for a tree index out of range or a tree
 /// built on a network with another number of links.
 pub fn simulate_multicast(
     net: &PacketNet,
@@ -273,7 +274,7 @@ pub fn simulate_multicast(
     multicasts: &[Multicast],
     config: &PacketConfig,
     seed: u64,
-) -> Result<PacketReport, PacketError> {
+) -> Result<PacketReport, OnlineError> {
     run_multicast(net, injections, trees, multicasts, &[], false, config, seed)
 }
 
@@ -284,7 +285,7 @@ pub fn simulate_multicast(
 ///
 /// # Errors
 ///
-/// As [`simulate_multicast`], and [`PacketError::BadParameter`] when `labels` and
+/// As [`simulate_multicast`], and [`OnlineError::BadParameter`] when `labels` and
 /// `multicasts` differ in length.
 pub fn simulate_multicast_labelled(
     net: &PacketNet,
@@ -293,7 +294,7 @@ pub fn simulate_multicast_labelled(
     labels: &[u64],
     config: &PacketConfig,
     seed: u64,
-) -> Result<PacketReport, PacketError> {
+) -> Result<PacketReport, OnlineError> {
     check_labels(labels, multicasts, false)?;
     run_multicast(net, &[], trees, multicasts, labels, false, config, seed)
 }
@@ -305,7 +306,7 @@ pub fn simulate_multicast_labelled(
 /// # Errors
 ///
 /// As [`simulate_multicast_labelled`] (any length of `labels` but 0 or the number of
-/// multicasts is refused), and [`PacketError::BadParameter`] unless `config.queueing` is
+/// multicasts is refused), and [`OnlineError::BadParameter`] unless `config.queueing` is
 /// [`Queueing::Output`], the only engine that counts storage.
 pub fn simulate_multicast_stored(
     net: &PacketNet,
@@ -314,11 +315,11 @@ pub fn simulate_multicast_stored(
     labels: &[u64],
     config: &PacketConfig,
     seed: u64,
-) -> Result<PacketReport, PacketError> {
+) -> Result<PacketReport, OnlineError> {
     check_labels(labels, multicasts, true)?;
     if config.queueing != Queueing::Output {
-        return Err(PacketError::BadParameter {
-            param: "queueing",
+        return Err(OnlineError::BadParameter {
+            param: OnlineParameter::Queueing,
             value: format!("{:?}", config.queueing),
             expected: "Output (storage is counted on output queues only)",
         });
@@ -331,12 +332,12 @@ fn check_labels(
     labels: &[u64],
     multicasts: &[Multicast],
     none_ok: bool,
-) -> Result<(), PacketError> {
+) -> Result<(), OnlineError> {
     if labels.len() == multicasts.len() || (none_ok && labels.is_empty()) {
         return Ok(());
     }
-    Err(PacketError::BadParameter {
-        param: "labels",
+    Err(OnlineError::BadParameter {
+        param: OnlineParameter::Labels,
         value: format!(
             "{} labels for {} multicasts",
             labels.len(),
@@ -360,19 +361,19 @@ fn run_multicast(
     storage: bool,
     config: &PacketConfig,
     seed: u64,
-) -> Result<PacketReport, PacketError> {
+) -> Result<PacketReport, OnlineError> {
     config.validate()?;
     for (i, m) in multicasts.iter().enumerate() {
         let Some(tree) = trees.get(m.tree as usize) else {
-            return Err(PacketError::BadParameter {
-                param: "multicast tree index",
+            return Err(OnlineError::BadParameter {
+                param: OnlineParameter::MulticastTreeIndex,
                 value: format!("{} (multicast {i})", m.tree),
                 expected: "an index into the tree list",
             });
         };
         if tree.net_links() != net.links() {
-            return Err(PacketError::BadParameter {
-                param: "multicast tree",
+            return Err(OnlineError::BadParameter {
+                param: OnlineParameter::MulticastTree,
                 value: format!("{} (multicast {i})", m.tree),
                 expected: "a tree built on this network",
             });
@@ -387,7 +388,7 @@ fn run_multicast(
     let processors = net.processors();
     for (index, m) in injections.iter().enumerate() {
         if m.src >= processors || m.dst >= processors {
-            return Err(PacketError::BadProcessor {
+            return Err(OnlineError::BadProcessor {
                 index,
                 src: m.src,
                 dst: m.dst,
@@ -404,7 +405,7 @@ fn run_multicast(
     };
     let worms = (injections.len() + multicasts.len()) as u64 * per_message;
     if worms >= u64::from(NONE) {
-        return Err(PacketError::TooLarge {
+        return Err(OnlineError::TooLarge {
             what: "worms",
             value: worms,
             max: u64::from(NONE) - 1,
@@ -563,7 +564,7 @@ impl<'a, S: Store> Sim<'a, S> {
         per_message: u32,
         store: S,
         q: usize,
-    ) -> Result<Self, PacketError> {
+    ) -> Result<Self, OnlineError> {
         let mut rng = Pcg64::seed_from_u64(seed);
         let links = net.links();
         let unit_len = match config.flow {
@@ -1312,13 +1313,14 @@ impl<'a, S: Store> Sim<'a, S> {
         self.moves.clear();
     }
 
-    fn check_conservation(&self, net: &PacketNet, t: u64) -> Result<(), PacketError> {
+    fn check_conservation(&self, net: &PacketNet, t: u64) -> Result<(), OnlineError> {
         let mut queued = 0u64;
         for e in 0..self.links as usize {
             let len = self.store.len(e);
             if len > self.q {
-                return Err(PacketError::Conservation {
-                    step: t,
+                return Err(OnlineError::Conservation {
+                    clock: "step",
+                    at: t,
                     detail: format!("link {e} holds {len} units, capacity {}", self.q),
                 });
             }
@@ -1331,8 +1333,9 @@ impl<'a, S: Store> Sim<'a, S> {
             pending += worms.len() as u64 * u64::from(self.unit_len) - u64::from(self.inj_seq[p]);
         }
         if queued != self.queued || pending != self.pending_inj {
-            return Err(PacketError::Conservation {
-                step: t,
+            return Err(OnlineError::Conservation {
+                clock: "step",
+                at: t,
                 detail: format!(
                     "counted {queued} queued and {pending} waiting units, tracked {} and {}",
                     self.queued, self.pending_inj
@@ -1340,8 +1343,9 @@ impl<'a, S: Store> Sim<'a, S> {
             });
         }
         if self.released_units + self.spawned_units != self.arrived_units + queued + pending {
-            return Err(PacketError::Conservation {
-                step: t,
+            return Err(OnlineError::Conservation {
+                clock: "step",
+                at: t,
                 detail: format!(
                     "released {} + copied {} units, arrived {} + queued {queued} + waiting {pending}",
                     self.released_units, self.spawned_units, self.arrived_units
@@ -1355,7 +1359,7 @@ impl<'a, S: Store> Sim<'a, S> {
 impl<S: Store> StepModel for Sim<'_, S> {
     type Net = PacketNet;
     type Report = PacketReport;
-    type Error = PacketError;
+    type Error = OnlineError;
 
     #[inline]
     fn release(&mut self, net: &PacketNet, t: u64) {
@@ -1403,7 +1407,7 @@ impl<S: Store> StepModel for Sim<'_, S> {
         }
     }
 
-    fn check_conservation(&self, net: &PacketNet, t: u64) -> Result<(), PacketError> {
+    fn check_conservation(&self, net: &PacketNet, t: u64) -> Result<(), OnlineError> {
         Sim::check_conservation(self, net, t)
     }
 

@@ -3,9 +3,10 @@
 //! The traced fabrics of `fatnet-fabric` are tested there (this crate does not depend on it);
 //! here a hand-made topology whose routes are not shortest paths stands in for one.
 
+use fatnet_online::OnlineError;
 use fatnet_online::packet::{
-    FlowControl, Injection, MAX_ROUTE_PAIRS, PacketConfig, PacketError, PacketNet, PathPolicy,
-    QueueCapacity, Queueing, RouteSource, ScanPolicy, SinkModel, simulate,
+    FlowControl, Injection, MAX_ROUTE_PAIRS, PacketConfig, PacketNet, PathPolicy, QueueCapacity,
+    Queueing, RouteSource, ScanPolicy, SinkModel, simulate,
 };
 use fatnet_topology::{
     AnyTopology, BundleId, ButterflyFatTree, Channel, ChannelId, FoldedClos, Hypercube, Node,
@@ -187,7 +188,7 @@ fn under_topology_paths_every_policy_is_the_same_run() {
 #[test]
 fn a_broken_route_is_a_typed_error() {
     match PacketNet::with_routes(detour(true), RouteSource::TopologyPaths) {
-        Err(PacketError::BrokenPath {
+        Err(OnlineError::BrokenPath {
             src, dst, index, ..
         }) => {
             assert_eq!((src, dst, index), (0, 1, 0));
@@ -203,7 +204,7 @@ fn a_broken_route_is_a_typed_error() {
     for path in [PathPolicy::Fixed, PathPolicy::Standard] {
         assert!(matches!(
             simulate(&net, &lone(3, 6), &worm(path), 1),
-            Err(PacketError::BrokenPath { src: 3, dst: 6, .. })
+            Err(OnlineError::BrokenPath { src: 3, dst: 6, .. })
         ));
     }
 }
@@ -214,7 +215,7 @@ fn a_broken_route_is_a_typed_error() {
 fn too_many_routes_to_check_are_refused() {
     let cube = Hypercube::new(14).unwrap(); // 2^14 processors: 2^28 − 2^14 ordered pairs
     match PacketNet::with_routes(cube.clone(), RouteSource::TopologyPaths) {
-        Err(PacketError::TooLarge { value, max, .. }) => {
+        Err(OnlineError::TooLarge { value, max, .. }) => {
             assert_eq!((value, max), ((1 << 28) - (1 << 14), MAX_ROUTE_PAIRS));
         }
         other => panic!("expected TooLarge, got {other:?}"),

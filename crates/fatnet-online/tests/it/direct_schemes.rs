@@ -12,10 +12,11 @@
 use fatnet_online::RunProtocol;
 use fatnet_online::direct_broadcast::{DirectConfig, DirectReport, DirectScheme, TreeFamily};
 use fatnet_online::packet::{
-    FlowControl, Multicast, MulticastTree, PacketConfig, PacketError, PacketNet, QueueCapacity,
-    Queueing, ScanPolicy, SinkModel, simulate_multicast_labelled,
+    FlowControl, Multicast, MulticastTree, PacketConfig, PacketNet, QueueCapacity, Queueing,
+    ScanPolicy, SinkModel, simulate_multicast_labelled,
 };
 use fatnet_online::periodic_broadcast::{PeriodicDiscipline, PeriodicScheme};
+use fatnet_online::{OnlineError, OnlineParameter};
 use fatnet_queueing::stamoulis::broadcast::simple_scheme_limits;
 use fatnet_queueing::stats::batch_means_half_width;
 use fatnet_topology::Hypercube;
@@ -127,7 +128,10 @@ fn multinode_trees_balance_the_dimensions() {
     for d in [0, 1, 13] {
         assert!(matches!(
             scheme(d),
-            Err(PacketError::BadParameter { param: "d", .. })
+            Err(OnlineError::BadParameter {
+                param: OnlineParameter::D,
+                ..
+            })
         ));
     }
 }
@@ -283,7 +287,10 @@ fn bad_runs_are_typed_errors() {
         ] {
             assert!(matches!(
                 s.simulate(&c, discipline),
-                Err(PacketError::BadParameter { param: "rho", .. } | PacketError::Protocol(_))
+                Err(OnlineError::BadParameter {
+                    param: OnlineParameter::Rho,
+                    ..
+                } | OnlineError::Protocol(_))
             ));
         }
     }
@@ -327,8 +334,8 @@ fn labelled_queues_send_the_smallest_label_first() {
     assert_eq!(lat, vec![4, 1, 3, 2]);
     assert!(matches!(
         simulate_multicast_labelled(&net, &trees, &mcs, &labels[..3], &labelled_engine(), 1),
-        Err(PacketError::BadParameter {
-            param: "labels",
+        Err(OnlineError::BadParameter {
+            param: OnlineParameter::Labels,
             ..
         })
     ));
@@ -338,7 +345,7 @@ fn labelled_queues_send_the_smallest_label_first() {
     };
     assert!(matches!(
         input.validate(),
-        Err(PacketError::Unsupported { .. })
+        Err(OnlineError::Unsupported { .. })
     ));
 }
 
@@ -429,7 +436,7 @@ fn queue_size_is_between_backlog_bounds() {
 }
 
 /// The scheme along fatnet-offline's optimal multinode broadcast tree.
-fn scheme(d: u32) -> Result<PeriodicScheme, fatnet_online::packet::PacketError> {
+fn scheme(d: u32) -> Result<PeriodicScheme, fatnet_online::OnlineError> {
     match fatnet_offline::hypercube::multinode_broadcast_tree(d) {
         Ok(t) => PeriodicScheme::from_tree(d, &t.slot, &t.dim),
         Err(_) => PeriodicScheme::from_tree(d, &[], &[]),

@@ -7,8 +7,9 @@ use fatnet_online::{ProtocolError, ProtocolParameter, RunProtocol};
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
 
+use fatnet_online::OnlineError;
 use fatnet_online::greedy_cube::{
-    GreedyConfig, GreedyError, GreedyNetwork, GreedyReport, MAX_DIMENSION, simulate, steady_state,
+    GreedyConfig, GreedyNetwork, GreedyReport, MAX_DIMENSION, simulate, steady_state,
 };
 use fatnet_traffic::arrivals::{Arrival, ArrivalError, PoissonTraffic};
 use rand::{Rng, SeedableRng};
@@ -545,8 +546,8 @@ fn same_seed_same_report() {
 
 /// Bad parameters are typed errors, never panics.
 /// Whether `e` is the run protocol's refusal of `param`.
-fn protocol_error(e: &GreedyError, param: ProtocolParameter) -> bool {
-    matches!(e, GreedyError::Protocol(ProtocolError { param: p, .. }) if *p == param)
+fn protocol_error(e: &OnlineError, param: ProtocolParameter) -> bool {
+    matches!(e, OnlineError::Protocol(ProtocolError { param: p, .. }) if *p == param)
 }
 
 /// One batch is a valid protocol: the mean is estimated, its interval is not (NaN).
@@ -571,41 +572,41 @@ fn bad_input_is_a_typed_error() {
         ..GreedyConfig::default()
     };
     assert!(steady_state(&ok).is_ok());
-    type Check = fn(&GreedyError) -> bool;
+    type Check = fn(&OnlineError) -> bool;
     let cases: Vec<(GreedyConfig, Check)> = vec![
         (GreedyConfig { d: 0, ..ok }, |e| {
-            matches!(e, GreedyError::BadDimension { d: 0, .. })
+            matches!(e, OnlineError::BadDimension { d: 0, .. })
         }),
         (
             GreedyConfig {
                 d: MAX_DIMENSION + 1,
                 ..ok
             },
-            |e| matches!(e, GreedyError::BadDimension { d: 21, max: 20 }),
+            |e| matches!(e, OnlineError::BadDimension { d: 21, max: 20 }),
         ),
         (GreedyConfig { lambda: 0.0, ..ok }, |e| {
-            matches!(e, GreedyError::Traffic(ArrivalError::BadRate { .. }))
+            matches!(e, OnlineError::Traffic(ArrivalError::BadRate { .. }))
         }),
         (
             GreedyConfig {
                 lambda: f64::NAN,
                 ..ok
             },
-            |e| matches!(e, GreedyError::Traffic(ArrivalError::BadRate { .. })),
+            |e| matches!(e, OnlineError::Traffic(ArrivalError::BadRate { .. })),
         ),
         (GreedyConfig { lambda: -1.0, ..ok }, |e| {
-            matches!(e, GreedyError::Traffic(ArrivalError::BadRate { .. }))
+            matches!(e, OnlineError::Traffic(ArrivalError::BadRate { .. }))
         }),
         (GreedyConfig { p: 1.5, ..ok }, |e| {
             matches!(
                 e,
-                GreedyError::Traffic(ArrivalError::ProbabilityOutOfRange { .. })
+                OnlineError::Traffic(ArrivalError::ProbabilityOutOfRange { .. })
             )
         }),
         (GreedyConfig { p: f64::NAN, ..ok }, |e| {
             matches!(
                 e,
-                GreedyError::Traffic(ArrivalError::ProbabilityOutOfRange { .. })
+                OnlineError::Traffic(ArrivalError::ProbabilityOutOfRange { .. })
             )
         }),
         (
@@ -670,28 +671,28 @@ fn bad_input_is_a_typed_error() {
                 confidence: 1.0,
                 ..ok
             },
-            |e| matches!(e, GreedyError::BadConfidence { .. }),
+            |e| matches!(e, OnlineError::BadConfidence { .. }),
         ),
         (
             GreedyConfig {
                 confidence: f64::NAN,
                 ..ok
             },
-            |e| matches!(e, GreedyError::BadConfidence { .. }),
+            |e| matches!(e, OnlineError::BadConfidence { .. }),
         ),
         (
             GreedyConfig {
                 window: Some(0.0),
                 ..ok
             },
-            |e| matches!(e, GreedyError::BadWindowLength { .. }),
+            |e| matches!(e, OnlineError::BadWindowLength { .. }),
         ),
         (
             GreedyConfig {
                 window: Some(f64::NAN),
                 ..ok
             },
-            |e| matches!(e, GreedyError::BadWindowLength { .. }),
+            |e| matches!(e, OnlineError::BadWindowLength { .. }),
         ),
     ];
     for (config, check) in cases {
@@ -702,7 +703,7 @@ fn bad_input_is_a_typed_error() {
     let a = [arrival(0.0, 0, 8)];
     assert!(matches!(
         simulate(Hypercube, 3, &a),
-        Err(GreedyError::NodeOutOfRange {
+        Err(OnlineError::NodeOutOfRange {
             index: 0,
             dst: 8,
             nodes: 8,
@@ -712,11 +713,11 @@ fn bad_input_is_a_typed_error() {
     let a = [arrival(0.0, 0, 1), arrival(f64::NAN, 0, 1)];
     assert!(matches!(
         simulate(Butterfly, 3, &a),
-        Err(GreedyError::BadTime { index: 1, .. })
+        Err(OnlineError::BadTime { index: 1, .. })
     ));
     assert!(matches!(
         simulate(Hypercube, 0, &[]),
-        Err(GreedyError::BadDimension { d: 0, .. })
+        Err(OnlineError::BadDimension { d: 0, .. })
     ));
     assert_eq!(simulate(Hypercube, 3, &[]).unwrap(), Vec::<f64>::new());
 }

@@ -1,7 +1,8 @@
 //! Stamoulis' indirect broadcast scheme (Rules A–E) against Proposition 7.4 and 7.3.
 
+use fatnet_online::OnlineError;
 use fatnet_online::RunProtocol;
-use fatnet_online::indirect_broadcast::{IndirectConfig, IndirectError, simulate_indirect};
+use fatnet_online::indirect_broadcast::{IndirectConfig, simulate_indirect};
 
 /// Prop. 7.4: T = 3d + 1 + 3ρ / (2[(2/3)(1 − 2^−d) − ρ]) (written here, not imported, so
 /// the simulator is checked against the thesis' formula independently).
@@ -112,7 +113,7 @@ fn same_seed_same_run_and_bad_input() {
     ] {
         assert!(matches!(
             simulate_indirect(&bad),
-            Err(IndirectError::BadParameter { .. } | IndirectError::Protocol(_))
+            Err(OnlineError::BadParameter { .. } | OnlineError::Protocol(_))
         ));
     }
 }
@@ -312,7 +313,7 @@ fn node_storage_same_seed_same_run_and_bad_input() {
     ] {
         assert!(matches!(
             simulate_indirect_nodes(&bad),
-            Err(IndirectError::BadParameter { .. } | IndirectError::Protocol(_))
+            Err(OnlineError::BadParameter { .. } | OnlineError::Protocol(_))
         ));
     }
 }

@@ -1,9 +1,10 @@
 //! Multicast along a tree: exact latencies of lone multicasts, conservation under contention,
 //! and the tree checks.
 
+use fatnet_online::OnlineError;
 use fatnet_online::packet::{
-    FlowControl, Injection, Multicast, MulticastTree, Outcome, PacketConfig, PacketError,
-    PacketNet, PathPolicy, QueueCapacity, SinkModel, simulate, simulate_multicast,
+    FlowControl, Injection, Multicast, MulticastTree, Outcome, PacketConfig, PacketNet, PathPolicy,
+    QueueCapacity, SinkModel, simulate, simulate_multicast,
 };
 use fatnet_topology::{ButterflyFatTree, Hypercube};
 use proptest::prelude::*;
@@ -254,9 +255,9 @@ fn all_to_all_broadcast_conserves_and_delivers() {
     }
 }
 
-fn bad_tree(r: Result<MulticastTree, PacketError>, needle: &str) {
+fn bad_tree(r: Result<MulticastTree, OnlineError>, needle: &str) {
     match r {
-        Err(PacketError::BadTree { why }) => {
+        Err(OnlineError::BadTree { why }) => {
             assert!(why.contains(needle), "{why:?} does not mention {needle:?}")
         }
         other => panic!("expected a BadTree error mentioning {needle:?}, got {other:?}"),
@@ -317,7 +318,7 @@ fn malformed_trees_are_refused() {
     );
     assert!(matches!(
         MulticastTree::new(&net, 9, &[1], &links),
-        Err(PacketError::BadProcessor { .. })
+        Err(OnlineError::BadProcessor { .. })
     ));
     // A tree index out of range, and a tree of another network.
     let config = PacketConfig::store();
@@ -333,7 +334,7 @@ fn malformed_trees_are_refused() {
             &config,
             0
         ),
-        Err(PacketError::BadParameter { .. })
+        Err(OnlineError::BadParameter { .. })
     ));
     let other = hypercube(4);
     assert!(matches!(
@@ -348,7 +349,7 @@ fn malformed_trees_are_refused() {
             &config,
             0
         ),
-        Err(PacketError::BadParameter { .. })
+        Err(OnlineError::BadParameter { .. })
     ));
 }
 

@@ -1,10 +1,10 @@
 //! Output queueing (Stamoulis' model): exact small cases, the difference from input queueing,
 //! multicast copying on arrival, conservation and the configuration checks.
 
+use fatnet_online::OnlineError;
 use fatnet_online::packet::{
-    FlowControl, Injection, Multicast, MulticastTree, Outcome, PacketConfig, PacketError,
-    PacketNet, PathPolicy, QueueCapacity, Queueing, ScanPolicy, SinkModel, simulate,
-    simulate_multicast,
+    FlowControl, Injection, Multicast, MulticastTree, Outcome, PacketConfig, PacketNet, PathPolicy,
+    QueueCapacity, Queueing, ScanPolicy, SinkModel, simulate, simulate_multicast,
 };
 use fatnet_topology::{Butterfly, ButterflyFatTree, Hypercube};
 use proptest::prelude::*;
@@ -209,12 +209,12 @@ fn rotated_trees_balance_every_arc() {
     let net = hypercube(3);
     assert!(matches!(
         MulticastTree::hypercube_rotated(&net, 0, 3),
-        Err(PacketError::BadParameter { .. })
+        Err(OnlineError::BadParameter { .. })
     ));
     let bft = PacketNet::new(ButterflyFatTree::new(16).unwrap()).unwrap();
     assert!(matches!(
         MulticastTree::hypercube_rotated(&bft, 0, 0),
-        Err(PacketError::Unsupported { .. })
+        Err(OnlineError::Unsupported { .. })
     ));
 }
 
@@ -273,7 +273,7 @@ fn output_queueing_rejects_other_models() {
         ),
     ] {
         match simulate(&net, &msgs, &cfg, 0) {
-            Err(PacketError::Unsupported { why }) => assert!(why.contains(needle), "{why}"),
+            Err(OnlineError::Unsupported { why }) => assert!(why.contains(needle), "{why}"),
             other => panic!("expected Unsupported mentioning {needle}, got {other:?}"),
         }
     }

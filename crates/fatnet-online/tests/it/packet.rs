@@ -114,10 +114,11 @@ fn complement_and_random_finish() {
 /// A network beyond the engine's size gets a typed error, not an allocation failure.
 #[test]
 fn oversized_networks_are_refused() {
-    use fatnet_online::packet::{MAX_LINKS, PacketError};
+    use fatnet_online::OnlineError;
+    use fatnet_online::packet::MAX_LINKS;
     let huge = ButterflyFatTree::new(1 << 26).unwrap(); // 4^13 processors, 2^28 links
     match PacketNet::new(huge) {
-        Err(PacketError::TooLarge { max, .. }) => assert_eq!(max, MAX_LINKS),
+        Err(OnlineError::TooLarge { max, .. }) => assert_eq!(max, MAX_LINKS),
         other => panic!("expected TooLarge, got {:?}", other.map(|n| n.links())),
     }
 }

@@ -1,7 +1,8 @@
 //! The slotted greedy and adaptive schemes (Stamoulis §5.4–5.5).
 
+use fatnet_online::OnlineError;
 use fatnet_online::greedy_cube::{GreedyConfig, GreedyNetwork, steady_state};
-use fatnet_online::slotted_cube::{SlottedConfig, SlottedError, SlottedScheme, run};
+use fatnet_online::slotted_cube::{SlottedConfig, SlottedScheme, run};
 use fatnet_online::{ProtocolError, ProtocolParameter, RunProtocol};
 
 use SlottedScheme::{Adaptive, Greedy};
@@ -150,26 +151,26 @@ fn bad_input_is_a_typed_error() {
     let bad = |c: SlottedConfig| run(&c).unwrap_err();
     assert!(matches!(
         bad(SlottedConfig { d: 0, ..ok }),
-        SlottedError::BadDimension { .. }
+        OnlineError::BadDimension { .. }
     ));
     assert!(matches!(
         bad(SlottedConfig { d: 21, ..ok }),
-        SlottedError::BadDimension { .. }
+        OnlineError::BadDimension { .. }
     ));
     assert!(matches!(
         bad(SlottedConfig { lambda: 0.0, ..ok }),
-        SlottedError::Traffic(_)
+        OnlineError::Traffic(_)
     ));
     assert!(matches!(
         bad(SlottedConfig {
             lambda: f64::NAN,
             ..ok
         }),
-        SlottedError::Traffic(_)
+        OnlineError::Traffic(_)
     ));
     assert!(matches!(
         bad(SlottedConfig { p: 1.5, ..ok }),
-        SlottedError::Traffic(_)
+        OnlineError::Traffic(_)
     ));
     assert!(matches!(
         bad(SlottedConfig {
@@ -179,7 +180,7 @@ fn bad_input_is_a_typed_error() {
             },
             ..ok
         }),
-        SlottedError::Protocol(ProtocolError {
+        OnlineError::Protocol(ProtocolError {
             param: ProtocolParameter::Warmup,
             ..
         })
@@ -206,7 +207,7 @@ fn bad_input_is_a_typed_error() {
         assert!(
             matches!(
                 bad(SlottedConfig { protocol, ..ok }),
-                SlottedError::Protocol(ProtocolError { param: p, .. }) if p == param
+                OnlineError::Protocol(ProtocolError { param: p, .. }) if p == param
             ),
             "{protocol:?}"
         );
@@ -223,7 +224,7 @@ fn bad_input_is_a_typed_error() {
             confidence: 1.0,
             ..ok
         }),
-        SlottedError::BadConfidence { .. }
+        OnlineError::BadConfidence { .. }
     ));
     for c in [
         SlottedConfig { d: 0, ..ok },
@@ -285,6 +286,6 @@ fn butterfly_slotted_greedy() {
             network: GreedyNetwork::Butterfly,
             ..config(Adaptive, 4, 1.0, 0.5, 1_000)
         }),
-        Err(SlottedError::AdaptiveOnButterfly)
+        Err(OnlineError::AdaptiveOnButterfly)
     ));
 }

@@ -393,8 +393,9 @@ fn blame(e: &ScenarioError) -> (Option<&'static str>, String) {
         ScenarioError::Schedule { .. } => Some("algorithm"),
         // The engine's own refusals (`PacketConfig::validate`) name a parameter in words.
         ScenarioError::Options {
-            source: fatnet::online::packet::PacketError::BadParameter { param, .. },
+            source: fatnet::online::OnlineError::BadParameter { param, .. },
         } => param
+            .to_string()
             .replace(' ', "_")
             .parse::<fatnet::scenario::Parameter>()
             .ok()

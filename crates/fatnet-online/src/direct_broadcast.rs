@@ -109,7 +109,7 @@ pub(crate) fn check_config(c: &DirectConfig) -> Result<(u64, u64), OnlineError> 
             expected: "positive and finite",
         });
     }
-    Ok(c.protocol.whole_slots()?)
+    c.protocol.whole_slots()
 }
 
 /// What a run measured, before it becomes a [`DirectReport`].
@@ -394,7 +394,7 @@ impl DirectScheme {
     ///
     /// # Errors
     ///
-    /// [`OnlineError::BadParameter`] for ρ not positive and finite, [`OnlineError::Protocol`]
+    /// [`OnlineError::BadParameter`] for ρ not positive and finite and
     /// for a protocol [`RunProtocol::check`] refuses in slotted time.
     pub fn simulate(&self, config: &DirectConfig) -> Result<DirectReport, OnlineError> {
         let c = *config;

@@ -2,17 +2,14 @@
 //! scheme of the crate (the delivery-cycle engine, the packet engine and its models, the
 //! continuous-time greedy recursion, the slotted and broadcast schemes).
 //!
-//! Bad input names its parameter by [`OnlineParameter`] (or by the run protocol's
-//! [`ProtocolParameter`](crate::ProtocolParameter) inside [`OnlineError::Protocol`]) and keeps
-//! the value given; errors of the layers below (the traffic's [`ArrivalError`], the protocol's
-//! [`ProtocolError`]) are kept as sources; a broken invariant of an engine is
+//! Bad input names its parameter by [`OnlineParameter`] and keeps the value given (the run
+//! protocol's refusals, [`crate::RunProtocol::check`], included); errors of the layers below
+//! (the traffic's [`ArrivalError`]) are kept as sources; a broken invariant of an engine is
 //! [`OnlineError::Conservation`], reported rather than hidden.
 
 use fatnet_topology::Processor;
 use fatnet_traffic::arrivals::ArrivalError;
 use thiserror::Error;
-
-use crate::protocol::ProtocolError;
 
 /// A parameter of a simulation, as named in [`OnlineError::BadParameter`] (the name of its
 /// field or option, as the `Display` form shows).
@@ -27,8 +24,12 @@ pub enum OnlineParameter {
     FirstDimension,
     /// Flits per packet.
     Flits,
-    /// A simulation's horizon (a size limit on it).
+    /// A steady-state run's horizon ([`crate::RunProtocol::horizon`]).
     Horizon,
+    /// A steady-state run's warm-up ([`crate::RunProtocol::warmup`]).
+    Warmup,
+    /// A steady-state run's batches ([`crate::RunProtocol::batches`]).
+    Batches,
     /// A tree index `j`.
     J,
     /// A parameter `k` (Algorithm A's phase count, a tree's arity).
@@ -63,6 +64,8 @@ impl std::fmt::Display for OnlineParameter {
             OnlineParameter::FirstDimension => "first dimension",
             OnlineParameter::Flits => "flits",
             OnlineParameter::Horizon => "horizon",
+            OnlineParameter::Warmup => "warmup",
+            OnlineParameter::Batches => "batches",
             OnlineParameter::J => "j",
             OnlineParameter::K => "k",
             OnlineParameter::Labels => "labels",
@@ -94,9 +97,6 @@ pub enum OnlineError {
         /// What is allowed.
         expected: &'static str,
     },
-    /// A steady-state run protocol is invalid ([`crate::RunProtocol::check`]).
-    #[error(transparent)]
-    Protocol(#[from] ProtocolError),
     /// The traffic parameters (d, λ, p) are invalid.
     #[error(transparent)]
     Traffic(#[from] ArrivalError),

@@ -35,7 +35,7 @@ pub use adversary::greedy_adversary;
 pub use dynamic_options::{Arrivals, BroadcastScheme, DynamicRouter};
 pub use engine::{CycleStats, DeliveryEngine, DropPolicy, Sink};
 pub use error::{OnlineError, OnlineParameter};
-pub use protocol::{ProtocolError, ProtocolParameter, RunProtocol, TimeModel};
+pub use protocol::{RunProtocol, TimeModel};
 pub use router::{
     Greedy, Interleaved, RandomParams, RandomPreset, RandomPrime, RandomRouter, Router, RouterKind,
     Selection,

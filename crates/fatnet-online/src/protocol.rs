@@ -17,7 +17,8 @@
 //! the plain mean and its interval's half-width is NaN (a confidence interval needs two).
 
 use serde::{Deserialize, Serialize};
-use thiserror::Error;
+
+use crate::{OnlineError, OnlineParameter};
 
 /// How long a steady-state run is and what it measures (see the module documentation).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -52,39 +53,6 @@ pub enum TimeModel {
     Slotted,
 }
 
-/// The protocol parameter a [`ProtocolError`] is about.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum ProtocolParameter {
-    /// [`RunProtocol::warmup`].
-    Warmup,
-    /// [`RunProtocol::horizon`].
-    Horizon,
-    /// [`RunProtocol::batches`].
-    Batches,
-}
-
-impl std::fmt::Display for ProtocolParameter {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            ProtocolParameter::Warmup => "warmup",
-            ProtocolParameter::Horizon => "horizon",
-            ProtocolParameter::Batches => "batches",
-        })
-    }
-}
-
-/// Why a [`RunProtocol`] cannot be run.
-#[derive(Debug, Clone, Copy, PartialEq, Error)]
-#[error("{param} = {value} is out of range: {expected}")]
-pub struct ProtocolError {
-    /// The parameter at fault.
-    pub param: ProtocolParameter,
-    /// Its value.
-    pub value: f64,
-    /// What is allowed.
-    pub expected: &'static str,
-}
-
 impl RunProtocol {
     /// The protocol `[warmup, horizon)` with `batches` batches (unchecked: see
     /// [`RunProtocol::check`]).
@@ -105,59 +73,57 @@ impl RunProtocol {
     ///
     /// # Errors
     ///
-    /// [`ProtocolError`] naming the first parameter at fault.
-    pub fn check(&self, time: TimeModel) -> Result<(), ProtocolError> {
-        let bad = |param, value, expected| {
-            Err(ProtocolError {
+    /// [`OnlineError::BadParameter`] naming the first parameter at fault
+    /// ([`OnlineParameter::Warmup`], [`OnlineParameter::Horizon`] or
+    /// [`OnlineParameter::Batches`]).
+    pub fn check(&self, time: TimeModel) -> Result<(), OnlineError> {
+        let bad = |param, value: f64, expected| {
+            Err(OnlineError::BadParameter {
                 param,
-                value,
+                value: value.to_string(),
                 expected,
             })
         };
         let slotted = time == TimeModel::Slotted;
         if !(self.horizon.is_finite() && self.horizon > 0.0) {
             return bad(
-                ProtocolParameter::Horizon,
+                OnlineParameter::Horizon,
                 self.horizon,
                 "positive and finite",
             );
         }
         if slotted && self.horizon.fract() != 0.0 {
             return bad(
-                ProtocolParameter::Horizon,
+                OnlineParameter::Horizon,
                 self.horizon,
                 "a whole number of slots",
             );
         }
         if slotted && self.horizon > MAX_WHOLE {
-            return bad(
-                ProtocolParameter::Horizon,
-                self.horizon,
-                "at most 2^53 slots",
-            );
+            return bad(OnlineParameter::Horizon, self.horizon, "at most 2^53 slots");
         }
         if !(self.warmup >= 0.0 && self.warmup < self.horizon) {
             return bad(
-                ProtocolParameter::Warmup,
+                OnlineParameter::Warmup,
                 self.warmup,
                 "at least 0 and below the horizon",
             );
         }
         if slotted && self.warmup.fract() != 0.0 {
             return bad(
-                ProtocolParameter::Warmup,
+                OnlineParameter::Warmup,
                 self.warmup,
                 "a whole number of slots",
             );
         }
         if self.batches == 0 {
-            return bad(ProtocolParameter::Batches, 0.0, "at least 1");
+            return bad(OnlineParameter::Batches, 0.0, "at least 1");
         }
         if slotted && f64::from(self.batches) > self.horizon - self.warmup {
             return bad(
-                ProtocolParameter::Batches,
+                OnlineParameter::Batches,
                 f64::from(self.batches),
-                "at most the number of measured slots (horizon − warm-up)",
+                "at most the number of measured slots, horizon − warm-up",
             );
         }
         Ok(())
@@ -169,7 +135,7 @@ impl RunProtocol {
     /// # Errors
     ///
     /// As [`RunProtocol::check`].
-    pub fn whole_slots(&self) -> Result<(u64, u64), ProtocolError> {
+    pub fn whole_slots(&self) -> Result<(u64, u64), OnlineError> {
         self.check(TimeModel::Slotted)?;
         Ok((self.warmup as u64, self.horizon as u64))
     }
@@ -187,8 +153,11 @@ mod tests {
         let ok = RunProtocol::new(10.0, 100.0, 5);
         assert_eq!(ok.check(TimeModel::Slotted), Ok(()));
         assert_eq!(ok.whole_slots(), Ok((10, 100)));
-        let param = |p: RunProtocol, time| p.check(time).unwrap_err().param;
-        use ProtocolParameter::*;
+        let param = |p: RunProtocol, time| match p.check(time) {
+            Err(OnlineError::BadParameter { param, .. }) => param,
+            other => panic!("{other:?}"),
+        };
+        use OnlineParameter::*;
         for h in [0.0, -1.0, f64::INFINITY, f64::NAN] {
             assert_eq!(
                 param(RunProtocol { horizon: h, ..ok }, TimeModel::Continuous),
@@ -227,7 +196,7 @@ mod tests {
         let e = many.check(TimeModel::Slotted).unwrap_err();
         assert_eq!(
             e.to_string(),
-            "batches = 91 is out of range: at most the number of measured slots (horizon − warm-up)"
+            "batches = 91 is out of range (at most the number of measured slots, horizon − warm-up)"
         );
     }
 }

@@ -184,7 +184,7 @@ struct Pkt {
 /// # Errors
 ///
 /// [`OnlineError::Traffic`] for λ not positive and finite or `p` outside `[0, 1]`,
-/// [`OnlineError::BadDimension`], [`OnlineError::Protocol`] unless `0 ≤ warmup < horizon`
+/// [`OnlineError::BadDimension`], [`OnlineError::BadParameter`] unless `0 ≤ warmup < horizon`
 /// in whole slots with `1 ≤ batches ≤ horizon − warmup`, [`OnlineError::BadConfidence`].
 pub fn run(config: &SlottedConfig) -> Result<SlottedReport, OnlineError> {
     let c = *config;

@@ -28,7 +28,9 @@ use fatnet_online::greedy_cube::{GreedyConfig, GreedyNetwork, MAX_DIMENSION, ste
 use fatnet_online::indirect_broadcast::{IndirectConfig, simulate_indirect};
 use fatnet_online::periodic_broadcast::{self, PeriodicDiscipline, PeriodicScheme};
 use fatnet_online::slotted_cube::{self, SlottedConfig, SlottedScheme};
-use fatnet_online::{Arrivals, BroadcastScheme, DynamicRouter, ProtocolParameter, TimeModel};
+use fatnet_online::{
+    Arrivals, BroadcastScheme, DynamicRouter, OnlineError, OnlineParameter, TimeModel,
+};
 use fatnet_queueing::stamoulis::{broadcast as formulas, greedy as bounds};
 use fatnet_queueing::stats;
 use fatnet_topology::TopologySpec;
@@ -315,17 +317,26 @@ impl DynamicOptions {
         } else {
             TimeModel::Continuous
         };
-        protocol
-            .check(time)
-            .map_err(|e| ScenarioError::OutOfRange {
-                param: match e.param {
-                    ProtocolParameter::Warmup => Parameter::Warmup,
-                    ProtocolParameter::Horizon => Parameter::Slots,
-                    ProtocolParameter::Batches => Parameter::Batches,
+        protocol.check(time).map_err(|e| match e {
+            // The protocol's refusals, named by the scenario's parameters.
+            OnlineError::BadParameter {
+                param,
+                value,
+                expected,
+            } => ScenarioError::OutOfRange {
+                param: match param {
+                    OnlineParameter::Warmup => Parameter::Warmup,
+                    OnlineParameter::Batches => Parameter::Batches,
+                    _ => Parameter::Slots,
                 },
-                value: e.value.to_string(),
-                expected: e.expected,
-            })?;
+                value,
+                expected,
+            },
+            other => ScenarioError::Dynamic {
+                what: "the run protocol",
+                source: Box::new(other),
+            },
+        })?;
         if slots > MAX_SLOTS as f64 {
             return Err(ScenarioError::OutOfRange {
                 param: Parameter::Slots,

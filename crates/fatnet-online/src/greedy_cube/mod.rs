@@ -401,7 +401,7 @@ impl Sink for Books {
 /// # Errors
 ///
 /// [`OnlineError::Traffic`] for λ not positive and finite or `p` outside `[0, 1]`,
-/// [`OnlineError::BadDimension`] for `d` outside `1..=20`, [`OnlineError::Protocol`] unless
+/// [`OnlineError::BadDimension`] for `d` outside `1..=20`, [`OnlineError::BadParameter`] unless
 /// `0 ≤ warmup < horizon < ∞` and there is a batch, [`OnlineError::BadConfidence`] for a level outside `(0, 1)`,
 /// [`OnlineError::BadWindowLength`] for a window length not positive and finite.
 pub fn steady_state(config: &GreedyConfig) -> Result<GreedyReport, OnlineError> {

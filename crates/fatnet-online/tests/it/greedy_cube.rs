@@ -3,7 +3,7 @@
 //! event-driven simulator, and the steady-state estimator against the thesis' exact values and
 //! bounds (written here, not imported, so that the simulator is checked independently).
 
-use fatnet_online::{ProtocolError, ProtocolParameter, RunProtocol};
+use fatnet_online::{OnlineParameter, RunProtocol};
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
 
@@ -546,8 +546,8 @@ fn same_seed_same_report() {
 
 /// Bad parameters are typed errors, never panics.
 /// Whether `e` is the run protocol's refusal of `param`.
-fn protocol_error(e: &OnlineError, param: ProtocolParameter) -> bool {
-    matches!(e, OnlineError::Protocol(ProtocolError { param: p, .. }) if *p == param)
+fn protocol_error(e: &OnlineError, param: OnlineParameter) -> bool {
+    matches!(e, OnlineError::BadParameter { param: p, .. } if *p == param)
 }
 
 /// One batch is a valid protocol: the mean is estimated, its interval is not (NaN).
@@ -614,7 +614,7 @@ fn bad_input_is_a_typed_error() {
                 protocol: RunProtocol::new(0.0, 0.0, 20),
                 ..ok
             },
-            |e| protocol_error(e, ProtocolParameter::Horizon),
+            |e| protocol_error(e, OnlineParameter::Horizon),
         ),
         (
             GreedyConfig {
@@ -624,7 +624,7 @@ fn bad_input_is_a_typed_error() {
                 },
                 ..ok
             },
-            |e| protocol_error(e, ProtocolParameter::Horizon),
+            |e| protocol_error(e, OnlineParameter::Horizon),
         ),
         (
             GreedyConfig {
@@ -634,7 +634,7 @@ fn bad_input_is_a_typed_error() {
                 },
                 ..ok
             },
-            |e| protocol_error(e, ProtocolParameter::Warmup),
+            |e| protocol_error(e, OnlineParameter::Warmup),
         ),
         (
             GreedyConfig {
@@ -644,7 +644,7 @@ fn bad_input_is_a_typed_error() {
                 },
                 ..ok
             },
-            |e| protocol_error(e, ProtocolParameter::Warmup),
+            |e| protocol_error(e, OnlineParameter::Warmup),
         ),
         (
             GreedyConfig {
@@ -654,7 +654,7 @@ fn bad_input_is_a_typed_error() {
                 },
                 ..ok
             },
-            |e| protocol_error(e, ProtocolParameter::Warmup),
+            |e| protocol_error(e, OnlineParameter::Warmup),
         ),
         (
             GreedyConfig {
@@ -664,7 +664,7 @@ fn bad_input_is_a_typed_error() {
                 },
                 ..ok
             },
-            |e| protocol_error(e, ProtocolParameter::Batches),
+            |e| protocol_error(e, OnlineParameter::Batches),
         ),
         (
             GreedyConfig {

@@ -3,7 +3,7 @@
 use fatnet_online::OnlineError;
 use fatnet_online::greedy_cube::{GreedyConfig, GreedyNetwork, steady_state};
 use fatnet_online::slotted_cube::{SlottedConfig, SlottedScheme, run};
-use fatnet_online::{ProtocolError, ProtocolParameter, RunProtocol};
+use fatnet_online::{OnlineParameter, RunProtocol};
 
 use SlottedScheme::{Adaptive, Greedy};
 
@@ -180,34 +180,31 @@ fn bad_input_is_a_typed_error() {
             },
             ..ok
         }),
-        OnlineError::Protocol(ProtocolError {
-            param: ProtocolParameter::Warmup,
+        OnlineError::BadParameter {
+            param: OnlineParameter::Warmup,
             ..
-        })
+        }
     ));
     // Slots are whole, and there are at most as many batches as measured slots.
     for (protocol, param) in [
         (
             RunProtocol::new(100.0, 1_000.5, 20),
-            ProtocolParameter::Horizon,
+            OnlineParameter::Horizon,
         ),
         (
             RunProtocol::new(100.5, 1_000.0, 20),
-            ProtocolParameter::Warmup,
+            OnlineParameter::Warmup,
         ),
-        (
-            RunProtocol::slots(100, 1_000, 0),
-            ProtocolParameter::Batches,
-        ),
+        (RunProtocol::slots(100, 1_000, 0), OnlineParameter::Batches),
         (
             RunProtocol::slots(100, 1_000, 901),
-            ProtocolParameter::Batches,
+            OnlineParameter::Batches,
         ),
     ] {
         assert!(
             matches!(
                 bad(SlottedConfig { protocol, ..ok }),
-                OnlineError::Protocol(ProtocolError { param: p, .. }) if p == param
+                OnlineError::BadParameter { param: p, .. } if p == param
             ),
             "{protocol:?}"
         );

@@ -25,7 +25,7 @@ pub use dynamic::{
     BroadcastSummary, DynamicOptions, DynamicReport, DynamicScenario, DynamicSetup, DynamicSummary,
     DynamicTrial, PreparedDynamic, RoutingSummary, RunProtocol,
 };
-pub use network::{Network, NetworkSpecError};
+pub use network::Network;
 pub use packet::{
     PacketOptions, PacketRunFile, PacketScenario, PacketSetup, PacketSummary, PacketTrial,
     PreparedPacket,
@@ -242,6 +242,17 @@ pub enum ScenarioError {
         /// Why.
         #[source]
         source: Box<dyn std::error::Error + Send + Sync>,
+    },
+    /// A topology spec does not parse.
+    #[error(transparent)]
+    TopologySpec(#[from] fatnet_topology::TopologyError),
+    /// A `fabric:` network spec does not parse.
+    #[error("invalid fabric spec `{spec}`: {why}")]
+    FabricSpec {
+        /// The text.
+        spec: String,
+        /// What is wrong.
+        why: String,
     },
     /// The topology cannot be built.
     #[error("cannot build the topology `{spec}`")]

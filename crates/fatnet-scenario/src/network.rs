@@ -40,24 +40,8 @@ impl From<FabricFiles> for Network {
     }
 }
 
-/// Why a network's text does not parse.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum NetworkSpecError {
-    /// A topology spec that does not parse.
-    #[error(transparent)]
-    Topology(#[from] fatnet_topology::TopologyError),
-    /// A `fabric:` spec that does not parse.
-    #[error("invalid fabric spec `{spec}`: {why}")]
-    Fabric {
-        /// The text.
-        spec: String,
-        /// What is wrong.
-        why: String,
-    },
-}
-
 impl std::str::FromStr for Network {
-    type Err = NetworkSpecError;
+    type Err = ScenarioError;
 
     /// A topology spec, or `fabric:PATH[,routes=PATH][,ca_order=PATH][,format=F]` (the keys of
     /// [`FabricFiles`]; paths may not contain commas): the form sweeps and `SPEC` use.
@@ -65,7 +49,7 @@ impl std::str::FromStr for Network {
         let Some(rest) = s.strip_prefix("fabric:") else {
             return Ok(Network::Topology(s.parse()?));
         };
-        let bad = |why: String| NetworkSpecError::Fabric {
+        let bad = |why: String| ScenarioError::FabricSpec {
             spec: s.escape_debug().to_string(),
             why,
         };

@@ -389,7 +389,10 @@ fn blame(e: &ScenarioError) -> (Option<&'static str>, String) {
         | ScenarioError::OutOfRange { param, .. }
         | ScenarioError::Refused { param, .. } => Some(param.name()),
         ScenarioError::Traffic { .. } => Some("traffic"),
-        ScenarioError::Topology { .. } | ScenarioError::WrongTopology { .. } => Some("topology"),
+        ScenarioError::Topology { .. }
+        | ScenarioError::WrongTopology { .. }
+        | ScenarioError::TopologySpec(_)
+        | ScenarioError::FabricSpec { .. } => Some("topology"),
         ScenarioError::Schedule { .. } => Some("algorithm"),
         // The engine's own refusals (`PacketConfig::validate`) name a parameter in words.
         ScenarioError::Options {

@@ -4,11 +4,11 @@
 //!
 //! Bad input names its parameter by [`OnlineParameter`] and keeps the value given (the run
 //! protocol's refusals, [`crate::RunProtocol::check`], included); errors of the layers below
-//! (the traffic's [`ArrivalError`]) are kept as sources; a broken invariant of an engine is
+//! (the traffic's [`TrafficError`]) are kept as sources; a broken invariant of an engine is
 //! [`OnlineError::Conservation`], reported rather than hidden.
 
 use fatnet_topology::Processor;
-use fatnet_traffic::arrivals::ArrivalError;
+use fatnet_traffic::TrafficError;
 use thiserror::Error;
 
 /// A parameter of a simulation, as named in [`OnlineError::BadParameter`] (the name of its
@@ -84,7 +84,7 @@ impl std::fmt::Display for OnlineParameter {
 
 /// Why a simulation could not run: bad input with its parameter named by enum, the errors of
 /// the layers below as sources, or a broken engine invariant.
-#[derive(Debug, Clone, PartialEq, Error)]
+#[derive(Debug, Error)]
 #[non_exhaustive]
 pub enum OnlineError {
     /// A parameter is outside its range.
@@ -99,7 +99,7 @@ pub enum OnlineError {
     },
     /// The traffic parameters (d, λ, p) are invalid.
     #[error(transparent)]
-    Traffic(#[from] ArrivalError),
+    Traffic(#[from] TrafficError),
     /// A dimension is 0 or above the simulator's largest.
     #[error("dimension d = {d} is out of range (1 to {max})")]
     BadDimension {

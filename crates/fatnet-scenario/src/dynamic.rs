@@ -112,7 +112,7 @@ pub const MAX_PACKETS: u64 = 1 << 27;
 pub const MAX_SLOTS: u64 = 1 << 27;
 
 /// How long a dynamic run is and what it measures: the library's
-/// [`RunProtocol`](fatnet_online::RunProtocol) (its rules are [`RunProtocol::check`]'s), with
+/// [`RunProtocol`] (its rules are [`RunProtocol::check`]'s), with
 /// `slots` its horizon: the network starts empty, packets are generated in `[0, slots)` (and
 /// past it, unmeasured, until the measured ones are delivered), those generated in
 /// `[warmup, slots)` are measured, and the batch-means interval splits them into `batches`

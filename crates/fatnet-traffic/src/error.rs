@@ -4,7 +4,8 @@ use std::path::PathBuf;
 
 use thiserror::Error;
 
-/// Why a message set could not be built, generated, parsed, read or written.
+/// Why a message set or a stream of arrivals could not be built, generated, parsed, read or
+/// written.
 ///
 /// Every variant displays as one line. Errors about a file are wrapped in
 /// [`TrafficError::File`], which prefixes the path.
@@ -52,6 +53,50 @@ pub enum TrafficError {
     ProbabilityOutOfRange {
         /// The value given.
         p: f64,
+    },
+    /// A cube dimension of the arrivals is 0 or above
+    /// [`arrivals::MAX_DIMENSION`](crate::arrivals::MAX_DIMENSION).
+    #[error("dimension d = {d} is out of range (1 to {max})")]
+    BadDimension {
+        /// The dimension given.
+        d: u32,
+        /// The largest supported dimension.
+        max: u32,
+    },
+    /// An arrival rate λ is not positive and finite.
+    #[error("arrival rate λ = {lambda} is not positive and finite")]
+    BadRate {
+        /// The rate given.
+        lambda: f64,
+    },
+    /// A horizon of arrivals is not positive and finite.
+    #[error("horizon {horizon} is not positive and finite")]
+    BadHorizon {
+        /// The horizon given.
+        horizon: f64,
+    },
+    /// A slot length τ is not `1/m` for a positive integer `m`.
+    #[error("slot length τ = {tau} is not 1/m for a positive integer m")]
+    BadSlot {
+        /// The slot length given.
+        tau: f64,
+    },
+    /// A node id of the arrivals is not below `2^d`.
+    #[error("node {node} is out of range (2^d = {nodes})")]
+    NodeOutOfRange {
+        /// The node given.
+        node: u32,
+        /// Nodes of the cube.
+        nodes: u64,
+    },
+    /// An arrival list would hold more than
+    /// [`arrivals::MAX_ARRIVALS`](crate::arrivals::MAX_ARRIVALS) arrivals.
+    #[error("about {expected} arrivals expected, at most {max} supported")]
+    TooManyArrivals {
+        /// Expected (or reached) number of arrivals.
+        expected: u64,
+        /// The limit.
+        max: u64,
     },
     /// A message set would hold more messages than [`MessageId`](crate::MessageId)s can number.
     #[error("{count} messages exceed the maximum of {max} per message set")]

@@ -11,7 +11,8 @@ use fatnet_online::OnlineError;
 use fatnet_online::greedy_cube::{
     GreedyConfig, GreedyNetwork, GreedyReport, MAX_DIMENSION, simulate, steady_state,
 };
-use fatnet_traffic::arrivals::{Arrival, ArrivalError, PoissonTraffic};
+use fatnet_traffic::TrafficError;
+use fatnet_traffic::arrivals::{Arrival, PoissonTraffic};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
 
@@ -585,28 +586,28 @@ fn bad_input_is_a_typed_error() {
             |e| matches!(e, OnlineError::BadDimension { d: 21, max: 20 }),
         ),
         (GreedyConfig { lambda: 0.0, ..ok }, |e| {
-            matches!(e, OnlineError::Traffic(ArrivalError::BadRate { .. }))
+            matches!(e, OnlineError::Traffic(TrafficError::BadRate { .. }))
         }),
         (
             GreedyConfig {
                 lambda: f64::NAN,
                 ..ok
             },
-            |e| matches!(e, OnlineError::Traffic(ArrivalError::BadRate { .. })),
+            |e| matches!(e, OnlineError::Traffic(TrafficError::BadRate { .. })),
         ),
         (GreedyConfig { lambda: -1.0, ..ok }, |e| {
-            matches!(e, OnlineError::Traffic(ArrivalError::BadRate { .. }))
+            matches!(e, OnlineError::Traffic(TrafficError::BadRate { .. }))
         }),
         (GreedyConfig { p: 1.5, ..ok }, |e| {
             matches!(
                 e,
-                OnlineError::Traffic(ArrivalError::ProbabilityOutOfRange { .. })
+                OnlineError::Traffic(TrafficError::ProbabilityOutOfRange { .. })
             )
         }),
         (GreedyConfig { p: f64::NAN, ..ok }, |e| {
             matches!(
                 e,
-                OnlineError::Traffic(ArrivalError::ProbabilityOutOfRange { .. })
+                OnlineError::Traffic(TrafficError::ProbabilityOutOfRange { .. })
             )
         }),
         (

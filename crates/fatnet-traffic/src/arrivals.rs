@@ -401,6 +401,60 @@ pub fn shared_stream_births<R: Rng + ?Sized, T>(
     births
 }
 
+/// Stamoulis' slotted arrivals on `2^d` nodes (thesis §5.4) from **one** generator, as
+/// (slot, origin, destination): at every slot boundary `0..slots`, node `x` generates a
+/// Poisson(`lambda`) batch (drawn by inversion of its distribution function, at most 10,000
+/// packets), each packet going to `x` with every one of the `d` address bits flipped with
+/// probability `p` (5.1). Draws are made slot by slot, node by node, packet by packet (the
+/// count, then the `d` flips) from `rng`. A third layout beside the per-node streams
+/// ([`PoissonTraffic`]) and [`shared_stream_births`]: the packet engine's up-front
+/// injections for the `stamoulis/greedy` table and its equivalence test with `slotted_cube`.
+///
+/// ```
+/// use fatnet_traffic::arrivals::inversion_batches;
+/// use rand::SeedableRng;
+///
+/// let mut rng = rand_pcg::Pcg64::seed_from_u64(3);
+/// let a = inversion_batches(3, 0.5, 0.5, 1_000, &mut rng);
+/// assert!(a.windows(2).all(|w| w[0].0 <= w[1].0));
+/// // About λ · 2^d · slots = 4,000 packets.
+/// assert!((3_600..4_400).contains(&a.len()));
+/// ```
+pub fn inversion_batches<R: Rng + ?Sized>(
+    d: u32,
+    lambda: f64,
+    p: f64,
+    slots: u64,
+    rng: &mut R,
+) -> Vec<(u64, u32, u32)> {
+    let poisson = |rng: &mut R| {
+        let (mut k, mut pk) = (0u32, (-lambda).exp());
+        let mut cdf = pk;
+        let u: f64 = rng.random();
+        while u > cdf && k < 10_000 {
+            k += 1;
+            pk *= lambda / f64::from(k);
+            cdf += pk;
+        }
+        k
+    };
+    let mut arrivals = Vec::new();
+    for slot in 0..slots {
+        for x in 0..1u32 << d {
+            for _ in 0..poisson(rng) {
+                let mut z = x;
+                for b in 0..d {
+                    if rng.random::<f64>() < p {
+                        z ^= 1 << b;
+                    }
+                }
+                arrivals.push((slot, x, z));
+            }
+        }
+    }
+    arrivals
+}
+
 fn exp_gap<R: RngCore + ?Sized>(rng: &mut R, inv_lambda: f64) -> f64 {
     -(1.0 - rng.random::<f64>()).ln() * inv_lambda
 }

@@ -526,12 +526,10 @@ pub fn batch<R: Rng + ?Sized>(
         .collect())
 }
 
-/// Stamoulis' slotted arrivals on `2^d` nodes (thesis §5.4): at every slot boundary
-/// `0..slots`, node `x` generates a Poisson(`lambda`) batch (drawn by inversion, at most
-/// 10,000 packets), each packet going to `x` with every one of the `d` address bits flipped
-/// with probability `p` (5.1); released at its slot. Draws are made slot by slot, node by
-/// node, packet by packet (the count, then the `d` flips) from `rng`. The greedy-routing table
-/// and the test that compares the engine with `slotted_cube` both take their packets here.
+/// Stamoulis' slotted arrivals on `2^d` nodes as injections released at their slot: the
+/// batches of [`fatnet_traffic::arrivals::inversion_batches`] (see there for the draws). The
+/// greedy-routing table and the test that compares the engine with `slotted_cube` both take
+/// their packets here.
 pub fn slotted_bitflip_arrivals<R: Rng + ?Sized>(
     d: u32,
     lambda: f64,
@@ -539,36 +537,14 @@ pub fn slotted_bitflip_arrivals<R: Rng + ?Sized>(
     slots: u64,
     rng: &mut R,
 ) -> Vec<Injection> {
-    let poisson = |rng: &mut R| {
-        let (mut k, mut pk) = (0u32, (-lambda).exp());
-        let mut cdf = pk;
-        let u: f64 = rng.random();
-        while u > cdf && k < 10_000 {
-            k += 1;
-            pk *= lambda / f64::from(k);
-            cdf += pk;
-        }
-        k
-    };
-    let mut injections = Vec::new();
-    for slot in 0..slots {
-        for x in 0..1u32 << d {
-            for _ in 0..poisson(rng) {
-                let mut z = x;
-                for b in 0..d {
-                    if rng.random::<f64>() < p {
-                        z ^= 1 << b;
-                    }
-                }
-                injections.push(Injection {
-                    src: x,
-                    dst: z,
-                    release: slot,
-                });
-            }
-        }
-    }
-    injections
+    fatnet_traffic::arrivals::inversion_batches(d, lambda, p, slots, rng)
+        .into_iter()
+        .map(|(slot, src, dst)| Injection {
+            src,
+            dst,
+            release: slot,
+        })
+        .collect()
 }
 
 /// The unit of Greenberg–Oh's initial delays, in engine steps: one packet-step for

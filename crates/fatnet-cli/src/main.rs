@@ -186,14 +186,30 @@ fn main() -> ExitCode {
         }
     };
     let mut out = std::io::stdout().lock();
-    match run(cli, &mut out) {
+    match run(cli, &mut out).and_then(|()| out.flush().map_err(Into::into)) {
         Ok(()) => ExitCode::SUCCESS,
+        // The reader went away (`fatnet queue list | head`): stop quietly, as a Unix tool
+        // killed by SIGPIPE does, with the status a shell reports for one (128 + 13).
+        Err(e) if broken_pipe(&e) => ExitCode::from(141),
         Err(e) => {
             let _ = out.flush();
             eprintln!("error: {}", fatnet::scenario::one_line(e.as_ref()));
             ExitCode::from(2)
         }
     }
+}
+
+/// Whether `e` is, or was caused by, writing to a closed pipe (directly, or through
+/// `serde_json`, which wraps the I/O error it meets).
+fn broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|cause| {
+        cause
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+            || cause
+                .downcast_ref::<serde_json::Error>()
+                .is_some_and(|j| j.io_error_kind() == Some(std::io::ErrorKind::BrokenPipe))
+    })
 }
 
 fn run(cli: Cli, out: &mut impl Write) -> Result<()> {

@@ -136,7 +136,8 @@ impl FabricFiles {
     ///
     /// The errors of the readers; [`FabricError::Unsupported`] for tables of a format whose
     /// tables are not read, or a folder of a format other than opensm;
-    /// [`FabricError::NoRecords`] for an OpenSM subnet file with no port records.
+    /// [`FabricError::NoRecords`] for a file with no node (an OpenSM subnet file with no port
+    /// records, an empty or foreign file of any format).
     pub fn load(&self) -> Result<LoadedFabric, FabricError> {
         let format = self.format.resolve(&self.fabric);
         if format == FabricFormat::Opensm {
@@ -157,6 +158,19 @@ impl FabricFiles {
             FabricFormat::Ibdm => ibdm::parse(&topo, &topo_name, &ibdm::IbdmOptions::default())?,
             _ => ibnetdiscover::parse(&topo, &topo_name)?,
         };
+        // One behaviour for every reader: a file with no node is not a fabric (an empty file,
+        // or a file of another kind whose lines no reader recognises).
+        if fabric.node_count() == 0 {
+            return Err(FabricError::NoRecords {
+                file: topo_name,
+                unrecognised: r.unrecognised_count(),
+                expected: match format {
+                    FabricFormat::Flitsim => "ib_flit_sim .ned file",
+                    FabricFormat::Ibdm => "ibdm .topo file",
+                    _ => "ibnetdiscover output",
+                },
+            });
+        }
         reports.push(r);
         let mut ca_order_file = self.ca_order.clone();
         if let Some(routes) = &self.routes {

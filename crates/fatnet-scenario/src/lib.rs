@@ -147,7 +147,31 @@ impl Parameter {
 /// An error and its sources on one line, `outer: inner: …`, each cause once (a cause whose
 /// text is already in the line, as when an error prints its source, is skipped): the form of
 /// every one-line error of the command line and of a sweep's problems.
+///
+/// Control characters are escaped (`\u{1b}`, `\u{0}`, `\n`): errors quote the user's files, and
+/// a file of binary garbage must not write escape sequences to the terminal or break the line.
 pub fn one_line(e: &(dyn std::error::Error + 'static)) -> String {
+    printable(&joined(e))
+}
+
+/// `text` with every control character escaped as Rust does (`\u{1b}`, `\u{0}`, `\n`, `\t`).
+fn printable(text: &str) -> String {
+    if !text.chars().any(char::is_control) {
+        return text.to_owned();
+    }
+    text.chars()
+        .map(|c| {
+            if c.is_control() {
+                c.escape_default().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
+}
+
+/// The causes of `e` joined (see [`one_line`]).
+fn joined(e: &(dyn std::error::Error + 'static)) -> String {
     let mut line = String::new();
     let mut cause = Some(e);
     while let Some(c) = cause {
@@ -399,5 +423,15 @@ mod tests {
         let line = one_line(&e);
         assert!(line.starts_with("trial 2 (seed 9): "), "{line}");
         assert_eq!(line.matches("disk full").count(), 1, "{line}");
+    }
+
+    /// A file of binary garbage quoted by an error: the escape sequence, the NUL and the line
+    /// break reach the terminal as text.
+    #[test]
+    fn one_line_escapes_control_characters() {
+        let io = std::io::Error::other("found `\u{1b}[31mred\0\nnext`");
+        assert_eq!(one_line(&io), "found `\\u{1b}[31mred\\u{0}\\nnext`");
+        let plain = std::io::Error::other("no control characters: é ✓");
+        assert_eq!(one_line(&plain), "no control characters: é ✓");
     }
 }

@@ -172,6 +172,14 @@ pub enum TrafficError {
         /// What was expected.
         expected: &'static str,
     },
+    /// A message-set file is larger than [`MAX_FILE_BYTES`](crate::io::MAX_FILE_BYTES).
+    #[error("{bytes} bytes, more than the {max} bytes a message-set file may have")]
+    FileTooLarge {
+        /// The file's size (or the bytes read before stopping).
+        bytes: u64,
+        /// The limit.
+        max: u64,
+    },
     /// A line of a text message file is malformed.
     #[error("line {line}: expected {expected}, found `{text}`")]
     MalformedLine {

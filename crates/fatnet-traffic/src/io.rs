@@ -61,6 +61,13 @@ fn strip_bom(bytes: &[u8]) -> &[u8] {
     bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes)
 }
 
+/// The largest message-set file read (1 GiB: a text file of 2^26 messages between million-node
+/// ids is about 1 GiB; larger sets are generated from a traffic spec, not read).
+pub const MAX_FILE_BYTES: u64 = 1 << 30;
+
+/// The longest line of a text message set (a `src dst` pair and a comment fit many times).
+pub const MAX_LINE_BYTES: usize = 4096;
+
 /// Reads a text message set on `processors` processors.
 ///
 /// # Errors
@@ -69,6 +76,7 @@ fn strip_bom(bytes: &[u8]) -> &[u8] {
 /// for a line that is not UTF-8 or not two non-negative integers;
 /// [`TrafficError::LineProcessorOutOfRange`] for an id `>= processors`;
 /// [`TrafficError::TooManyMessages`] past [`crate::MAX_MESSAGES`] lines;
+/// [`TrafficError::MalformedLine`] for a line longer than [`MAX_LINE_BYTES`];
 /// [`TrafficError::Io`] if reading fails.
 pub fn read_text<R: Read>(reader: R, processors: u32) -> Result<MessageSet, TrafficError> {
     if processors == 0 {
@@ -84,10 +92,23 @@ pub fn read_text<R: Read>(reader: R, processors: u32) -> Result<MessageSet, Traf
     let mut line = 0usize;
     loop {
         buf.clear();
-        if reader.read_until(b'\n', &mut buf)? == 0 {
+        // At most MAX_LINE_BYTES + 1 bytes per line: a file of one endless line is refused at
+        // its first kilobytes, not read into memory.
+        if (&mut reader)
+            .take(MAX_LINE_BYTES as u64 + 1)
+            .read_until(b'\n', &mut buf)?
+            == 0
+        {
             break;
         }
         line += 1;
+        if buf.len() > MAX_LINE_BYTES {
+            return Err(TrafficError::MalformedLine {
+                line,
+                text: shorten(&String::from_utf8_lossy(&buf)),
+                expected: "a line of at most 4,096 bytes",
+            });
+        }
         let bytes = if line == 1 { strip_bom(&buf) } else { &buf };
         let text = std::str::from_utf8(bytes).map_err(|_| TrafficError::MalformedLine {
             line,
@@ -215,7 +236,8 @@ pub fn write_json<W: Write>(writer: W, set: &MessageSet) -> Result<(), TrafficEr
 /// # Errors
 ///
 /// [`TrafficError::File`] naming `path` and wrapping: [`TrafficError::Io`] if the file
-/// cannot be read, the errors of [`read_text`] or [`read_json`], and
+/// cannot be read or is not a regular file, [`TrafficError::FileTooLarge`] above
+/// [`MAX_FILE_BYTES`], the errors of [`read_text`] or [`read_json`], and
 /// [`TrafficError::ProcessorsMismatch`] if a JSON file is for another processor count.
 pub fn read_file(path: impl AsRef<Path>, processors: u32) -> Result<MessageSet, TrafficError> {
     let path = path.as_ref();
@@ -223,7 +245,29 @@ pub fn read_file(path: impl AsRef<Path>, processors: u32) -> Result<MessageSet, 
 }
 
 fn read_file_inner(path: &Path, processors: u32) -> Result<MessageSet, TrafficError> {
-    let bytes = std::fs::read(path)?;
+    // A device or a pipe (`/dev/zero`) would be read forever: only regular files, and no
+    // larger than MAX_FILE_BYTES (also while reading: a file may grow, or report no size).
+    let file = File::open(path)?;
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        return Err(
+            std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a regular file").into(),
+        );
+    }
+    if meta.len() > MAX_FILE_BYTES {
+        return Err(TrafficError::FileTooLarge {
+            bytes: meta.len(),
+            max: MAX_FILE_BYTES,
+        });
+    }
+    let mut bytes = Vec::new();
+    file.take(MAX_FILE_BYTES + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        return Err(TrafficError::FileTooLarge {
+            bytes: bytes.len() as u64,
+            max: MAX_FILE_BYTES,
+        });
+    }
     match Format::detect(&bytes) {
         Format::Text => read_text(&bytes[..], processors),
         Format::Json => {
@@ -486,5 +530,24 @@ mod tests {
         };
         assert!(matches!(**source, TrafficError::Io { .. }));
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A device is not read (it would be read forever), and one endless line is refused at
+    /// its first kilobytes.
+    #[test]
+    fn files_and_lines_are_bounded() {
+        let e = read_file("/dev/zero", 4).unwrap_err();
+        assert!(e.to_string().contains("not a regular file"), "{e}");
+        // 10 MB on one line, read from memory: refused after MAX_LINE_BYTES + 1 bytes.
+        let long = "1".repeat(10_000_000);
+        let e = read_text(long.as_bytes(), 4).unwrap_err();
+        assert!(
+            matches!(e, TrafficError::MalformedLine { line: 1, expected, .. } if expected.contains("4,096")),
+            "{e}"
+        );
+        // A line of exactly MAX_LINE_BYTES (a pair padded with blanks) is read.
+        let pad = format!("0 1{}\n", " ".repeat(MAX_LINE_BYTES - 4));
+        assert_eq!(pad.len(), MAX_LINE_BYTES);
+        assert_eq!(read_text(pad.as_bytes(), 4).unwrap().len(), 1);
     }
 }

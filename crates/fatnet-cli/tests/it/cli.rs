@@ -2,7 +2,7 @@
 
 use predicates::prelude::*;
 
-use crate::common::{fatnet, json};
+use crate::common::{fatnet, json, stderr_of_failure};
 
 #[test]
 fn topology_json_counts_every_kind() {
@@ -226,5 +226,41 @@ fn load_works_on_every_topology_kind() {
             assert_eq!(hottest[0]["load_factor"].as_f64().unwrap(), lf, "{spec}");
             assert!(v["dilation"].as_u64().unwrap() >= 2, "{spec}");
         }
+    }
+}
+
+/// Hostile files (issue 17): a device is not read, binary garbage is quoted with its control
+/// characters escaped, and an empty fabric file is refused by every reader alike.
+#[test]
+fn hostile_files_are_one_line_errors() {
+    let err = stderr_of_failure(["load", "bft:n=64", "--traffic", "file:/dev/zero"]);
+    assert!(err.contains("not a regular file"), "{err}");
+    let dir = tempfile::tempdir().unwrap();
+    let garbage = dir.path().join("garbage.txt");
+    std::fs::write(&garbage, b"\x1b[31mred\x00 text\n1 2\n").unwrap();
+    let err = stderr_of_failure([
+        "load".into(),
+        "bft:n=64".into(),
+        "--traffic".into(),
+        format!("file:{}", garbage.display()),
+    ]);
+    assert!(err.contains(r"`\u{1b}[31mred\u{0} text`"), "{err}");
+    assert!(!err.contains('\x1b') && !err.contains('\0'), "{err:?}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    for (name, format) in [
+        ("empty.ned", "flitsim"),
+        ("empty.topo", "ibdm"),
+        ("empty.txt", "ibnetdiscover"),
+    ] {
+        let file = dir.path().join(name);
+        std::fs::write(&file, "").unwrap();
+        let err = stderr_of_failure([
+            "fabric".into(),
+            "check".into(),
+            file.display().to_string(),
+            "--format".into(),
+            format.into(),
+        ]);
+        assert!(err.contains("no port records"), "{format}: {err}");
     }
 }

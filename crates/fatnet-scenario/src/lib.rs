@@ -148,20 +148,23 @@ impl Parameter {
 /// text is already in the line, as when an error prints its source, is skipped): the form of
 /// every one-line error of the command line and of a sweep's problems.
 ///
-/// Control characters are escaped (`\u{1b}`, `\u{0}`, `\n`): errors quote the user's files, and
-/// a file of binary garbage must not write escape sequences to the terminal or break the line.
+/// Control characters other than the line break are escaped (`\u{1b}`, `\u{0}`, `\r`): errors
+/// quote the user's files, and a file of binary garbage must not write escape sequences to the
+/// terminal. (Line breaks are kept: a sweep's problems are listed one per line; the quoted
+/// lines of a file hold none.)
 pub fn one_line(e: &(dyn std::error::Error + 'static)) -> String {
     printable(&joined(e))
 }
 
-/// `text` with every control character escaped as Rust does (`\u{1b}`, `\u{0}`, `\n`, `\t`).
+/// `text` with every control character but `\n` escaped as Rust does (`\u{1b}`, `\u{0}`, `\t`).
 fn printable(text: &str) -> String {
-    if !text.chars().any(char::is_control) {
+    let escaped = |c: char| c.is_control() && c != '\n';
+    if !text.chars().any(escaped) {
         return text.to_owned();
     }
     text.chars()
         .map(|c| {
-            if c.is_control() {
+            if escaped(c) {
                 c.escape_default().to_string()
             } else {
                 c.to_string()
@@ -425,12 +428,15 @@ mod tests {
         assert_eq!(line.matches("disk full").count(), 1, "{line}");
     }
 
-    /// A file of binary garbage quoted by an error: the escape sequence, the NUL and the line
-    /// break reach the terminal as text.
+    /// A file of binary garbage quoted by an error: the escape sequence, the NUL, the carriage
+    /// return and the tab reach the terminal as text; a line break stays one.
     #[test]
     fn one_line_escapes_control_characters() {
-        let io = std::io::Error::other("found `\u{1b}[31mred\0\nnext`");
-        assert_eq!(one_line(&io), "found `\\u{1b}[31mred\\u{0}\\nnext`");
+        let io = std::io::Error::other("found `\u{1b}[31mred\0\r\tnext`\nsecond line");
+        assert_eq!(
+            one_line(&io),
+            "found `\\u{1b}[31mred\\u{0}\\r\\tnext`\nsecond line"
+        );
         let plain = std::io::Error::other("no control characters: é ✓");
         assert_eq!(one_line(&plain), "no control characters: é ✓");
     }

@@ -39,7 +39,7 @@ enum Cmd {
     /// Regenerate the papers' tables under docs/reproduction/.
     Reproduce {
         /// Reduced trials (CI). Deterministic tables are the same in both modes; stochastic
-        /// ones are written under docs/reproduction/<paper>/quick/.
+        /// ones are written under `docs/reproduction/<paper>/quick/`.
         #[arg(long)]
         quick: bool,
         /// Only this paper: leiserson, greenberg-leiserson, yuan, greenberg-oh, stamoulis.

@@ -49,7 +49,7 @@ pub struct QueueArgs {
     /// Broadcast slots L per cycle of the generalised Rule C.
     #[arg(long)]
     l: Option<u32>,
-    /// Second factorial moment E[A(A − 1)] of the G/D/1 arrivals per slot (Poisson: E[A]²).
+    /// Second factorial moment E\[A(A − 1)\] of the G/D/1 arrivals per slot (Poisson: E[A]²).
     #[arg(long)]
     second_factorial: Option<f64>,
     /// Print JSON instead of text.

@@ -2,7 +2,7 @@
 //! any topology, many seeded trials in parallel.
 //!
 //! Options come from the command line and, optionally, a TOML file with the same keys; flags
-//! override the file. Both are merged into one [`Settings`] before anything runs, and every
+//! override the file. Both are merged into one set of options before anything runs, and every
 //! problem with them is a one-line error.
 
 use std::io::Write;

@@ -129,7 +129,7 @@ impl FabricFiles {
         }
     }
 
-    /// Reads the fabric, its tables and its CA order (see the [module documentation](self)
+    /// Reads the fabric, its tables and its CA order (see the module documentation
     /// for where side files are looked for).
     ///
     /// # Errors

@@ -5,7 +5,7 @@
 //! of packets; a packet from `x` goes to `z` with each bit flipped independently with
 //! probability `p` (`z = x` possible: delay 0); greedy routing crosses the differing
 //! dimensions in increasing order (dimension order) through FIFO output queues, one packet per
-//! arc per slot, ties at random ([`Queueing::Output`] with RR ties). A batch generated at time
+//! arc per slot, ties at random ([`Queueing::Output`](fatnet::online::packet::Queueing::Output) with RR ties). A batch generated at time
 //! `k` may leave in slot `k`; the delay of a packet is the end of its last slot minus its
 //! generation time (the engine's latency + 1). ρ = λp.
 //!

@@ -12,7 +12,7 @@
 //! of its quoted bounds is wrong; this module keeps them apart (notes 002a §6 #1–#3):
 //!
 //! - Prop. 5.2 is evaluated with the exact M/D/c sojourn
-//!   ([`mdc_sojourn`](super::queues::mdc_sojourn)), never with the printed [Bru71] bound, which
+//!   ([`mdc_sojourn`]), never with the printed \[Bru71\] bound, which
 //!   is false for `c ≥ 2`.
 //! - (5.18), the hypercube's sharper greedy bound, is stated without proof: it is reported as
 //!   *claimed*. Prop. 5.18 for the butterfly is proved in slotted time only (5.33); its

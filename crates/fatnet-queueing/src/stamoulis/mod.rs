@@ -6,7 +6,7 @@
 //! - [`queues`]: the single queues of §2.2 — discrete-time G/D/1 and M/D/1 (2.3)–(2.4),
 //!   continuous arrivals with slotted service (2.5), the M/D/1 queue with synchronisation
 //!   (2.6), the continuous M/D/1 queue, and the M/D/c queue by Crommelin's series, with the
-//!   lower bound that holds and the [Bru71] bound as printed (which does not).
+//!   lower bound that holds and the \[Bru71\] bound as printed (which does not).
 //! - [`greedy`]: chapter 5, dynamic routing on the hypercube and the butterfly: load factors,
 //!   Props. 5.2, 5.3, 5.12–5.14, 5.17, 5.18 and (5.18), proved and claimed kept apart, and
 //!   [`greedy::delay_bounds`] / [`greedy::slotted_delay_bounds`] for a simulator to print.

@@ -220,7 +220,7 @@ pub fn mdc_lower_bound(c: u64, rho: f64) -> Result<f64, QueueingError> {
     Ok(0.5 + rho / (2.0 * c as f64 * (1.0 - rho)))
 }
 
-/// **Wrong as printed; kept only to show it.** The bound the thesis quotes from [Bru71] in
+/// **Wrong as printed; kept only to show it.** The bound the thesis quotes from \[Bru71\] in
 /// Prop. 5.2, `𝒟(c; ρ) ≥ 1 + ρ / (2c(1 − ρ))`, is false for every `c ≥ 2` the notes tried
 /// (002a §6 #1): `c = 2, ρ = 0.8` gives `2.0 > 𝒟 = 1.903`. Use [`mdc_sojourn`] or
 /// [`mdc_lower_bound`].

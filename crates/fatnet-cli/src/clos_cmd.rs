@@ -10,7 +10,7 @@ use fatnet::offline::clos::{
     AdaptiveConfig, ChannelLoad, ClosChannel, ClosRoutingKind, check_nonblocking,
     nonblocking_adaptive, simulate_routing, verify_counterexample, worst_contention,
 };
-use fatnet::topology::FoldedClos;
+use fatnet::topology::{FoldedClos, TopologySpec};
 use fatnet::traffic::{Message, TrafficSpec};
 use serde::Serialize;
 
@@ -24,15 +24,19 @@ pub struct ClosArgs {
     /// route one pattern (`--traffic`) and count the pairs per channel.
     #[arg(value_enum)]
     action: Action,
+    /// The network as a topology spec, `ftree:n=N,m=M,r=R` (as every other command takes it),
+    /// instead of `--n --m --r`.
+    #[arg(value_name = "SPEC", conflicts_with_all = ["n", "m", "r"])]
+    spec: Option<TopologySpec>,
     /// Leaves per bottom switch.
-    #[arg(long)]
-    n: u64,
+    #[arg(long, required_unless_present = "spec")]
+    n: Option<u64>,
     /// Top switches (up links per bottom switch).
-    #[arg(long)]
-    m: u64,
+    #[arg(long, required_unless_present = "spec")]
+    m: Option<u64>,
     /// Bottom switches (ports per top switch).
-    #[arg(long)]
-    r: u64,
+    #[arg(long, required_unless_present = "spec")]
+    r: Option<u64>,
     /// The routing: Yuan's n² routing (needs m >= n²), d-mod-m, s-mod-m, or (with `route`
     /// only) Yuan's NONBLOCKINGADAPTIVE.
     #[arg(long, value_enum, default_value_t = ClosRoutingKind::Yuan)]
@@ -110,9 +114,17 @@ struct RouteOut {
 
 /// Runs `fatnet clos`.
 pub fn run(args: ClosArgs, out: &mut impl Write) -> Result<()> {
-    let network = format!("ftree({}+{}, {})", args.n, args.m, args.r);
-    let clos = FoldedClos::new(args.n, args.m, args.r)
-        .with_context(|| format!("cannot build {network}"))?;
+    let (n, m, r) = match (&args.spec, args.n, args.m, args.r) {
+        (Some(TopologySpec::FoldedClos { n, m, r }), ..) => (*n, *m, *r),
+        (Some(other), ..) => bail!(
+            "`fatnet clos` works on Yuan's folded Clos: give `ftree:n=N,m=M,r=R`, not `{other}`"
+        ),
+        (None, Some(n), Some(m), Some(r)) => (n, m, r),
+        // clap requires --n, --m and --r without a SPEC.
+        (None, ..) => bail!("give `ftree:n=N,m=M,r=R` or --n, --m and --r"),
+    };
+    let network = format!("ftree({n}+{m}, {r})");
+    let clos = FoldedClos::new(n, m, r).with_context(|| format!("cannot build {network}"))?;
     let oblivious = args
         .routing
         .oblivious(&clos)
@@ -126,9 +138,9 @@ pub fn run(args: ClosArgs, out: &mut impl Write) -> Result<()> {
             let worst = worst_contention(&clos, &*routing)?;
             let o = CheckOut {
                 network,
-                n: args.n,
-                m: args.m,
-                r: args.r,
+                n,
+                m,
+                r,
                 routing: args.routing.name(),
                 nonblocking: report.is_nonblocking(),
                 cross_pairs: report.cross_pairs,
@@ -172,9 +184,9 @@ pub fn run(args: ClosArgs, out: &mut impl Write) -> Result<()> {
             };
             let o = RouteOut {
                 network,
-                n: args.n,
-                m: args.m,
-                r: args.r,
+                n,
+                m,
+                r,
                 routing: args.routing.name(),
                 traffic: traffic.to_string(),
                 seed: args.seed,

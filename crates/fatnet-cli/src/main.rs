@@ -116,7 +116,8 @@ enum Command {
     Broadcast(exchange_cmd::BroadcastArgs),
     /// Yuan's folded Clos ftree(n+m, r): check a routing for nonblocking (Lemma 1, with a
     /// counterexample), its exact worst-case contention, or route a pattern
-    /// (`check|worst|route --n N --m M --r R --routing yuan|dmodm|smodm|adaptive`).
+    /// (`check|worst|route ftree:n=N,m=M,r=R --routing yuan|dmodm|smodm|adaptive`, or
+    /// `--n N --m M --r R`).
     #[command(after_help = TRAFFIC_GRAMMAR)]
     Clos(clos_cmd::ClosArgs),
     /// Real InfiniBand fabrics: read a topology and its forwarding tables, trace every

@@ -226,3 +226,18 @@ fn bad_parameters_exit_2_with_one_line() {
         assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
     }
 }
+
+/// `fatnet clos` takes the topology spec as every other command does (issue 17), with the
+/// same answer as `--n --m --r`; another kind of network, or both forms, are refused.
+#[test]
+fn clos_takes_the_topology_spec() {
+    let by_spec = crate::common::stdout_of(["clos", "check", "ftree:n=3,m=9,r=12", "--json"]);
+    let by_flags = crate::common::stdout_of([
+        "clos", "check", "--n", "3", "--m", "9", "--r", "12", "--json",
+    ]);
+    assert_eq!(by_spec, by_flags);
+    let err = crate::common::stderr_of_failure(["clos", "check", "bft:n=16"]);
+    assert!(err.contains("ftree:n=N,m=M,r=R"), "{err}");
+    let err = crate::common::stderr_of_failure(["clos", "check", "ftree:n=3,m=9,r=12", "--n", "3"]);
+    assert!(err.contains("cannot be used with"), "{err}");
+}

@@ -24,7 +24,8 @@ pub struct ScheduleArgs {
     /// Print JSON (with the whole schedule) instead of a summary.
     #[arg(long)]
     json: bool,
-    /// In text mode, also print every cycle's message ids.
+    /// In text mode, also print every cycle's messages, `src->dst` (the JSON has the ids and
+    /// the message set).
     #[arg(long)]
     cycles: bool,
 }
@@ -82,7 +83,14 @@ pub fn run(args: ScheduleArgs, out: &mut impl Write) -> Result<()> {
         )?;
         if args.cycles {
             for (i, c) in o.schedule.iter().enumerate() {
-                writeln!(out, "cycle {i}: {c:?}")?;
+                let pairs: Vec<String> = c
+                    .iter()
+                    .map(|&id| {
+                        let [src, dst] = o.pairs[id as usize];
+                        format!("{src}->{dst}")
+                    })
+                    .collect();
+                writeln!(out, "cycle {i}: {}", pairs.join(" "))?;
             }
         }
     }

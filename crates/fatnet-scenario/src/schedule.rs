@@ -252,6 +252,9 @@ pub struct ScheduleSummary {
     pub cycles_per_level: Vec<u64>,
     /// Every cycle's message ids.
     pub schedule: Vec<Vec<u32>>,
+    /// The message set, `[src, dst]` by message id (what the ids of
+    /// [`ScheduleSummary::schedule`] name).
+    pub pairs: Vec<[u32; 2]>,
 }
 
 impl ScheduleSummary {
@@ -274,6 +277,7 @@ impl ScheduleSummary {
             capacity_ratio: result.capacity_ratio,
             cycles_per_level: result.cycles_per_level.clone(),
             schedule: result.schedule.to_ids(),
+            pairs: messages.messages().iter().map(|m| [m.src, m.dst]).collect(),
         })
     }
 }

@@ -77,6 +77,26 @@ fn the_schedule_names_message_positions_of_a_file() {
     assert_eq!(v["messages"], 4);
     assert_eq!(v["cycles"], 2);
     assert_partition(&v);
+    assert_eq!(
+        v["pairs"],
+        serde_json::json!([[0, 2], [1, 3], [0, 3], [1, 2]])
+    );
+    // In text, every cycle lists its messages as `src->dst`: two cycles, each message once.
+    let text = crate::common::stdout_of([
+        "schedule".to_string(),
+        "fattree:n=4,profile=constant,cap=2".into(),
+        "--traffic".into(),
+        format!("file:{}", path.display()),
+        "--cycles".into(),
+    ]);
+    let cycles: Vec<&str> = text.lines().filter(|l| l.starts_with("cycle ")).collect();
+    assert_eq!(cycles.len(), 2, "{text}");
+    let mut listed: Vec<&str> = cycles
+        .iter()
+        .flat_map(|l| l.split_once(": ").unwrap().1.split(' '))
+        .collect();
+    listed.sort_unstable();
+    assert_eq!(listed, ["0->2", "0->3", "1->2", "1->3"], "{text}");
 }
 
 #[test]

@@ -53,12 +53,14 @@ fn complete_len(bytes: &[u8]) -> usize {
 }
 
 /// The complete records of a results file's text `bytes` (a partial last line is ignored),
-/// checked against `spec`: every line a record of this sweep, no task twice.
+/// checked against `spec`: every line a record of this sweep, no task twice. Also returns the
+/// done flags, one per task of `spec` (one byte each: at most [`MAX_TASKS`](super::MAX_TASKS)
+/// bytes).
 fn parse_records(
     spec: &SweepSpec,
     path: &Path,
     bytes: &[u8],
-) -> Result<Vec<TrialRecord>, ReproError> {
+) -> Result<(Vec<TrialRecord>, Vec<bool>), ReproError> {
     let complete = complete_len(bytes);
     let mut seen = vec![false; usize::try_from(spec.tasks()).expect("tasks fit in memory")];
     let mut records = Vec::new();
@@ -89,32 +91,48 @@ fn parse_records(
         }
         records.push(record);
     }
-    Ok(records)
+    Ok((records, seen))
+}
+
+/// What [`read_done`] found.
+pub(super) struct Done {
+    /// One flag per task (one byte each), `true` for a finished task.
+    pub flags: Vec<bool>,
+    /// How many flags are set.
+    pub count: u64,
+    /// Bytes of a partial last line, discarded.
+    pub discarded: u64,
 }
 
 /// Reads the finished tasks of `path`, truncating a partial last line; returns the done flags
 /// and the number of bytes discarded.
-pub(super) fn read_done(spec: &SweepSpec, path: &Path) -> Result<(Vec<bool>, u64), ReproError> {
-    let total = usize::try_from(spec.tasks()).expect("tasks fit in memory");
-    let mut done = vec![false; total];
+pub(super) fn read_done(spec: &SweepSpec, path: &Path) -> Result<Done, ReproError> {
     let mut file = match OpenOptions::new().read(true).write(true).open(path) {
         Ok(f) => f,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((done, 0)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            let total = usize::try_from(spec.tasks()).expect("tasks fit in memory");
+            return Ok(Done {
+                flags: vec![false; total],
+                count: 0,
+                discarded: 0,
+            });
+        }
         Err(e) => return Err(io_error(path)(e)),
     };
     let mut bytes = Vec::new();
     file.read_to_end(&mut bytes).map_err(io_error(path))?;
-    let records = parse_records(spec, path, &bytes)?;
+    let (records, flags) = parse_records(spec, path, &bytes)?;
     let complete = complete_len(&bytes);
     let discarded = (bytes.len() - complete) as u64;
     if discarded > 0 {
         file.set_len(complete as u64).map_err(io_error(path))?;
         file.sync_all().map_err(io_error(path))?;
     }
-    for record in records {
-        done[record.task as usize] = true;
-    }
-    Ok((done, discarded))
+    Ok(Done {
+        flags,
+        count: records.len() as u64,
+        discarded,
+    })
 }
 
 /// A sweep's results as found in its output directory, read without changing anything.
@@ -142,7 +160,7 @@ pub fn read_results(out_dir: &Path) -> Result<SweepResults, ReproError> {
     let spec = SweepSpec::from_file(&out_dir.join(SWEEP_FILE))?;
     let path = out_dir.join(RESULTS_FILE);
     let bytes = fs::read(&path).map_err(io_error(&path))?;
-    let mut records = parse_records(&spec, &path, &bytes)?;
+    let (mut records, _) = parse_records(&spec, &path, &bytes)?;
     records.sort_by_key(|r| r.task);
     let complete = complete_len(&bytes);
     Ok(SweepResults {

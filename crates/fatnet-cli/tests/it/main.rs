@@ -13,3 +13,4 @@ mod schedule;
 mod simulate;
 mod simulate_fabric;
 mod sweep;
+mod trials;

@@ -58,7 +58,7 @@ use crate::{Parameter, ScenarioError, derive_seed};
 /// route and dynamic siblings) keep every trial's record until the summary is computed (its
 /// statistics are two-pass, in trial order, and `--per-trial` prints them all), so a run's
 /// memory grows with its trial count. [`check_trial_budget`] refuses a trial count whose
-/// records would exceed this budget before any trial runs (about 4 million packet trials;
+/// records would exceed this budget before any trial runs (about 3 million packet trials;
 /// a run that long would take days anyway).
 pub const TRIAL_BUDGET_BYTES: u64 = 1 << 30;
 

@@ -36,7 +36,7 @@ use fatnet_queueing::stats;
 use fatnet_topology::TopologySpec;
 use serde::{Deserialize, Serialize};
 
-use crate::runner::{RunnerConfig, Summary, try_run_trials_with};
+use crate::runner::{RunnerConfig, Summary, check_trial_budget, try_run_trials_with};
 use crate::{Parameter, ScenarioError, derive_seed};
 
 /// The confidence level of the delay intervals (batch means of one run, or the trials'
@@ -899,7 +899,10 @@ impl PreparedDynamic {
     ///
     /// # Errors
     ///
-    /// The error of the failing trial with the lowest index, as [`ScenarioError::Trial`].
+    /// [`ScenarioError::Refused`] before any trial runs if the trials' records would exceed
+    /// [`TRIAL_BUDGET_BYTES`](crate::runner::TRIAL_BUDGET_BYTES)
+    /// ([`check_trial_budget`]); the error of the failing trial with the lowest index, as
+    /// [`ScenarioError::Trial`].
     pub fn run(
         &self,
         seed: u64,
@@ -907,6 +910,10 @@ impl PreparedDynamic {
         runner: &RunnerConfig,
         progress: &(dyn Fn(u64) + Sync),
     ) -> Result<Vec<DynamicTrial>, ScenarioError> {
+        // The per-level arc rates a trial keeps (two vectors of at most `d` levels) and the
+        // summary's per-trial samples (one vector at a time).
+        let rates = 2 * 8 * u64::from(self.setup.d);
+        check_trial_budget::<DynamicTrial, ScenarioError>(trials, 8 + rates)?;
         try_run_trials_with(
             runner,
             seed,

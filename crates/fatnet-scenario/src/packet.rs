@@ -27,7 +27,7 @@ use fatnet_online::packet::{
 use fatnet_traffic::{MessageSet, TrafficSpec};
 use serde::{Deserialize, Serialize};
 
-use crate::runner::{RunnerConfig, Summary, try_run_trials_with};
+use crate::runner::{RunnerConfig, Summary, check_trial_budget, try_run_trials_with};
 use crate::{Network, Parameter, RunOptions, ScenarioError, derive_seed};
 
 /// The confidence level of a [`PacketSummary`]'s intervals: Greenberg and Oh's (Figure 2).
@@ -448,7 +448,10 @@ impl PreparedPacket {
     ///
     /// # Errors
     ///
-    /// The error of the failing trial with the lowest index, as [`ScenarioError::Trial`].
+    /// [`ScenarioError::Refused`] before any trial runs if the trials' records would exceed
+    /// [`TRIAL_BUDGET_BYTES`](crate::runner::TRIAL_BUDGET_BYTES)
+    /// ([`check_trial_budget`]); the error of the failing trial with the lowest index, as
+    /// [`ScenarioError::Trial`].
     pub fn run(
         &self,
         seed: u64,
@@ -456,6 +459,15 @@ impl PreparedPacket {
         runner: &RunnerConfig,
         progress: &(dyn Fn(u64) + Sync),
     ) -> Result<Vec<PacketTrial>, ScenarioError> {
+        // The summary's per-trial copies (a reference and one sample at a time), and the
+        // latencies a recording run keeps when the message count is known up front.
+        let latencies = match &self.source {
+            Source::Fixed(messages) if self.setup.config.record_latencies => {
+                8 * messages.len() as u64
+            }
+            _ => 0,
+        };
+        check_trial_budget::<PacketTrial, ScenarioError>(trials, 16 + latencies)?;
         try_run_trials_with(
             runner,
             seed,

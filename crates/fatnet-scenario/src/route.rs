@@ -24,7 +24,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::packet::as_text;
 use crate::pattern::Pattern;
-use crate::runner::{RunnerConfig, Summary, try_run_trials_with};
+use crate::runner::{RunnerConfig, Summary, check_trial_budget, try_run_trials_with};
 use crate::schedule::fat_tree;
 use crate::{Parameter, ScenarioError, derive_seed};
 
@@ -370,7 +370,10 @@ impl PreparedRoute {
     ///
     /// # Errors
     ///
-    /// The error of the failing trial with the lowest index, as [`ScenarioError::Trial`].
+    /// [`ScenarioError::Refused`] before any trial runs if the trials' records would exceed
+    /// [`TRIAL_BUDGET_BYTES`](crate::runner::TRIAL_BUDGET_BYTES)
+    /// ([`check_trial_budget`]); the error of the failing trial with the lowest index, as
+    /// [`ScenarioError::Trial`].
     pub fn run(
         &self,
         seed: u64,
@@ -378,6 +381,8 @@ impl PreparedRoute {
         runner: &RunnerConfig,
         progress: &(dyn Fn(u64) + Sync),
     ) -> Result<Vec<RouteTrialRecord>, ScenarioError> {
+        // The summary's per-trial copies: a reference and a sample.
+        check_trial_budget::<RouteTrialRecord, ScenarioError>(trials, 16)?;
         try_run_trials_with(
             runner,
             seed,

@@ -50,7 +50,62 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use rayon::prelude::*;
 
-use crate::derive_seed;
+use crate::{Parameter, ScenarioError, derive_seed};
+
+/// The most memory the per-trial results of one run may take: 1 GiB.
+///
+/// The scenario runners ([`PreparedPacket::run`](crate::packet::PreparedPacket::run) and its
+/// route and dynamic siblings) keep every trial's record until the summary is computed (its
+/// statistics are two-pass, in trial order, and `--per-trial` prints them all), so a run's
+/// memory grows with its trial count. [`check_trial_budget`] refuses a trial count whose
+/// records would exceed this budget before any trial runs (about 3 million packet trials;
+/// a run that long would take days anyway).
+pub const TRIAL_BUDGET_BYTES: u64 = 1 << 30;
+
+/// Refuses `trials` when the run's per-trial records would take more than
+/// [`TRIAL_BUDGET_BYTES`], before anything is allocated.
+///
+/// The estimate is `trials × bytes per trial`, where a trial costs the runner's slot for it
+/// (`Option<Result<T, E>>`), its record in the returned vector (`T`) and `heap_per_trial`,
+/// what the caller knows a record holds on the heap and what its summary copies per trial.
+///
+/// # Errors
+///
+/// [`ScenarioError::Refused`] naming [`Parameter::Trials`], with the estimate and the budget.
+pub fn check_trial_budget<T, E>(trials: u64, heap_per_trial: u64) -> Result<(), ScenarioError> {
+    let per_trial = (std::mem::size_of::<Option<Result<T, E>>>() + std::mem::size_of::<T>()) as u64
+        + heap_per_trial;
+    let estimate = u128::from(trials) * u128::from(per_trial);
+    if estimate <= u128::from(TRIAL_BUDGET_BYTES) {
+        return Ok(());
+    }
+    Err(ScenarioError::Refused {
+        param: Parameter::Trials,
+        value: trials.to_string(),
+        reason: format!(
+            "the per-trial results would take about {} ({per_trial} bytes per trial), over the \
+             {} budget; at most {} trials fit",
+            human_bytes(estimate),
+            human_bytes(u128::from(TRIAL_BUDGET_BYTES)),
+            TRIAL_BUDGET_BYTES / per_trial.max(1)
+        ),
+    })
+}
+
+/// `bytes` in binary units with one decimal: `1.0 GiB`, `149.0 GiB`, `2.5 ZiB`.
+fn human_bytes(bytes: u128) -> String {
+    const UNITS: [&str; 8] = ["KiB", "MiB", "GiB", "TiB", "PiB", "EiB", "ZiB", "YiB"];
+    if bytes < 1024 {
+        return format!("{bytes} B");
+    }
+    let mut value = bytes as f64 / 1024.0;
+    let mut unit = 0;
+    while value >= 1024.0 && unit + 1 < UNITS.len() {
+        value /= 1024.0;
+        unit += 1;
+    }
+    format!("{value:.1} {}", UNITS[unit])
+}
 
 /// How to run trials. Options, not results: no field changes what a run returns.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -498,6 +553,34 @@ mod tests {
         assert!((zero.wilson95_high.unwrap() - edge).abs() < 1e-15);
         assert_eq!((all.estimate, all.wilson95_high), (Some(1.0), Some(1.0)));
         assert!((all.wilson95_low.unwrap() - (1.0 - edge)).abs() < 1e-15);
+    }
+
+    #[test]
+    fn trial_budget_refuses_with_the_estimate() {
+        // 8 + 16 + 8 bytes per trial: 2^25 trials are exactly the budget.
+        assert!(check_trial_budget::<u64, u64>(1 << 25, 8).is_ok());
+        assert!(check_trial_budget::<u64, u64>(1, 0).is_ok());
+        assert!(check_trial_budget::<u64, u64>((1 << 25) + 1, 8).is_err());
+        let refused = check_trial_budget::<u64, u64>(1 << 26, 8).unwrap_err();
+        assert!(
+            matches!(&refused, ScenarioError::Refused { param: Parameter::Trials, value, .. } if value == "67108864"),
+            "{refused:?}"
+        );
+        assert_eq!(
+            refused.to_string(),
+            "trials = 67108864 is refused: the per-trial results would take about 2.0 GiB \
+             (32 bytes per trial), over the 1.0 GiB budget; at most 33554432 trials fit"
+        );
+        // No overflow at the top of the range.
+        let top = check_trial_budget::<u64, u64>(u64::MAX, 8).unwrap_err();
+        assert!(top.to_string().contains("about 512.0 EiB"), "{top}");
+    }
+
+    #[test]
+    fn human_bytes_units() {
+        assert_eq!(human_bytes(1000), "1000 B");
+        assert_eq!(human_bytes(1536), "1.5 KiB");
+        assert_eq!(human_bytes(160_000_000_000), "149.0 GiB");
     }
 
     #[test]

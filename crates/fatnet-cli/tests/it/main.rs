@@ -14,3 +14,4 @@ mod schedule;
 mod simulate;
 mod simulate_fabric;
 mod sweep;
+mod trials;

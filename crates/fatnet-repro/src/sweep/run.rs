@@ -201,7 +201,7 @@ pub fn run_sweep_with(
         // sweep.
         crate::write_atomically(&copy, spec.source.as_bytes())?;
     }
-    let (done, discarded_bytes) = read_done(spec, &results)?;
+    let done = read_done(spec, &results)?;
     let mut file = OpenOptions::new()
         .create(true)
         .append(true)
@@ -211,16 +211,24 @@ pub fn run_sweep_with(
         // Make the new directory entries durable; not every platform can sync a directory.
         let _ = dir.sync_all();
     }
-    let pending: Vec<u64> = (0..spec.tasks()).filter(|&t| !done[t as usize]).collect();
     let mut run = SweepRun {
         total: spec.tasks(),
-        skipped: spec.tasks() - pending.len() as u64,
+        skipped: done.count,
         ran: 0,
-        discarded_bytes,
+        discarded_bytes: done.discarded,
     };
     progress(&run);
-    for batch in pending.chunks(options.batch.max(1)) {
-        let outcomes = runner.run_tasks(spec, batch)?;
+    // The missing tasks, a batch at a time: the done flags (a byte per task) are the only
+    // memory that grows with the sweep, so every sweep `check` accepts can run.
+    let mut pending = (0..spec.tasks()).filter(|&t| !done.flags[t as usize]);
+    let mut batch = Vec::with_capacity(options.batch.max(1));
+    loop {
+        batch.clear();
+        batch.extend(pending.by_ref().take(options.batch.max(1)));
+        if batch.is_empty() {
+            break;
+        }
+        let outcomes = runner.run_tasks(spec, &batch)?;
         let mut buffer = Vec::new();
         let mut first_error = None;
         for outcome in outcomes {

@@ -22,8 +22,11 @@ use super::problem::{Problems, SweepProblem, SweepProblemKind, line_of};
 use super::store::io_error;
 use crate::{ReproError, derive_seed};
 
-/// The most tasks (points × trials) a sweep may have: the runner keeps a flag per task, and
-/// a results file of this many lines is already hundreds of gigabytes.
+/// The most tasks (points × trials) a sweep may have: the runner keeps a flag per task (one
+/// byte: at most 1 GiB, the memory budget of a run's per-trial results, as
+/// `fatnet_scenario::runner::TRIAL_BUDGET_BYTES`), and a results file of this many lines is
+/// already hundreds of gigabytes. `check` and `run` both apply it, when the file is parsed
+/// ([`SweepSpec::parse`]): a sweep over it is refused before anything is written.
 pub const MAX_TASKS: u64 = 1 << 30;
 
 /// What a sweep runs: `simulator = "packet"`, `simulator = "route"` or

@@ -7,7 +7,7 @@
 
 use std::collections::BTreeMap;
 use std::fs::{self, OpenOptions};
-use std::io::Read;
+use std::io::{BufRead, BufReader};
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
@@ -46,23 +46,50 @@ pub(super) fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> ReproError
     }
 }
 
-/// Length of the complete lines of `bytes`: up to and including its last newline (a partial
-/// last line, an interrupted write, is what follows).
-fn complete_len(bytes: &[u8]) -> usize {
-    bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1)
+/// What a scan of a results file found.
+struct Scan {
+    /// One flag per task of the sweep (one byte each: at most
+    /// [`MAX_TASKS`](super::MAX_TASKS) bytes), `true` for a finished task.
+    flags: Vec<bool>,
+    /// The number of records.
+    count: u64,
+    /// Bytes of the complete lines, up to and including the last newline.
+    complete: u64,
+    /// Bytes of a partial last line (an interrupted write) after them.
+    partial: u64,
 }
 
-/// The complete records of a results file's text `bytes` (a partial last line is ignored),
-/// checked against `spec`: every line a record of this sweep, no task twice.
-fn parse_records(
+/// Reads a results file line by line (a partial last line is counted, not read as a record),
+/// checking every complete line against `spec` (a record of this sweep, no task twice) and
+/// handing each record to `on_record`. Only one line is in memory at a time: resuming a large
+/// sweep costs its done flags, not its results.
+fn scan_records(
     spec: &SweepSpec,
     path: &Path,
-    bytes: &[u8],
-) -> Result<Vec<TrialRecord>, ReproError> {
-    let complete = complete_len(bytes);
-    let mut seen = vec![false; usize::try_from(spec.tasks()).expect("tasks fit in memory")];
-    let mut records = Vec::new();
-    for (index, line) in bytes[..complete].split(|&b| b == b'\n').enumerate() {
+    reader: impl BufRead,
+    on_record: &mut dyn FnMut(TrialRecord),
+) -> Result<Scan, ReproError> {
+    let mut reader = reader;
+    let mut scan = Scan {
+        flags: vec![false; usize::try_from(spec.tasks()).expect("tasks fit in memory")],
+        count: 0,
+        complete: 0,
+        partial: 0,
+    };
+    let mut line = Vec::new();
+    for index in 0.. {
+        line.clear();
+        let read = reader
+            .read_until(b'\n', &mut line)
+            .map_err(io_error(path))?;
+        if read == 0 {
+            break;
+        }
+        if line.pop() != Some(b'\n') {
+            scan.partial = read as u64;
+            break;
+        }
+        scan.complete += read as u64;
         if line.is_empty() {
             continue;
         }
@@ -70,7 +97,7 @@ fn parse_records(
             path: path.to_path_buf(),
             line: index + 1,
         };
-        let record: TrialRecord = serde_json::from_slice(line).map_err(|_| corrupt())?;
+        let record: TrialRecord = serde_json::from_slice(&line).map_err(|_| corrupt())?;
         let consistent = record.task < spec.tasks()
             && record.point == record.task / spec.trials
             && record.trial == record.task % spec.trials
@@ -80,41 +107,54 @@ fn parse_records(
         if !consistent {
             return Err(corrupt());
         }
-        if std::mem::replace(&mut seen[record.task as usize], true) {
+        if std::mem::replace(&mut scan.flags[record.task as usize], true) {
             return Err(ReproError::DuplicateTask {
                 path: path.to_path_buf(),
                 line: index + 1,
                 task: record.task,
             });
         }
-        records.push(record);
+        scan.count += 1;
+        on_record(record);
     }
-    Ok(records)
+    Ok(scan)
+}
+
+/// What [`read_done`] found.
+pub(super) struct Done {
+    /// One flag per task (one byte each), `true` for a finished task.
+    pub flags: Vec<bool>,
+    /// How many flags are set.
+    pub count: u64,
+    /// Bytes of a partial last line, discarded.
+    pub discarded: u64,
 }
 
 /// Reads the finished tasks of `path`, truncating a partial last line; returns the done flags
 /// and the number of bytes discarded.
-pub(super) fn read_done(spec: &SweepSpec, path: &Path) -> Result<(Vec<bool>, u64), ReproError> {
-    let total = usize::try_from(spec.tasks()).expect("tasks fit in memory");
-    let mut done = vec![false; total];
-    let mut file = match OpenOptions::new().read(true).write(true).open(path) {
+pub(super) fn read_done(spec: &SweepSpec, path: &Path) -> Result<Done, ReproError> {
+    let file = match OpenOptions::new().read(true).write(true).open(path) {
         Ok(f) => f,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((done, 0)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            let total = usize::try_from(spec.tasks()).expect("tasks fit in memory");
+            return Ok(Done {
+                flags: vec![false; total],
+                count: 0,
+                discarded: 0,
+            });
+        }
         Err(e) => return Err(io_error(path)(e)),
     };
-    let mut bytes = Vec::new();
-    file.read_to_end(&mut bytes).map_err(io_error(path))?;
-    let records = parse_records(spec, path, &bytes)?;
-    let complete = complete_len(&bytes);
-    let discarded = (bytes.len() - complete) as u64;
-    if discarded > 0 {
-        file.set_len(complete as u64).map_err(io_error(path))?;
+    let scan = scan_records(spec, path, BufReader::new(&file), &mut |_| {})?;
+    if scan.partial > 0 {
+        file.set_len(scan.complete).map_err(io_error(path))?;
         file.sync_all().map_err(io_error(path))?;
     }
-    for record in records {
-        done[record.task as usize] = true;
-    }
-    Ok((done, discarded))
+    Ok(Done {
+        flags: scan.flags,
+        count: scan.count,
+        discarded: scan.partial,
+    })
 }
 
 /// A sweep's results as found in its output directory, read without changing anything.
@@ -141,13 +181,13 @@ pub struct SweepResults {
 pub fn read_results(out_dir: &Path) -> Result<SweepResults, ReproError> {
     let spec = SweepSpec::from_file(&out_dir.join(SWEEP_FILE))?;
     let path = out_dir.join(RESULTS_FILE);
-    let bytes = fs::read(&path).map_err(io_error(&path))?;
-    let mut records = parse_records(&spec, &path, &bytes)?;
+    let file = fs::File::open(&path).map_err(io_error(&path))?;
+    let mut records = Vec::new();
+    let scan = scan_records(&spec, &path, BufReader::new(file), &mut |r| records.push(r))?;
     records.sort_by_key(|r| r.task);
-    let complete = complete_len(&bytes);
     Ok(SweepResults {
         spec,
         records,
-        partial_bytes: (bytes.len() - complete) as u64,
+        partial_bytes: scan.partial,
     })
 }

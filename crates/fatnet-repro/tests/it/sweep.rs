@@ -614,3 +614,58 @@ fn a_grid_too_large_to_run_is_refused_before_it_is_built() {
         }
     ));
 }
+
+/// Stops the sweep at its first batch, keeping the batch: enough to see that a sweep runs.
+struct FirstBatch(Vec<u64>);
+
+impl fatnet_repro::sweep::TaskRunner for FirstBatch {
+    fn run_tasks(
+        &mut self,
+        _spec: &SweepSpec,
+        tasks: &[u64],
+    ) -> Result<Vec<Result<Vec<u8>, ReproError>>, ReproError> {
+        self.0 = tasks.to_vec();
+        Err(ReproError::Io {
+            path: "first batch".into(),
+            source: std::io::Error::other("stopped after the first batch"),
+        })
+    }
+}
+
+#[test]
+fn every_sweep_check_accepts_can_start_running() {
+    use fatnet_repro::sweep::{MAX_TASKS, run_sweep_with};
+    let file = |trials: u64| {
+        format!(
+            "simulator = \"packet\"\ntrials = {trials}\nseed = 1\n[params]\n\
+             topology = \"bft:n=16\"\ntraffic = \"permutation\"\n"
+        )
+    };
+    // One rule, in the parser both `check` and `run` use: MAX_TASKS tasks, not one more.
+    let over = problems(&file(MAX_TASKS + 1));
+    assert!(matches!(
+        over[..],
+        [SweepProblem {
+            line: Some(2),
+            kind: SweepProblemKind::TooManyTasks { .. }
+        }]
+    ));
+    // The largest sweep starts at once: the runner used to collect the pending task indices
+    // first (8 bytes a task, 8 GiB here) and abort out of memory. Now its only per-task
+    // memory is a done flag, a byte.
+    let spec = SweepSpec::parse(&file(MAX_TASKS)).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let mut runner = FirstBatch(Vec::new());
+    let mut counts = Vec::new();
+    let options = SweepOptions {
+        batch: 3,
+        ..SweepOptions::default()
+    };
+    let error = run_sweep_with(&spec, dir.path(), &options, &mut runner, &mut |r| {
+        counts.push((r.total, r.skipped, r.ran))
+    })
+    .unwrap_err();
+    assert!(matches!(error, ReproError::Io { .. }), "{error:?}");
+    assert_eq!(runner.0, [0, 1, 2]);
+    assert_eq!(counts, [(MAX_TASKS, 0, 0)]);
+}

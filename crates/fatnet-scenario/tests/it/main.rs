@@ -2,3 +2,4 @@
 
 mod dynamic;
 mod packet;
+mod trials;

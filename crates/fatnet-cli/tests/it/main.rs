@@ -12,4 +12,5 @@ mod same_case;
 mod schedule;
 mod simulate;
 mod simulate_fabric;
+mod sizes;
 mod sweep;

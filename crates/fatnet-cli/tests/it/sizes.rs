@@ -71,3 +71,19 @@ fn dot_exports_over_the_memory_budget_are_refused_with_the_estimate() {
         );
     }
 }
+
+#[test]
+fn traffic_over_the_memory_budget_is_refused_with_the_estimate() {
+    for (p, t, count) in [
+        ("1", "replicated:k=4294967295", "4294967295 messages"),
+        ("65536", "replicated:k=65535", "4294901760 messages"),
+        ("4294967295", "permutation", "4294967295 messages"),
+        ("4294967295", "uniform", "4294967295 messages"),
+        ("4294967295", "complement", "4294967295 messages"),
+    ] {
+        refused(
+            &["traffic", "-p", p, "-t", t],
+            &[count, &format!("n = {p}"), "GiB", "memory budget"],
+        );
+    }
+}

@@ -9,7 +9,7 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand, ValueEnum};
-use fatnet::load::{LoadFactor, LoadReport, PathRule, PathSelection, analyze};
+use fatnet::load::{LoadFactor, LoadReport, PathRule, PathSelection, analyze, check_analysis};
 use fatnet::topology::{
     AnyTopology, BundleId, ChannelId, Direction, Topology, TopologySpec, node_label, to_dot,
 };
@@ -219,6 +219,8 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<()> {
         } => {
             let (spec, topo) = topology(&spec)?;
             let traffic = traffic_spec(&traffic)?;
+            // Before any message is made: a refused size costs nothing.
+            check_analysis(&topo)?;
             let messages = traffic
                 .generate(topo.num_processors(), seed)
                 .with_context(|| format!("cannot make traffic `{traffic}`"))?;

@@ -87,3 +87,42 @@ fn traffic_over_the_memory_budget_is_refused_with_the_estimate() {
         );
     }
 }
+
+#[test]
+fn load_analyses_over_the_memory_budget_are_refused_before_the_traffic_is_made() {
+    for spec in [
+        "hypercube:d=24",
+        "bft:n=1073741824",
+        "fattree:n=268435456,profile=doubling",
+    ] {
+        refused(
+            &["load", spec, "--traffic", "permutation"],
+            &[
+                "load analysis of",
+                "would need about",
+                "GiB",
+                "memory budget",
+            ],
+        );
+    }
+}
+
+#[test]
+fn schedules_and_routes_over_the_memory_budget_are_refused_before_the_traffic_is_made() {
+    for cmd in ["schedule", "route"] {
+        for spec in [
+            "fattree:n=1073741824,profile=doubling",
+            "fattree:n=268435456,profile=doubling",
+        ] {
+            refused(
+                &[cmd, spec, "--traffic", "permutation"],
+                &[
+                    "load analysis of",
+                    "would need about",
+                    "GiB",
+                    "memory budget",
+                ],
+            );
+        }
+    }
+}

@@ -126,3 +126,16 @@ fn schedules_and_routes_over_the_memory_budget_are_refused_before_the_traffic_is
         }
     }
 }
+
+#[test]
+fn capacities_near_u64_max_are_refused_by_the_packet_engine_not_wrapped() {
+    refused(
+        &[
+            "simulate",
+            "fattree:n=2,profile=custom,caps=18446744073709551615/2",
+            "--traffic",
+            "permutation",
+        ],
+        &["too many wires", "33554432"],
+    );
+}

@@ -604,7 +604,7 @@ mod tests {
             "hypercube:d=24",
             "bft:n=1073741824",
             "fattree:n=1073741824,profile=doubling,leaf=1",
-            "fattree:n=134217728,profile=doubling,leaf=1",
+            "fattree:n=67108864,profile=doubling,leaf=1",
         ] {
             let topo = spec(name);
             over_budget(check_analysis(&topo), name);
@@ -619,7 +619,7 @@ mod tests {
         }
         for name in [
             "hypercube:d=20",
-            "fattree:n=67108864,profile=doubling,leaf=1",
+            "fattree:n=33554432,profile=doubling,leaf=1",
         ] {
             assert_eq!(check_analysis(&spec(name)), Ok(()), "{name}");
         }

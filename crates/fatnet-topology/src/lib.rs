@@ -62,16 +62,18 @@ pub use spec::TopologySpec;
 use serde::{Deserialize, Serialize};
 
 /// The most memory, in bytes, that one operation of the fatnet crates may allocate because of
-/// a number a user gave (a topology size, a message count, a capacity): 4 GiB.
+/// a number a user gave (a topology size, a message count, a capacity): 2 GiB.
 ///
 /// Topologies are arithmetic and cost a few words, but exporting one (petgraph, DOT), or a
 /// per-channel or per-message table, costs memory proportional to a user's number, and
-/// `hypercube:d=24` or `n=2^30` asks for 10–35 GB. Rather than abort when the allocator
-/// fails (or thrash a laptop or a CI runner with 8–16 GB), such operations estimate their
-/// size first and refuse with [`TopologyError::OverMemoryBudget`] above this budget. 4 GiB
-/// leaves room for every size the experiments use (networks of up to a few hundred million
-/// channels) while failing at once on a typo.
-pub const MEMORY_BUDGET: u64 = 4 << 30;
+/// `hypercube:d=24` or `n=2^30` asks for 10–750 GB. Rather than abort when the allocator
+/// fails (or thrash the machine), such operations estimate their size first and refuse with
+/// [`TopologyError::OverMemoryBudget`] above this budget. 2 GiB because a command holds a
+/// few such structures at once (a message set and its load tables), and together they must
+/// fit a laptop or a CI runner (8 GB) and a 3 GB address-space limit (`ulimit -v 3000000`);
+/// it leaves room for every size the experiments use (tens of millions of channels, message
+/// sets of 2^27 messages).
+pub const MEMORY_BUDGET: u64 = 2 << 30;
 
 /// Checks an estimate against [`MEMORY_BUDGET`].
 ///

@@ -212,7 +212,7 @@ impl PoissonTraffic {
     /// [`TrafficError::BadHorizon`] for a horizon not positive and finite,
     /// [`TrafficError::TooManyArrivals`] when more than [`MAX_ARRIVALS`] are expected or
     /// drawn, [`TrafficError::OverMemoryBudget`] when the list would exceed
-    /// [`crate::MEMORY_BUDGET`] (about 2^28 arrivals), checked before it is allocated.
+    /// [`crate::MEMORY_BUDGET`] (about 2^27 arrivals), checked before it is allocated.
     pub fn poisson(&self, horizon: f64, seed: u64) -> Result<Vec<Arrival>, TrafficError> {
         if !(horizon.is_finite() && horizon > 0.0) {
             return Err(TrafficError::BadHorizon { horizon });

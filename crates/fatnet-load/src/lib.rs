@@ -477,21 +477,35 @@ impl LoadReport {
     }
 
     /// The `k` bundles of largest load factor, worst first (ties by lower id).
+    ///
+    /// Keeps at most `k` candidates at a time (not one per loaded bundle, which on a large
+    /// network is gigabytes), so `O(bundles · log k)` time and `O(k)` memory for small `k`.
     pub fn hottest_bundles<T: Topology + ?Sized>(&self, topo: &T, k: usize) -> Vec<LoadFactor> {
-        let mut all: Vec<LoadFactor> = self
-            .per_bundle()
-            .iter()
-            .enumerate()
-            .filter(|&(_, &l)| l > 0)
-            .map(|(b, &l)| LoadFactor {
+        let worse = |x: &LoadFactor, y: &LoadFactor| {
+            y.cmp_value(x).then(x.bundle.cmp(&y.bundle)) == Ordering::Greater
+        };
+        let mut best: Vec<LoadFactor> = Vec::new();
+        if k == 0 {
+            return best;
+        }
+        for (b, &l) in self.per_bundle().iter().enumerate() {
+            if l == 0 {
+                continue;
+            }
+            let cand = LoadFactor {
                 load: l,
                 capacity: topo.bundle_capacity(BundleId(b as u32)),
                 bundle: Some(BundleId(b as u32)),
-            })
-            .collect();
-        all.sort_by(|x, y| y.cmp_value(x).then(x.bundle.cmp(&y.bundle)));
-        all.truncate(k);
-        all
+            };
+            if best.len() == k && !worse(best.last().expect("k > 0"), &cand) {
+                continue;
+            }
+            // `best` is sorted worst-last: insert after every entry not worse than `cand`.
+            let at = best.partition_point(|x| !worse(x, &cand));
+            best.insert(at, cand);
+            best.truncate(k);
+        }
+        best
     }
 
     /// Whether every bundle carries at most its capacity (a one-cycle message set).
@@ -622,6 +636,34 @@ mod tests {
             "fattree:n=33554432,profile=doubling,leaf=1",
         ] {
             assert_eq!(check_analysis(&spec(name)), Ok(()), "{name}");
+        }
+    }
+
+    #[test]
+    fn hottest_bundles_are_the_sorted_prefix() {
+        let topo = fatnet_topology::TopologySpec::Bft { n: 64 }
+            .build()
+            .unwrap();
+        let mut rng = Pcg64::seed_from_u64(5);
+        let pairs: Vec<(u32, u32)> = (0..300)
+            .map(|_| (rng.random_range(0..64), rng.random_range(0..64)))
+            .collect();
+        let report = analyze(&topo, &set(64, &pairs), PathSelection::First).unwrap();
+        let mut all: Vec<LoadFactor> = report
+            .per_bundle()
+            .iter()
+            .enumerate()
+            .filter(|&(_, &l)| l > 0)
+            .map(|(b, &l)| LoadFactor {
+                load: l,
+                capacity: topo.bundle_capacity(BundleId(b as u32)),
+                bundle: Some(BundleId(b as u32)),
+            })
+            .collect();
+        all.sort_by(|x, y| y.cmp_value(x).then(x.bundle.cmp(&y.bundle)));
+        for k in [0, 1, 2, 5, 17, all.len(), all.len() + 10] {
+            let top = report.hottest_bundles(&topo, k);
+            assert_eq!(top, all[..k.min(all.len())], "k = {k}");
         }
     }
 

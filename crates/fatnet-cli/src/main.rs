@@ -9,10 +9,9 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand, ValueEnum};
-use fatnet::load::{LoadFactor, LoadReport, PathRule, PathSelection, analyze};
+use fatnet::load::{LoadFactor, LoadReport, PathRule, PathSelection, analyze, check_analysis};
 use fatnet::topology::{
-    AnyTopology, BundleId, ChannelId, Direction, Topology, TopologySpec, level_summary, node_label,
-    to_dot,
+    AnyTopology, BundleId, ChannelId, Direction, Topology, TopologySpec, node_label, to_dot,
 };
 use fatnet::traffic::{MessageSet, TrafficSpec};
 use serde::Serialize;
@@ -218,9 +217,10 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<()> {
         Command::Topology { spec, json, dot } => {
             let (spec, topo) = topology(&spec)?;
             if dot {
-                writeln!(out, "{}", to_dot(&topo))?;
+                let dot = to_dot(&topo).with_context(|| format!("cannot export `{spec}`"))?;
+                writeln!(out, "{dot}")?;
             } else if json {
-                serde_json::to_writer_pretty(&mut *out, &TopologySummary::new(&spec, &topo))?;
+                serde_json::to_writer_pretty(&mut *out, &TopologySummary::new(&spec, &topo)?)?;
                 writeln!(out)?;
             } else {
                 print_topology(out, &spec, &topo)?;
@@ -236,6 +236,8 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<()> {
         } => {
             let (spec, topo) = topology(&spec)?;
             let traffic = traffic_spec(&traffic)?;
+            // Before any message is made: a refused size costs nothing.
+            check_analysis(&topo)?;
             let messages = traffic
                 .generate(topo.num_processors(), seed)
                 .with_context(|| format!("cannot make traffic `{traffic}`"))?;
@@ -318,16 +320,19 @@ struct TopologySummary {
 }
 
 impl TopologySummary {
-    fn new(spec: &TopologySpec, topo: &AnyTopology) -> Self {
-        Self {
+    fn new(spec: &TopologySpec, topo: &AnyTopology) -> Result<Self> {
+        let levels = topo
+            .level_summary()
+            .with_context(|| format!("cannot summarize `{spec}`"))?;
+        Ok(Self {
             spec: spec.to_string(),
             processors: topo.num_processors(),
             switches: topo.num_switches(),
             nodes: topo.num_nodes(),
             channels: topo.num_channels(),
             bundles: topo.num_bundles(),
-            levels: level_summary(topo),
-        }
+            levels,
+        })
     }
 }
 
@@ -348,7 +353,7 @@ fn range(lo: u64, hi: u64) -> String {
 }
 
 fn print_topology(out: &mut impl Write, spec: &TopologySpec, topo: &AnyTopology) -> Result<()> {
-    let s = TopologySummary::new(spec, topo);
+    let s = TopologySummary::new(spec, topo)?;
     writeln!(out, "topology    {}", s.spec)?;
     writeln!(out, "processors  {}", s.processors)?;
     writeln!(out, "switches    {}", s.switches)?;

@@ -53,6 +53,70 @@ pub enum LoadError {
         /// Number of channels.
         channels: u32,
     },
+    /// The per-channel (and per-bundle) tables of the analysis would need more memory than
+    /// [`fatnet_topology::MEMORY_BUDGET`]; refused before anything large is allocated.
+    #[error(
+        "the load analysis of {what} would need about {estimate} bytes ({:.1} GiB), over the memory budget of {max} bytes ({:.0} GiB)",
+        *estimate as f64 / f64::from(1u32 << 30),
+        *max as f64 / f64::from(1u32 << 30)
+    )]
+    OverMemoryBudget {
+        /// The topology, in the spec grammar.
+        what: String,
+        /// The estimated bytes.
+        estimate: u64,
+        /// The budget in bytes.
+        max: u64,
+    },
+}
+
+/// Estimated bytes of [`fat_tree_loads`] on `tree`: three `u32` counters per heap node and a
+/// `u64` load per channel, `56n` bytes.
+pub fn fat_tree_loads_bytes(tree: &FatTree) -> u128 {
+    let n = u128::from(tree.n());
+    3 * 2 * n * 4 + u128::from(tree.num_channels()) * 8
+}
+
+/// Estimated bytes of [`channel_loads`] and [`LoadReport::new`] on `topo`: a `u64` load per
+/// channel and per bundle.
+pub fn channel_loads_bytes<T: Topology + ?Sized>(topo: &T) -> u128 {
+    (u128::from(topo.num_channels()) + u128::from(topo.num_bundles())) * 8
+}
+
+/// Checks, before any message set is made, that [`analyze`] on `topo` fits the memory budget
+/// (callers check this first, so that a refused size costs nothing).
+///
+/// # Errors
+///
+/// [`LoadError::OverMemoryBudget`] with the estimate.
+pub fn check_analysis(topo: &AnyTopology) -> Result<(), LoadError> {
+    match topo.as_fat_tree() {
+        Some(tree) => check_budget(tree, fat_tree_loads_bytes(tree)),
+        None => check_budget(topo, channel_loads_bytes(topo)),
+    }
+}
+
+/// [`check_analysis`] for a binary fat-tree: whether [`fat_tree_loads`] on `tree` fits the
+/// memory budget.
+///
+/// # Errors
+///
+/// [`LoadError::OverMemoryBudget`] with the estimate ([`fat_tree_loads_bytes`]).
+pub fn check_fat_tree_loads(tree: &FatTree) -> Result<(), LoadError> {
+    check_budget(tree, fat_tree_loads_bytes(tree))
+}
+
+fn check_budget<T: Topology + ?Sized>(topo: &T, estimate: u128) -> Result<(), LoadError> {
+    let max = fatnet_topology::MEMORY_BUDGET;
+    if estimate > u128::from(max) {
+        Err(LoadError::OverMemoryBudget {
+            what: topo.name(),
+            estimate: u64::try_from(estimate).unwrap_or(u64::MAX),
+            max,
+        })
+    } else {
+        Ok(())
+    }
 }
 
 fatnet_topology::named_options! {
@@ -159,12 +223,15 @@ pub struct ChannelLoads {
 /// # Errors
 ///
 /// [`LoadError::ProcessorMismatch`] when the message set has more processors than `topo`.
+/// [`LoadError::OverMemoryBudget`] when the per-channel tables ([`channel_loads_bytes`]) would
+/// exceed [`fatnet_topology::MEMORY_BUDGET`].
 pub fn channel_loads<T: Topology + ?Sized>(
     topo: &T,
     messages: &MessageSet,
     selection: PathSelection,
 ) -> Result<ChannelLoads, LoadError> {
     check_processors(topo, messages)?;
+    check_budget(topo, channel_loads_bytes(topo))?;
     let mut per_channel = vec![0u64; topo.num_channels() as usize];
     let mut rng = match selection {
         PathSelection::Random { seed } => Some(Pcg64::seed_from_u64(seed)),
@@ -213,8 +280,11 @@ pub fn channel_loads<T: Topology + ?Sized>(
 /// # Errors
 ///
 /// [`LoadError::ProcessorMismatch`] when the message set has more processors than `tree`.
+/// [`LoadError::OverMemoryBudget`] when [`fat_tree_loads_bytes`] exceeds
+/// [`fatnet_topology::MEMORY_BUDGET`].
 pub fn fat_tree_loads(tree: &FatTree, messages: &MessageSet) -> Result<ChannelLoads, LoadError> {
     check_processors(tree, messages)?;
+    check_budget(tree, fat_tree_loads_bytes(tree))?;
     let n = tree.n() as usize;
     // Counts per heap node 1..2n (index 0 unused). A MessageSet holds at most
     // `fatnet_traffic::MAX_MESSAGES` = u32::MAX messages, so u32 counters are exact and halve
@@ -258,11 +328,14 @@ pub fn fat_tree_loads(tree: &FatTree, messages: &MessageSet) -> Result<ChannelLo
 /// # Errors
 ///
 /// [`LoadError::ProcessorMismatch`] when the message set has more processors than `tree`.
+/// [`LoadError::OverMemoryBudget`] when [`fat_tree_loads_bytes`] exceeds
+/// [`fatnet_topology::MEMORY_BUDGET`].
 pub fn fat_tree_loads_out_the_root(
     tree: &FatTree,
     messages: &MessageSet,
 ) -> Result<ChannelLoads, LoadError> {
     check_processors(tree, messages)?;
+    check_budget(tree, fat_tree_loads_bytes(tree))?;
     let n = tree.n() as usize;
     let mut src = vec![0u64; 2 * n];
     for m in messages.messages() {
@@ -404,21 +477,35 @@ impl LoadReport {
     }
 
     /// The `k` bundles of largest load factor, worst first (ties by lower id).
+    ///
+    /// Keeps at most `k` candidates at a time (not one per loaded bundle, which on a large
+    /// network is gigabytes), so `O(bundles · log k)` time and `O(k)` memory for small `k`.
     pub fn hottest_bundles<T: Topology + ?Sized>(&self, topo: &T, k: usize) -> Vec<LoadFactor> {
-        let mut all: Vec<LoadFactor> = self
-            .per_bundle()
-            .iter()
-            .enumerate()
-            .filter(|&(_, &l)| l > 0)
-            .map(|(b, &l)| LoadFactor {
+        let worse = |x: &LoadFactor, y: &LoadFactor| {
+            y.cmp_value(x).then(x.bundle.cmp(&y.bundle)) == Ordering::Greater
+        };
+        let mut best: Vec<LoadFactor> = Vec::new();
+        if k == 0 {
+            return best;
+        }
+        for (b, &l) in self.per_bundle().iter().enumerate() {
+            if l == 0 {
+                continue;
+            }
+            let cand = LoadFactor {
                 load: l,
                 capacity: topo.bundle_capacity(BundleId(b as u32)),
                 bundle: Some(BundleId(b as u32)),
-            })
-            .collect();
-        all.sort_by(|x, y| y.cmp_value(x).then(x.bundle.cmp(&y.bundle)));
-        all.truncate(k);
-        all
+            };
+            if best.len() == k && !worse(best.last().expect("k > 0"), &cand) {
+                continue;
+            }
+            // `best` is sorted worst-last: insert after every entry not worse than `cand`.
+            let at = best.partition_point(|x| !worse(x, &cand));
+            best.insert(at, cand);
+            best.truncate(k);
+        }
+        best
     }
 
     /// Whether every bundle carries at most its capacity (a one-cycle message set).
@@ -433,6 +520,7 @@ impl LoadReport {
 /// # Errors
 ///
 /// [`LoadError::ProcessorMismatch`] when the message set has more processors than `topo`.
+/// [`LoadError::OverMemoryBudget`] as [`check_analysis`].
 pub fn analyze(
     topo: &AnyTopology,
     messages: &MessageSet,
@@ -450,11 +538,13 @@ pub fn analyze(
 /// # Errors
 ///
 /// [`LoadError::ChannelOutOfRange`] when a path names a channel `topo` does not have.
+/// [`LoadError::OverMemoryBudget`] when a `u64` per channel exceeds the memory budget.
 pub fn congestion_and_dilation<T: Topology + ?Sized>(
     topo: &T,
     paths: &[Vec<ChannelId>],
 ) -> Result<(u64, u64), LoadError> {
     let channels = topo.num_channels();
+    check_budget(topo, u128::from(channels) * 8)?;
     let mut load = vec![0u64; channels as usize];
     let mut dilation = 0u64;
     for (i, p) in paths.iter().enumerate() {
@@ -498,6 +588,83 @@ mod tests {
                 .collect(),
         )
         .unwrap()
+    }
+
+    fn over_budget<T>(r: Result<T, LoadError>, name: &str) {
+        match r {
+            Err(LoadError::OverMemoryBudget {
+                what,
+                estimate,
+                max,
+            }) => {
+                assert!(what.starts_with(name), "{what}");
+                assert!(estimate > max);
+                assert_eq!(max, fatnet_topology::MEMORY_BUDGET);
+            }
+            Err(e) => panic!("{name}: expected OverMemoryBudget, got {e:?}"),
+            Ok(_) => panic!("{name}: expected OverMemoryBudget, got Ok"),
+        }
+    }
+
+    #[test]
+    fn analyses_over_the_memory_budget_are_refused_before_allocating() {
+        let spec = |s: &str| {
+            s.parse::<fatnet_topology::TopologySpec>()
+                .unwrap()
+                .build()
+                .unwrap()
+        };
+        for name in [
+            "hypercube:d=24",
+            "bft:n=1073741824",
+            "fattree:n=1073741824,profile=doubling,leaf=1",
+            "fattree:n=67108864,profile=doubling,leaf=1",
+        ] {
+            let topo = spec(name);
+            over_budget(check_analysis(&topo), name);
+            let empty = MessageSet::new(1, vec![]).unwrap();
+            over_budget(analyze(&topo, &empty, PathSelection::First), name);
+            if let Some(tree) = topo.as_fat_tree() {
+                over_budget(fat_tree_loads(tree, &empty), name);
+                over_budget(fat_tree_loads_out_the_root(tree, &empty), name);
+            } else {
+                over_budget(channel_loads(&topo, &empty, PathSelection::First), name);
+            }
+        }
+        for name in [
+            "hypercube:d=20",
+            "fattree:n=33554432,profile=doubling,leaf=1",
+        ] {
+            assert_eq!(check_analysis(&spec(name)), Ok(()), "{name}");
+        }
+    }
+
+    #[test]
+    fn hottest_bundles_are_the_sorted_prefix() {
+        let topo = fatnet_topology::TopologySpec::Bft { n: 64 }
+            .build()
+            .unwrap();
+        let mut rng = Pcg64::seed_from_u64(5);
+        let pairs: Vec<(u32, u32)> = (0..300)
+            .map(|_| (rng.random_range(0..64), rng.random_range(0..64)))
+            .collect();
+        let report = analyze(&topo, &set(64, &pairs), PathSelection::First).unwrap();
+        let mut all: Vec<LoadFactor> = report
+            .per_bundle()
+            .iter()
+            .enumerate()
+            .filter(|&(_, &l)| l > 0)
+            .map(|(b, &l)| LoadFactor {
+                load: l,
+                capacity: topo.bundle_capacity(BundleId(b as u32)),
+                bundle: Some(BundleId(b as u32)),
+            })
+            .collect();
+        all.sort_by(|x, y| y.cmp_value(x).then(x.bundle.cmp(&y.bundle)));
+        for k in [0, 1, 2, 5, 17, all.len(), all.len() + 10] {
+            let top = report.hottest_bundles(&topo, k);
+            assert_eq!(top, all[..k.min(all.len())], "k = {k}");
+        }
     }
 
     #[test]

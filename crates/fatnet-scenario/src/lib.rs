@@ -281,6 +281,10 @@ pub enum ScenarioError {
         /// What is wrong.
         why: String,
     },
+    /// The case's per-channel load tables would exceed the memory budget (refused before the
+    /// traffic is made).
+    #[error(transparent)]
+    Load(#[from] fatnet_load::LoadError),
     /// The topology cannot be built.
     #[error("cannot build the topology `{spec}`")]
     Topology {

@@ -257,6 +257,8 @@ impl RouteScenario {
         tree: Arc<FatTree>,
         seed: u64,
     ) -> Result<PreparedRoute, ScenarioError> {
+        // Before any message is made: a size the load tables refuse costs nothing.
+        fatnet_load::check_fat_tree_loads(&tree)?;
         let setup = self.options.resolve(&tree)?;
         let pattern = Pattern::new(&self.traffic, tree.n(), seed)?;
         Ok(PreparedRoute {

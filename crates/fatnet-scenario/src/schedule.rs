@@ -141,6 +141,8 @@ impl ScheduleScenario {
         tree: Arc<FatTree>,
         seed: u64,
     ) -> Result<PreparedSchedule, ScenarioError> {
+        // Before any message is made: a size the load tables refuse costs nothing.
+        fatnet_load::check_fat_tree_loads(&tree)?;
         let setup = self.options.resolve()?;
         let pattern = Pattern::new(&self.traffic, tree.n(), seed)?;
         Ok(PreparedSchedule {

@@ -3,7 +3,8 @@
 use serde::Serialize;
 
 use crate::{
-    BundleId, Channel, ChannelId, FatTree, Node, NodeId, Processor, Topology, TopologyError,
+    BundleId, Channel, ChannelId, FatTree, LevelSummary, Node, NodeId, Processor, Topology,
+    TopologyError,
 };
 use crate::{Butterfly, Clos, FoldedClos, Hypercube};
 use crate::{ButterflyFatTree, KAryNTree};
@@ -58,6 +59,22 @@ impl AnyTopology {
         match self {
             AnyTopology::FatTree(t) => Some(t),
             _ => None,
+        }
+    }
+}
+
+impl AnyTopology {
+    /// Channel counts and capacities per (level, direction): by arithmetic on the binary
+    /// fat-tree (any size, at once), otherwise by [`crate::level_summary`].
+    ///
+    /// # Errors
+    ///
+    /// As [`crate::level_summary`]: [`TopologyError::TooLarge`] above
+    /// [`crate::MAX_SUMMARY_CHANNELS`] channels.
+    pub fn level_summary(&self) -> Result<Vec<LevelSummary>, TopologyError> {
+        match self {
+            AnyTopology::FatTree(t) => Ok(t.level_summary()),
+            other => crate::level_summary(other),
         }
     }
 }

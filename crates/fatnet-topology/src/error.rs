@@ -82,6 +82,22 @@ pub enum TopologyError {
         /// The maximum supported.
         max: u128,
     },
+    /// Building a representation of the network (a petgraph graph, a DOT text, a per-channel
+    /// table) would need more memory than [`crate::MEMORY_BUDGET`] allows; refused before
+    /// anything large is allocated.
+    #[error(
+        "{what} would need about {estimate} bytes ({:.1} GiB), over the memory budget of {max} bytes ({:.0} GiB)",
+        *estimate as f64 / f64::from(1u32 << 30),
+        *max as f64 / f64::from(1u32 << 30)
+    )]
+    OverMemoryBudget {
+        /// What would have been built (`DOT export of hypercube:d=24`, ...).
+        what: String,
+        /// The estimated size in bytes.
+        estimate: u64,
+        /// The budget in bytes ([`crate::MEMORY_BUDGET`]).
+        max: u64,
+    },
     /// A processor id is not a processor of this topology.
     #[error("processor {processor} out of range (topology has {processors} processors)")]
     ProcessorOutOfRange {

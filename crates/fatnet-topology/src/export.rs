@@ -6,11 +6,50 @@ use petgraph::dot::{Config, Dot};
 use petgraph::graph::DiGraph;
 use serde::{Deserialize, Serialize};
 
-use crate::{BundleId, Channel, ChannelId, Direction, Node, NodeId, NodeKind, Topology};
+use crate::{
+    BundleId, Channel, ChannelId, Direction, Node, NodeId, NodeKind, Topology, TopologyError,
+    check_memory_budget,
+};
+
+/// The most channels [`level_summary`] enumerates: 2^26, a few seconds of work. Above it the
+/// summary is refused ([`TopologyError::TooLarge`]) instead of running for minutes, unless
+/// the topology can answer it arithmetically ([`crate::AnyTopology::level_summary`] does for
+/// the binary fat-tree).
+pub const MAX_SUMMARY_CHANNELS: u32 = 1 << 26;
+
+/// Estimated bytes of [`to_petgraph`]'s graph: one petgraph node per node and one petgraph
+/// edge per channel, as petgraph stores them.
+pub fn petgraph_bytes_estimate<T: Topology + ?Sized>(topo: &T) -> u128 {
+    let node = std::mem::size_of::<petgraph::graph::Node<Node>>() as u128;
+    let edge = std::mem::size_of::<petgraph::graph::Edge<Channel>>() as u128;
+    u128::from(topo.num_nodes()) * node + u128::from(topo.num_channels()) * edge
+}
+
+/// Estimated bytes of [`to_dot`]: the graph, plus about 48 bytes of text per node and per
+/// channel, written twice (petgraph's text, then the returned string).
+pub fn dot_bytes_estimate<T: Topology + ?Sized>(topo: &T) -> u128 {
+    let text = (u128::from(topo.num_nodes()) + u128::from(topo.num_channels())) * 48;
+    petgraph_bytes_estimate(topo) + 2 * text
+}
 
 /// The topology as a petgraph directed graph. Node index `i` is `NodeId(i)` and edge index `i`
 /// is `ChannelId(i)`, so results computed on the graph map back without a lookup table.
-pub fn to_petgraph<T: Topology + ?Sized>(topo: &T) -> DiGraph<Node, Channel> {
+///
+/// # Errors
+///
+/// [`TopologyError::OverMemoryBudget`] when the graph ([`petgraph_bytes_estimate`]) would
+/// exceed [`crate::MEMORY_BUDGET`]; nothing is allocated then.
+pub fn to_petgraph<T: Topology + ?Sized>(
+    topo: &T,
+) -> Result<DiGraph<Node, Channel>, TopologyError> {
+    check_memory_budget(
+        || format!("the petgraph graph of {}", topo.name()),
+        petgraph_bytes_estimate(topo),
+    )?;
+    Ok(build_petgraph(topo))
+}
+
+fn build_petgraph<T: Topology + ?Sized>(topo: &T) -> DiGraph<Node, Channel> {
     let mut g = DiGraph::with_capacity(topo.num_nodes() as usize, topo.num_channels() as usize);
     for v in 0..topo.num_nodes() {
         g.add_node(topo.node(NodeId(v)));
@@ -24,8 +63,17 @@ pub fn to_petgraph<T: Topology + ?Sized>(topo: &T) -> DiGraph<Node, Channel> {
 
 /// The topology in Graphviz DOT: processors as boxes labelled `p<i>`, switches as circles
 /// labelled `s<level>.<index>`, channels labelled with their capacity.
-pub fn to_dot<T: Topology + ?Sized>(topo: &T) -> String {
-    let g = to_petgraph(topo);
+///
+/// # Errors
+///
+/// [`TopologyError::OverMemoryBudget`] when the text ([`dot_bytes_estimate`]) would exceed
+/// [`crate::MEMORY_BUDGET`]; nothing is allocated then.
+pub fn to_dot<T: Topology + ?Sized>(topo: &T) -> Result<String, TopologyError> {
+    check_memory_budget(
+        || format!("the DOT export of {}", topo.name()),
+        dot_bytes_estimate(topo),
+    )?;
+    let g = build_petgraph(topo);
     let dot = Dot::with_attr_getters(
         &g,
         &[Config::EdgeNoLabel, Config::NodeNoLabel],
@@ -44,7 +92,7 @@ pub fn to_dot<T: Topology + ?Sized>(topo: &T) -> String {
             NodeKind::External => "label=\"external\" shape=doublecircle".to_string(),
         },
     );
-    format!("// {}\n{dot:?}", topo.name())
+    Ok(format!("// {}\n{dot:?}", topo.name()))
 }
 
 /// A short name of node `v`: `p<i>` for processor `i`, `s<level>.<index>` for a switch,
@@ -83,8 +131,21 @@ pub struct LevelSummary {
     pub max_bundle_capacity: u64,
 }
 
-/// Channel counts and capacities per (level, direction), in increasing level order.
-pub fn level_summary<T: Topology + ?Sized>(topo: &T) -> Vec<LevelSummary> {
+/// Channel counts and capacities per (level, direction), in increasing level order, by
+/// enumerating the channels.
+///
+/// # Errors
+///
+/// [`TopologyError::TooLarge`] when the topology has more than [`MAX_SUMMARY_CHANNELS`]
+/// channels: the enumeration would take minutes and a byte per bundle.
+pub fn level_summary<T: Topology + ?Sized>(topo: &T) -> Result<Vec<LevelSummary>, TopologyError> {
+    if topo.num_channels() > MAX_SUMMARY_CHANNELS {
+        return Err(TopologyError::TooLarge {
+            what: "summarized channel",
+            count: u128::from(topo.num_channels()),
+            max: u128::from(MAX_SUMMARY_CHANNELS),
+        });
+    }
     let mut rows: BTreeMap<(u32, Direction), LevelSummary> = BTreeMap::new();
     let mut seen = vec![false; topo.num_bundles() as usize];
     for c in 0..topo.num_channels() {
@@ -112,5 +173,68 @@ pub fn level_summary<T: Topology + ?Sized>(topo: &T) -> Vec<LevelSummary> {
             row.max_bundle_capacity = row.max_bundle_capacity.max(cap);
         }
     }
-    rows.into_values().collect()
+    Ok(rows.into_values().collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{ButterflyFatTree, FatTree, Hypercube, MEMORY_BUDGET};
+
+    fn over_budget(e: TopologyError, what: &str) {
+        match e {
+            TopologyError::OverMemoryBudget {
+                what: w,
+                estimate,
+                max,
+            } => {
+                assert!(w.contains(what), "{w}");
+                assert!(estimate > max, "{estimate} <= {max}");
+                assert_eq!(max, MEMORY_BUDGET);
+            }
+            other => panic!("expected OverMemoryBudget, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn exports_of_huge_networks_are_refused_with_the_estimate() {
+        let cube = Hypercube::new(24).unwrap();
+        over_budget(to_dot(&cube).unwrap_err(), "DOT export of hypercube:d=24");
+        over_budget(
+            to_petgraph(&cube).unwrap_err(),
+            "petgraph graph of hypercube:d=24",
+        );
+        let bft = ButterflyFatTree::new(1 << 30).unwrap();
+        over_budget(to_dot(&bft).unwrap_err(), "DOT export of bft");
+        let tree = FatTree::new(1 << 30, crate::CapacityProfile::Constant(1)).unwrap();
+        over_budget(to_dot(&tree).unwrap_err(), "DOT export of fattree");
+        let msg = to_dot(&cube).unwrap_err().to_string();
+        assert!(msg.contains("GiB"), "{msg}");
+    }
+
+    #[test]
+    fn small_exports_are_within_the_budget() {
+        let cube = Hypercube::new(4).unwrap();
+        assert!(dot_bytes_estimate(&cube) < 100_000);
+        let dot = to_dot(&cube).unwrap();
+        assert!(dot.len() as u128 <= dot_bytes_estimate(&cube));
+        assert_eq!(to_petgraph(&cube).unwrap().edge_count(), 64);
+    }
+
+    #[test]
+    fn enumerated_summaries_of_huge_networks_are_refused() {
+        for t in [
+            &Hypercube::new(24).unwrap() as &dyn Topology,
+            &ButterflyFatTree::new(1 << 30).unwrap(),
+        ] {
+            assert!(matches!(
+                level_summary(t),
+                Err(TopologyError::TooLarge {
+                    what: "summarized channel",
+                    max,
+                    ..
+                }) if max == u128::from(MAX_SUMMARY_CHANNELS)
+            ));
+        }
+    }
 }

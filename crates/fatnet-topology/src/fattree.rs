@@ -3,8 +3,8 @@
 use serde::{Deserialize, Serialize};
 
 use crate::{
-    BundleId, Channel, ChannelId, Direction, Node, NodeId, NodeKind, Processor, Topology,
-    TopologyError,
+    BundleId, Channel, ChannelId, Direction, LevelSummary, Node, NodeId, NodeKind, Processor,
+    Topology, TopologyError,
 };
 
 /// Largest supported `lg n`: 4n − 2 channel ids must fit in `u32`.
@@ -212,6 +212,28 @@ impl FatTree {
     #[inline]
     pub fn down_channel(v: u32) -> ChannelId {
         ChannelId(2 * (v - 1) + 1)
+    }
+
+    /// Channel counts and capacities per (height, direction), as [`crate::level_summary`]
+    /// gives them, by arithmetic: `n / 2^h` up and as many down channels at height `h`, each
+    /// its own bundle of capacity [`FatTree::capacity_at_height`]. `O(lg n)`, for any `n`.
+    pub fn level_summary(&self) -> Vec<LevelSummary> {
+        (0..=self.levels)
+            .flat_map(|h| {
+                let count = u64::from(self.n() >> h);
+                let cap = self.caps[h as usize];
+                [Direction::Up, Direction::Down].map(|direction| LevelSummary {
+                    level: h,
+                    direction,
+                    channels: count,
+                    bundles: count,
+                    min_capacity: cap,
+                    max_capacity: cap,
+                    min_bundle_capacity: cap,
+                    max_bundle_capacity: cap,
+                })
+            })
+            .collect()
     }
 
     /// The lowest common ancestor of processors `i` and `j` (a heap number) and its height.
@@ -482,6 +504,44 @@ fn icbrt(x: u128) -> u128 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn arithmetic_level_summary_is_the_enumerated_one() {
+        for n in [2, 4, 8, 64, 1024] {
+            for profile in [
+                CapacityProfile::Constant(3),
+                CapacityProfile::Doubling { leaf: 1 },
+                CapacityProfile::Universal { root: n },
+            ] {
+                let t = FatTree::new(n, profile).unwrap();
+                assert_eq!(
+                    t.level_summary(),
+                    crate::level_summary(&t).unwrap(),
+                    "n = {n}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn arithmetic_level_summary_answers_the_largest_tree_at_once() {
+        let t = FatTree::new(1 << MAX_LEVELS, CapacityProfile::Doubling { leaf: 1 }).unwrap();
+        let s = t.level_summary();
+        assert_eq!(s.len(), 2 * (MAX_LEVELS as usize + 1));
+        assert_eq!(s[0].channels, 1 << 30);
+        assert_eq!(
+            s.iter().map(|l| l.channels).sum::<u64>(),
+            u64::from(t.num_channels())
+        );
+        // The enumeration refuses rather than run for minutes.
+        assert!(matches!(
+            crate::level_summary(&t),
+            Err(TopologyError::TooLarge {
+                what: "summarized channel",
+                ..
+            })
+        ));
+    }
 
     /// Leiserson's universal profile, level 0 (root) first, as worked in the notes of paper 004.
     fn by_depth(n: u64, w: u64) -> Vec<u64> {

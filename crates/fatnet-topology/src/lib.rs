@@ -49,7 +49,10 @@ pub use bft::ButterflyFatTree;
 pub use butterfly::{Butterfly, MAX_BUTTERFLY_DIMENSION};
 pub use clos::{Clos, FoldedClos};
 pub use error::TopologyError;
-pub use export::{LevelSummary, level_summary, node_label, to_dot, to_petgraph};
+pub use export::{
+    LevelSummary, MAX_SUMMARY_CHANNELS, dot_bytes_estimate, level_summary, node_label,
+    petgraph_bytes_estimate, to_dot, to_petgraph,
+};
 pub use fattree::{AreaGrowth, CapacityProfile, FatTree, VolumeGrowth};
 pub use hypercube::{Hypercube, MAX_HYPERCUBE_DIMENSION};
 pub use karyntree::KAryNTree;
@@ -57,6 +60,41 @@ pub use names::UnknownName;
 pub use spec::TopologySpec;
 
 use serde::{Deserialize, Serialize};
+
+/// The most memory, in bytes, that one operation of the fatnet crates may allocate because of
+/// a number a user gave (a topology size, a message count, a capacity): 2 GiB.
+///
+/// Topologies are arithmetic and cost a few words, but exporting one (petgraph, DOT), or a
+/// per-channel or per-message table, costs memory proportional to a user's number, and
+/// `hypercube:d=24` or `n=2^30` asks for 10–750 GB. Rather than abort when the allocator
+/// fails (or thrash the machine), such operations estimate their size first and refuse with
+/// [`TopologyError::OverMemoryBudget`] above this budget. 2 GiB because a command holds a
+/// few such structures at once (a message set and its load tables), and together they must
+/// fit a laptop or a CI runner (8 GB) and a 3 GB address-space limit (`ulimit -v 3000000`);
+/// it leaves room for every size the experiments use (tens of millions of channels, message
+/// sets of 2^27 messages).
+pub const MEMORY_BUDGET: u64 = 2 << 30;
+
+/// Checks an estimate against [`MEMORY_BUDGET`].
+///
+/// # Errors
+///
+/// [`TopologyError::OverMemoryBudget`] naming `what` and the estimate when `estimate`
+/// exceeds the budget.
+pub fn check_memory_budget(
+    what: impl FnOnce() -> String,
+    estimate: u128,
+) -> Result<(), TopologyError> {
+    if estimate > u128::from(MEMORY_BUDGET) {
+        Err(TopologyError::OverMemoryBudget {
+            what: what(),
+            estimate: u64::try_from(estimate).unwrap_or(u64::MAX),
+            max: MEMORY_BUDGET,
+        })
+    } else {
+        Ok(())
+    }
+}
 
 /// A processor (terminal) number, `0..num_processors()`.
 pub type Processor = u32;

@@ -32,7 +32,7 @@
 //! # Ok::<(), fatnet_traffic::TrafficError>(())
 //! ```
 
-use crate::TrafficError;
+use crate::{MEMORY_BUDGET, TrafficError};
 use rand::seq::SliceRandom;
 use rand::{Rng, RngCore};
 use rand_pcg::Pcg64;
@@ -44,6 +44,9 @@ pub const MAX_DIMENSION: u32 = 31;
 /// The most arrivals a generated list may hold (`2^31`: simulators number packets by `u32`
 /// and compare those numbers modulo `2^32`).
 pub const MAX_ARRIVALS: u64 = 1 << 31;
+
+/// Bytes of one [`Arrival`] in a list.
+const ARRIVAL_BYTES: f64 = std::mem::size_of::<Arrival>() as f64;
 
 /// One generated packet: born at `time` at node `src`, bound for node `dst`.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -208,7 +211,8 @@ impl PoissonTraffic {
     ///
     /// [`TrafficError::BadHorizon`] for a horizon not positive and finite,
     /// [`TrafficError::TooManyArrivals`] when more than [`MAX_ARRIVALS`] are expected or
-    /// drawn.
+    /// drawn, [`TrafficError::OverMemoryBudget`] when the list would exceed
+    /// [`crate::MEMORY_BUDGET`] (about 2^27 arrivals), checked before it is allocated.
     pub fn poisson(&self, horizon: f64, seed: u64) -> Result<Vec<Arrival>, TrafficError> {
         if !(horizon.is_finite() && horizon > 0.0) {
             return Err(TrafficError::BadHorizon { horizon });
@@ -219,6 +223,19 @@ impl PoissonTraffic {
                 expected: expected.min(u64::MAX as f64) as u64,
                 max: MAX_ARRIVALS,
             });
+        }
+        // The list, sized for the expected count and 1% more; a list that grows past the
+        // budget is refused as well (a reallocation doubles it).
+        let bytes = |count: f64| (count * 1.01 + 16.0) * ARRIVAL_BYTES;
+        let over_budget = |count: f64| TrafficError::OverMemoryBudget {
+            what: "poisson arrivals",
+            processors: self.nodes() as u32,
+            count: count as u64,
+            estimate: bytes(count).min(u64::MAX as f64) as u64,
+            max: MEMORY_BUDGET,
+        };
+        if bytes(expected) > MEMORY_BUDGET as f64 {
+            return Err(over_budget(expected));
         }
         let mut all = Vec::with_capacity((expected * 1.01) as usize + 16);
         for x in 0..self.nodes() as u32 {
@@ -231,6 +248,9 @@ impl PoissonTraffic {
                     expected: all.len() as u64,
                     max: MAX_ARRIVALS,
                 });
+            }
+            if 2.0 * bytes(all.len() as f64) > MEMORY_BUDGET as f64 {
+                return Err(over_budget(all.len() as f64));
             }
         }
         all.sort_by(|a, b| a.time.total_cmp(&b.time).then(a.src.cmp(&b.src)));
@@ -543,6 +563,16 @@ mod tests {
         assert!(matches!(
             big.poisson(1e6, 1),
             Err(TrafficError::TooManyArrivals { .. })
+        ));
+        // Under MAX_ARRIVALS (2^31) but 16 bytes each: 32 GB.
+        assert!(matches!(
+            big.poisson(1.0, 1),
+            Err(TrafficError::OverMemoryBudget {
+                what: "poisson arrivals",
+                processors: 1_048_576,
+                count: 1_048_576_000,
+                ..
+            })
         ));
     }
 

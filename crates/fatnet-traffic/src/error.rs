@@ -106,6 +106,25 @@ pub enum TrafficError {
         /// The largest supported number of messages.
         max: u64,
     },
+    /// Generating a message set would need more memory than [`crate::MEMORY_BUDGET`];
+    /// refused before anything large is allocated.
+    #[error(
+        "{what} on n = {processors} would make {count} messages, about {estimate} bytes ({:.1} GiB), over the memory budget of {max} bytes ({:.0} GiB)",
+        *estimate as f64 / f64::from(1u32 << 30),
+        *max as f64 / f64::from(1u32 << 30)
+    )]
+    OverMemoryBudget {
+        /// The pattern (`permutation`, `replicated`, ...).
+        what: &'static str,
+        /// The processor count given.
+        processors: u32,
+        /// The number of messages it would make.
+        count: u64,
+        /// The estimated bytes (the set and the generator's scratch).
+        estimate: u64,
+        /// The budget in bytes ([`crate::MEMORY_BUDGET`]).
+        max: u64,
+    },
     /// Two message sets, or a file and the caller, disagree on the number of processors.
     #[error("processor count mismatch: expected n = {expected}, found n = {found}")]
     ProcessorsMismatch {

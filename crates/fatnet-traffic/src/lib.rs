@@ -47,5 +47,16 @@ pub mod patterns;
 pub mod spec;
 
 pub use error::TrafficError;
+
+/// The most memory, in bytes, a generator may allocate because of a processor count or a
+/// replication factor a user gave: 2 GiB, the budget of `fatnet_topology::MEMORY_BUDGET`
+/// (see there for the reason).
+///
+/// A message takes 8 bytes, so `-p 65536 -t replicated:k=65535` (34 GB) or a permutation on
+/// `2^32 − 1` processors would abort when the allocator fails, or thrash a machine with
+/// 8–16 GB, instead of failing at once; generators estimate their size first and refuse with
+/// [`TrafficError::OverMemoryBudget`]. 2 GiB leaves room for every experiment's size (a
+/// permutation on 2^27 processors, 8 permutations on 2^24).
+pub const MEMORY_BUDGET: u64 = 2 << 30;
 pub use message::{MAX_MESSAGES, Message, MessageId, MessageSet};
 pub use spec::{TrafficSpec, ValiantBase};

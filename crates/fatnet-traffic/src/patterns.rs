@@ -13,6 +13,10 @@
 //! | [`valiant`] | Valiant's two phases | `2·|base|` |
 //! | [`bit_flip`] | Stamoulis (5.1) | `n`, each bit flipped w.p. `p` |
 //!
+//! Every generator checks its size before allocating: more than [`MAX_MESSAGES`] messages
+//! is [`TrafficError::TooManyMessages`], more than [`crate::MEMORY_BUDGET`] bytes (the set and
+//! the generator's scratch) is [`TrafficError::OverMemoryBudget`] with the estimate.
+//!
 //! Deterministic generators list the messages by source, `0..n`; see each function for
 //! the order of the others. Randomized ones take `rng: &mut R` and consume it in a documented
 //! order, so a seed fixes the output.
@@ -21,7 +25,7 @@ use rand::Rng;
 use rand::seq::SliceRandom;
 
 use crate::message::MAX_MESSAGES;
-use crate::{Message, MessageSet, TrafficError};
+use crate::{MEMORY_BUDGET, Message, MessageSet, TrafficError};
 
 fn at_least(what: &'static str, n: u32, min: u32) -> Result<(), TrafficError> {
     if n < min {
@@ -61,20 +65,56 @@ fn log4_exact(pattern: &'static str, n: u32) -> Result<u32, TrafficError> {
     }
 }
 
-fn check_count(count: u64) -> Result<(), TrafficError> {
+/// Checks, before anything is allocated, that pattern `what` on `n` processors may make
+/// `count` messages needing `bytes` bytes in all (the set and the generator's scratch).
+///
+/// # Errors
+///
+/// [`TrafficError::TooManyMessages`] above [`MAX_MESSAGES`], then
+/// [`TrafficError::OverMemoryBudget`] above [`crate::MEMORY_BUDGET`].
+fn check_count(what: &'static str, n: u32, count: u64, bytes: u128) -> Result<(), TrafficError> {
     if count > MAX_MESSAGES as u64 {
-        Err(TrafficError::TooManyMessages {
+        return Err(TrafficError::TooManyMessages {
             count,
             max: MAX_MESSAGES as u64,
-        })
-    } else {
-        Ok(())
+        });
     }
+    if bytes > u128::from(MEMORY_BUDGET) {
+        return Err(TrafficError::OverMemoryBudget {
+            what,
+            processors: n,
+            count,
+            estimate: u64::try_from(bytes).unwrap_or(u64::MAX),
+            max: MEMORY_BUDGET,
+        });
+    }
+    Ok(())
 }
 
+/// Bytes of one message of a set.
+const MESSAGE_BYTES: u128 = std::mem::size_of::<Message>() as u128;
+
 /// One message per processor: `i -> f(i)`.
-fn from_fn(n: u32, mut f: impl FnMut(u32) -> u32) -> MessageSet {
-    MessageSet::from_valid(n, (0..n).map(|i| Message::new(i, f(i))).collect())
+///
+/// # Errors
+///
+/// As [`check_count`] for `n` messages.
+fn from_fn(
+    what: &'static str,
+    n: u32,
+    mut f: impl FnMut(u32) -> u32,
+) -> Result<MessageSet, TrafficError> {
+    check_count(what, n, u64::from(n), u128::from(n) * MESSAGE_BYTES)?;
+    Ok(MessageSet::from_valid(
+        n,
+        (0..n).map(|i| Message::new(i, f(i))).collect(),
+    ))
+}
+
+/// Bytes [`permutation_unchecked`] needs for one permutation on `n` processors: the
+/// messages and the shuffled destinations.
+fn permutation_bytes(n: u32) -> u128 {
+    u128::from(n) * (MESSAGE_BYTES + 4)
 }
 
 /// A uniformly random permutation: processor `i` sends one message to `π(i)`.
@@ -90,6 +130,7 @@ pub fn random_permutation<R: Rng + ?Sized>(
     rng: &mut R,
 ) -> Result<MessageSet, TrafficError> {
     at_least("permutation", n, 1)?;
+    check_count("permutation", n, u64::from(n), permutation_bytes(n))?;
     Ok(permutation_unchecked(n, rng))
 }
 
@@ -115,7 +156,7 @@ fn permutation_unchecked<R: Rng + ?Sized>(n: u32, rng: &mut R) -> MessageSet {
 /// [`TrafficError::TooFewProcessors`] if `n == 0`.
 pub fn complement(n: u32) -> Result<MessageSet, TrafficError> {
     at_least("complement", n, 1)?;
-    Ok(from_fn(n, |i| n - 1 - i))
+    from_fn("complement", n, |i| n - 1 - i)
 }
 
 /// The bit-reversal permutation: `i` sends to the number whose `lg n` bits are those of
@@ -127,13 +168,13 @@ pub fn complement(n: u32) -> Result<MessageSet, TrafficError> {
 /// self-message).
 pub fn bit_reversal(n: u32) -> Result<MessageSet, TrafficError> {
     let bits = log2_exact("bitrev", n)?;
-    Ok(from_fn(n, |i| {
+    from_fn("bitrev", n, |i| {
         if bits == 0 {
             0
         } else {
             i.reverse_bits() >> (32 - bits)
         }
-    }))
+    })
 }
 
 /// The transpose permutation on `n = 2^(2k)` processors: writing `i = hi·2^k + lo`
@@ -147,7 +188,7 @@ pub fn bit_reversal(n: u32) -> Result<MessageSet, TrafficError> {
 pub fn transpose(n: u32) -> Result<MessageSet, TrafficError> {
     let k = log4_exact("transpose", n)?;
     let mask = (1u32 << k) - 1;
-    Ok(from_fn(n, |i| ((i & mask) << k) | (i >> k)))
+    from_fn("transpose", n, |i| ((i & mask) << k) | (i >> k))
 }
 
 /// Greenberg and Oh's many-to-one hot spot: processors `0..n/2` send to `n-1`, processors
@@ -161,7 +202,7 @@ pub fn transpose(n: u32) -> Result<MessageSet, TrafficError> {
 pub fn many_to_one(n: u32) -> Result<MessageSet, TrafficError> {
     at_least("many-to-one", n, 2)?;
     let half = n / 2;
-    Ok(from_fn(n, |i| if i < half { n - 1 } else { 0 }))
+    from_fn("many-to-one", n, |i| if i < half { n - 1 } else { 0 })
 }
 
 /// Greenberg and Oh's random instance: each processor sends one message to a destination
@@ -181,13 +222,13 @@ pub fn uniform<R: Rng + ?Sized>(
 ) -> Result<MessageSet, TrafficError> {
     if allow_self {
         at_least("uniform", n, 1)?;
-        Ok(from_fn(n, |_| rng.random_range(0..n)))
+        from_fn("uniform", n, |_| rng.random_range(0..n))
     } else {
         at_least("uniform without self-messages", n, 2)?;
-        Ok(from_fn(n, |i| {
+        from_fn("uniform", n, |i| {
             let r = rng.random_range(0..n - 1);
             if r >= i { r + 1 } else { r }
-        }))
+        })
     }
 }
 
@@ -211,7 +252,10 @@ pub fn replicated_permutations<R: Rng + ?Sized>(
     rng: &mut R,
 ) -> Result<MessageSet, TrafficError> {
     at_least("replicated", n, 1)?;
-    check_count(u64::from(n) * u64::from(k))?;
+    let count = u64::from(n) * u64::from(k);
+    // The set, plus one permutation (and its scratch) in flight.
+    let bytes = u128::from(count) * MESSAGE_BYTES + permutation_bytes(n);
+    check_count("replicated", n, count, bytes)?;
     let mut messages = Vec::with_capacity(n as usize * k as usize);
     for _ in 0..k {
         messages.extend_from_slice(permutation_unchecked(n, rng).messages());
@@ -281,7 +325,7 @@ pub fn mesh_neighbours(n: u32, torus: bool) -> Result<MessageSet, TrafficError> 
     } else {
         4 * u64::from(side) * u64::from(side - 1)
     };
-    check_count(count)?;
+    check_count("mesh", n, count, u128::from(count) * MESSAGE_BYTES)?;
     let mut messages = Vec::with_capacity(count as usize);
     for id in 0..n {
         let (row, col) = morton_cell(id);
@@ -354,8 +398,10 @@ pub fn valiant<R: Rng + ?Sized>(
     base: &MessageSet,
     rng: &mut R,
 ) -> Result<ValiantPhases, TrafficError> {
-    check_count(2 * base.len() as u64)?;
     let n = base.processors();
+    // The two phases, and the combined set that usually follows.
+    let count = 2 * base.len() as u64;
+    check_count("valiant", n, count, 2 * u128::from(count) * MESSAGE_BYTES)?;
     let mut first = Vec::with_capacity(base.len());
     let mut second = Vec::with_capacity(base.len());
     for m in base.messages() {
@@ -385,7 +431,7 @@ pub fn bit_flip<R: Rng + ?Sized>(n: u32, p: f64, rng: &mut R) -> Result<MessageS
     if !(0.0..=1.0).contains(&p) {
         return Err(TrafficError::ProbabilityOutOfRange { p });
     }
-    Ok(from_fn(n, |x| {
+    from_fn("bitflip", n, |x| {
         let mut z = x;
         for b in 0..d {
             if rng.random_bool(p) {
@@ -393,7 +439,7 @@ pub fn bit_flip<R: Rng + ?Sized>(n: u32, p: f64, rng: &mut R) -> Result<MessageS
             }
         }
         z
-    }))
+    })
 }
 
 #[cfg(test)]
@@ -573,6 +619,66 @@ mod tests {
         }
     }
 
+    fn over_budget(r: Result<MessageSet, TrafficError>, pattern: &str, messages: u64) {
+        match r {
+            Err(TrafficError::OverMemoryBudget {
+                what,
+                count,
+                estimate,
+                max,
+                ..
+            }) => {
+                assert_eq!(what, pattern);
+                assert_eq!(count, messages);
+                assert!(estimate >= count * 8 && estimate > max, "{estimate}");
+                assert_eq!(max, crate::MEMORY_BUDGET);
+            }
+            other => panic!("{pattern}: expected OverMemoryBudget, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn sets_over_the_memory_budget_are_refused_before_allocating() {
+        let big = u32::MAX;
+        over_budget(
+            random_permutation(big, &mut rng(0)),
+            "permutation",
+            4294967295,
+        );
+        over_budget(complement(big), "complement", 4294967295);
+        over_budget(uniform(big, true, &mut rng(0)), "uniform", 4294967295);
+        over_budget(many_to_one(big), "many-to-one", 4294967295);
+        over_budget(bit_reversal(1 << 31), "bitrev", 1 << 31);
+        over_budget(bit_flip(1 << 31, 0.5, &mut rng(0)), "bitflip", 1 << 31);
+        over_budget(transpose(1 << 30), "transpose", 1 << 30);
+        over_budget(
+            mesh_neighbours(1 << 28, false),
+            "mesh",
+            4 * (1 << 14) * ((1 << 14) - 1),
+        );
+        // Under MAX_MESSAGES (u32::MAX) but 34 GB.
+        over_budget(
+            replicated_permutations(65536, 65535, &mut rng(0)),
+            "replicated",
+            65536 * 65535,
+        );
+        over_budget(
+            replicated_permutations(1, u32::MAX, &mut rng(0)),
+            "replicated",
+            4294967295,
+        );
+        // Over MAX_MESSAGES: the count is refused first.
+        assert!(matches!(
+            replicated_permutations(2, u32::MAX, &mut rng(0)),
+            Err(TrafficError::TooManyMessages { .. })
+        ));
+        let msg = complement(big).unwrap_err().to_string();
+        assert!(
+            msg.contains("complement on n = 4294967295") && msg.contains("GiB"),
+            "{msg}"
+        );
+    }
+
     #[test]
     fn replicated_is_k_regular_and_rounds_are_permutations() {
         let (n, k) = (32u32, 5u32);
@@ -737,7 +843,10 @@ mod tests {
 
     #[test]
     fn bit_flip_extremes_and_seed() {
-        assert_eq!(bit_flip(16, 0.0, &mut rng(1)).unwrap(), from_fn(16, |i| i));
+        assert_eq!(
+            bit_flip(16, 0.0, &mut rng(1)).unwrap(),
+            from_fn("bitflip", 16, |i| i).unwrap()
+        );
         assert_eq!(
             bit_flip(16, 1.0, &mut rng(1)).unwrap(),
             complement(16).unwrap()

@@ -13,5 +13,6 @@ mod same_case;
 mod schedule;
 mod simulate;
 mod simulate_fabric;
+mod sizes;
 mod sweep;
 mod trials;

@@ -262,7 +262,9 @@ impl PacketNet {
         let mut total: u64 = 0;
         for c in 0..channels {
             channel_first_link.push(total as u32);
-            total += t.channel(fatnet_topology::ChannelId(c)).capacity;
+            // Saturating: a user's capacity (`caps=2^64-1/...`) must not wrap the sum past
+            // the check (the sum before adding is at most MAX_LINKS).
+            total = total.saturating_add(t.channel(fatnet_topology::ChannelId(c)).capacity);
             if total > MAX_LINKS {
                 return Err(too_large("wires", total));
             }

@@ -122,3 +122,28 @@ fn oversized_networks_are_refused() {
         other => panic!("expected TooLarge, got {:?}", other.map(|n| n.links())),
     }
 }
+
+/// A user's capacity near `u64::MAX` does not wrap the wire count past the check (it panicked
+/// in debug builds, and in release wrapped to a small count and allocated without end).
+#[test]
+fn capacities_near_u64_max_are_refused_not_wrapped() {
+    use fatnet_online::OnlineError;
+    use fatnet_online::packet::MAX_LINKS;
+    use fatnet_topology::{CapacityProfile, FatTree};
+    for caps in [
+        vec![u64::MAX, 2],
+        vec![1, u64::MAX],
+        vec![u64::MAX - 1, u64::MAX],
+    ] {
+        let t = FatTree::new(2, CapacityProfile::Custom(caps.clone())).unwrap();
+        match PacketNet::new(t) {
+            Err(OnlineError::TooLarge {
+                what: "wires", max, ..
+            }) => assert_eq!(max, MAX_LINKS),
+            other => panic!(
+                "{caps:?}: expected TooLarge, got {:?}",
+                other.map(|n| n.links())
+            ),
+        }
+    }
+}

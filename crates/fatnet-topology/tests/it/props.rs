@@ -616,7 +616,7 @@ proptest! {
     #[test]
     fn numbered_paths_are_shortest_walks(spec in small_spec(), probes in probes()) {
         let t = spec.build().unwrap();
-        let g = to_petgraph(&t);
+        let g = to_petgraph(&t).expect("small");
         let (mut path, mut other) = (Vec::new(), Vec::new());
         for (&(src, dst), &(_, _, i, j)) in pairs(&t, &probes).iter().zip(&probes) {
             let count = t.path_count(src, dst);
@@ -651,7 +651,7 @@ proptest! {
         probes in probes(),
     ) {
         let t = spec.build().unwrap();
-        let g = to_petgraph(&t);
+        let g = to_petgraph(&t).expect("small");
         let mut path = Vec::new();
         for (src, dst) in pairs(&t, &probes) {
             let count = t.path_count(src, dst);

@@ -243,7 +243,8 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<()> {
                 .with_context(|| format!("cannot make traffic `{traffic}`"))?;
             let selection = PathSelection::new(paths, seed);
             let report = analyze(&topo, &messages, selection)?;
-            let summary = LoadSummary::new(&spec, &traffic, seed, &topo, &messages, &report, top);
+            let summary =
+                LoadSummary::new(&spec, &traffic, seed, paths, &topo, &messages, &report, top);
             if json {
                 serde_json::to_writer_pretty(&mut *out, &summary)?;
                 writeln!(out)?;
@@ -406,8 +407,12 @@ struct LoadSummary {
     load_factor_exact: ExactLambda,
     lower_bound_cycles: u64,
     one_cycle: bool,
+    /// The routing the congestion, dilation and path lengths are of (`--paths`).
+    paths: String,
     congestion: u64,
     congestion_channel: Option<u32>,
+    /// The busiest channel, `from -> to`.
+    congestion_at: Option<String>,
     dilation: u64,
     total_path_length: u64,
     hottest: Vec<HotBundle>,
@@ -420,10 +425,12 @@ struct ExactLambda {
 }
 
 impl LoadSummary {
+    #[allow(clippy::too_many_arguments)]
     fn new(
         spec: &TopologySpec,
         traffic: &TrafficSpec,
         seed: u64,
+        paths: PathRule,
         topo: &AnyTopology,
         messages: &MessageSet,
         report: &LoadReport,
@@ -477,8 +484,17 @@ impl LoadSummary {
             },
             lower_bound_cycles: lf.ceil(),
             one_cycle: report.is_one_cycle(),
+            paths: paths.to_string(),
             congestion: report.congestion,
             congestion_channel: report.congestion_channel.map(|c| c.0),
+            congestion_at: report.congestion_channel.map(|c| {
+                let ch = topo.channel(c);
+                format!(
+                    "{} -> {}",
+                    node_label(topo, ch.from),
+                    node_label(topo, ch.to)
+                )
+            }),
             dilation: report.loads.dilation,
             total_path_length: report.loads.total_path_length,
             hottest,
@@ -496,7 +512,8 @@ fn print_load(out: &mut impl Write, s: &LoadSummary) -> Result<()> {
     )?;
     writeln!(
         out,
-        "load factor     {:.6} = {}/{}  (>= {} delivery cycles; {})",
+        "load factor     {:.6} = {}/{}  (λ(M) over channel bundles, a lower bound for every \
+         routing: >= {} delivery cycles; {})",
         s.load_factor,
         s.load_factor_exact.load,
         s.load_factor_exact.capacity,
@@ -507,11 +524,31 @@ fn print_load(out: &mut impl Write, s: &LoadSummary) -> Result<()> {
             "not one-cycle"
         }
     )?;
-    writeln!(out, "congestion      {}", s.congestion)?;
-    writeln!(out, "dilation        {}", s.dilation)?;
+    match (&s.congestion_at, s.congestion_channel) {
+        (Some(at), Some(c)) => writeln!(
+            out,
+            "congestion      {} on channel {c} ({at})  (messages on the busiest channel under \
+             --paths {})",
+            s.congestion, s.paths
+        )?,
+        _ => writeln!(
+            out,
+            "congestion      {}  (--paths {})",
+            s.congestion, s.paths
+        )?,
+    }
+    writeln!(
+        out,
+        "dilation        {}  (longest path under --paths {})",
+        s.dilation, s.paths
+    )?;
     writeln!(out, "path length sum {}", s.total_path_length)?;
     if !s.hottest.is_empty() {
         writeln!(out)?;
+        writeln!(
+            out,
+            "hottest bundles by λ (loads of the routing-independent analysis):"
+        )?;
         writeln!(
             out,
             "{:>9} {:>10} {:>9} {:>10} {:>6}  {:<8} channel (from -> to)",

@@ -264,3 +264,41 @@ fn hostile_files_are_one_line_errors() {
         assert!(err.contains("no port records"), "{format}: {err}");
     }
 }
+
+/// `fatnet load` says what each number is (issue 17): λ(M) is the same lower bound for every
+/// routing, while congestion and dilation are the chosen routing's, named with its rule and
+/// busiest channel.
+#[test]
+fn load_names_the_bound_and_the_routing() {
+    let text = |paths: &str| {
+        crate::common::stdout_of([
+            "load",
+            "karyntree:k=4,levels=3",
+            "--traffic",
+            "transpose",
+            "--paths",
+            paths,
+        ])
+    };
+    let line = |t: &str, key: &str| -> String {
+        t.lines().find(|l| l.starts_with(key)).unwrap().to_string()
+    };
+    let (standard, first) = (text("standard"), text("first"));
+    let lambda = line(&standard, "load factor");
+    assert!(
+        lambda.contains("a lower bound for every routing"),
+        "{lambda}"
+    );
+    assert_eq!(lambda, line(&first, "load factor"));
+    let c = line(&standard, "congestion");
+    assert!(
+        c.starts_with("congestion      4 on channel") && c.contains("under --paths standard"),
+        "{c}"
+    );
+    let c = line(&first, "congestion");
+    assert!(
+        c.starts_with("congestion      12 on channel") && c.contains("under --paths first"),
+        "{c}"
+    );
+    assert!(standard.contains("hottest bundles by λ"), "{standard}");
+}

@@ -1,9 +1,4 @@
-//! `fatnet simulate --config` files: the typed options read from TOML.
+//! libFuzzer harness for [`fatnet_fuzz::simulate_config`] (the body, shared with the test suite's replay).
 #![no_main]
 
-use fatnet_scenario::PacketRunFile;
-use libfuzzer_sys::fuzz_target;
-
-fuzz_target!(|text: &str| {
-    let _ = PacketRunFile::parse(text);
-});
+libfuzzer_sys::fuzz_target!(|bytes: &[u8]| fatnet_fuzz::simulate_config(bytes));

@@ -1,9 +1,4 @@
-//! Sweep files: the TOML checker (grid expansion included) on any text.
+//! libFuzzer harness for [`fatnet_fuzz::sweep_toml`] (the body, shared with the test suite's replay).
 #![no_main]
 
-use fatnet_repro::sweep::SweepSpec;
-use libfuzzer_sys::fuzz_target;
-
-fuzz_target!(|text: &str| {
-    let _ = SweepSpec::parse(text);
-});
+libfuzzer_sys::fuzz_target!(|bytes: &[u8]| fatnet_fuzz::sweep_toml(bytes));

@@ -1,6 +1,7 @@
 //! Integration tests of fatnet-repro: `paper` compares the generated tables with the papers.
 
 mod figures;
+mod fuzz_replay;
 mod greenberg_leiserson;
 mod lemma6;
 mod paper;

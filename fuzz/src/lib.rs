@@ -1,0 +1,177 @@
+//! The bodies of the fuzz targets, one function per target over raw bytes.
+//!
+//! They live here, not in `fuzz_targets/`, so that two harnesses run the same code:
+//! libFuzzer (each `fuzz_targets/NAME.rs` calls [`TARGETS`]' `NAME`) and the normal test
+//! suite, whose `fuzz_replay` test (in `crates/fatnet-repro/tests/it/`) includes this file
+//! and replays every seed (`fuzz/seeds/NAME/`) and every committed finding
+//! (`fuzz/regressions/NAME/`) through the same function. A body panics exactly when it finds
+//! a defect: an error returned for bad input is the expected outcome, a panic is not.
+//!
+//! This file is compiled by both workspaces: it names only crates that both depend on
+//! (`fatnet-topology`, `-traffic`, `-load`, `-fabric`, `-scenario`, `-repro`).
+
+use fatnet_fabric::{FabricTopology, flitsim, ibdm, ibnetdiscover, opensm};
+use fatnet_load::{PathSelection, analyze};
+use fatnet_repro::sweep::SweepSpec;
+use fatnet_scenario::PacketRunFile;
+use fatnet_topology::{Topology, TopologySpec};
+use fatnet_traffic::TrafficSpec;
+use fatnet_traffic::io::{read_json, read_text};
+
+/// A target's body: panics on a defect, returns on anything else.
+pub type Body = fn(&[u8]);
+
+/// Every target: its name (the file stem under `fuzz_targets/` and the folder under `seeds/`
+/// and `regressions/`) and its body.
+pub const TARGETS: &[(&str, Body)] = &[
+    ("topology_spec", topology_spec),
+    ("traffic_spec", traffic_spec),
+    ("message_set", message_set),
+    ("sweep_toml", sweep_toml),
+    ("simulate_config", simulate_config),
+    ("fabric_readers", fabric_readers),
+];
+
+/// The largest network a body builds: keeps one execution in milliseconds.
+const SMALL: u64 = 256;
+
+/// Topology specs: a spec that parses prints to a spec that parses to itself; a small one
+/// builds, its canonical path from the first to the last processor is a chain of channels from
+/// the injection to the ejection node, and λ(M) of a random permutation is at most the
+/// congestion of the standard routing (every channel has capacity at least one).
+pub fn topology_spec(bytes: &[u8]) {
+    let Ok(text) = std::str::from_utf8(bytes) else {
+        return;
+    };
+    let Ok(spec) = text.parse::<TopologySpec>() else {
+        return;
+    };
+    let shown = spec.to_string();
+    let again: TopologySpec = shown
+        .parse()
+        .unwrap_or_else(|e| panic!("`{shown}` (from `{text}`) does not parse: {e}"));
+    assert_eq!(again, spec, "`{text}` round trip");
+    if !is_small(&spec) {
+        return;
+    }
+    let Ok(topo) = spec.build() else {
+        return;
+    };
+    let p = topo.num_processors();
+    if p == 0 {
+        return;
+    }
+    let (src, dst) = (0, p - 1);
+    let path = topo.path(src, dst);
+    let mut at = topo.injection_node(src);
+    for &c in &path {
+        let channel = topo.channel(c);
+        assert_eq!(
+            channel.from, at,
+            "`{shown}`: path {src}->{dst} is not a chain"
+        );
+        assert!(
+            channel.capacity >= 1,
+            "`{shown}`: channel {c:?} has capacity 0"
+        );
+        at = channel.to;
+    }
+    if src != dst {
+        assert_eq!(
+            at,
+            topo.ejection_node(dst),
+            "`{shown}`: path ends elsewhere"
+        );
+    }
+    let permutation: TrafficSpec = "permutation".parse().expect("a built-in pattern");
+    if let Ok(messages) = permutation.generate(p, 7)
+        && let Ok(report) = analyze(&topo, &messages, PathSelection::Standard)
+    {
+        let lambda = report.load_factor.load as f64 / report.load_factor.capacity as f64;
+        assert!(
+            lambda <= report.congestion as f64 + 1e-9,
+            "`{shown}`: λ = {lambda} above the congestion {}",
+            report.congestion
+        );
+    }
+}
+
+/// Whether `spec` has at most [`SMALL`] processors and switches per level (a quick bound from
+/// the parameters alone, before anything is built).
+fn is_small(spec: &TopologySpec) -> bool {
+    let pow = |base: u64, exp: u64| base.checked_pow(u32::try_from(exp).ok()?);
+    let size = match *spec {
+        TopologySpec::FatTree { n, .. } | TopologySpec::Bft { n } => Some(n),
+        TopologySpec::KAryNTree { k, levels } => pow(k, levels),
+        TopologySpec::FoldedClos { n, m, r } | TopologySpec::Clos { n, m, r } => n
+            .checked_mul(r)
+            .and_then(|t| t.checked_add(m.checked_mul(r)?)),
+        TopologySpec::Hypercube { d } | TopologySpec::Butterfly { d } => pow(2, d),
+        _ => None,
+    };
+    size.is_some_and(|s| s <= SMALL)
+}
+
+/// Traffic specs: parse; round trip; generate on 16 processors (never reading a file).
+pub fn traffic_spec(bytes: &[u8]) {
+    let Ok(text) = std::str::from_utf8(bytes) else {
+        return;
+    };
+    let Ok(spec) = text.parse::<TrafficSpec>() else {
+        return;
+    };
+    let shown = spec.to_string();
+    let again: TrafficSpec = shown
+        .parse()
+        .unwrap_or_else(|e| panic!("`{shown}` (from `{text}`) does not parse: {e}"));
+    assert_eq!(again.to_string(), shown, "`{text}` round trip");
+    if !matches!(spec, TrafficSpec::File { .. })
+        && let Ok(set) = spec.generate(16, 7)
+    {
+        // Errors are fine (a pattern may need more processors); panics are not.
+        assert!(set.messages().iter().all(|m| m.src < 16 && m.dst < 16));
+    }
+}
+
+/// Message-set files: the text reader and the JSON reader on the same bytes.
+pub fn message_set(bytes: &[u8]) {
+    if let Ok(set) = read_text(bytes, 64) {
+        assert!(set.messages().iter().all(|m| m.src < 64 && m.dst < 64));
+    }
+    let _ = read_json(bytes);
+}
+
+/// Sweep files: the TOML checker (grid expansion included) on any text.
+pub fn sweep_toml(bytes: &[u8]) {
+    if let Ok(text) = std::str::from_utf8(bytes) {
+        let _ = SweepSpec::parse(text);
+    }
+}
+
+/// `fatnet simulate --config` files: the typed options read from TOML.
+pub fn simulate_config(bytes: &[u8]) {
+    if let Ok(text) = std::str::from_utf8(bytes) {
+        let _ = PacketRunFile::parse(text);
+    }
+}
+
+/// Every fabric reader on the same text: ib_flit_sim `.ned` and `.fdbs`, ibdm `.topo`,
+/// ibnetdiscover, OpenSM's subnet list and forwarding tables; a fabric that parses is traced
+/// as a topology when it is small.
+pub fn fabric_readers(bytes: &[u8]) {
+    let Ok(text) = std::str::from_utf8(bytes) else {
+        return;
+    };
+    let mut fabrics = Vec::new();
+    fabrics.extend(flitsim::parse_ned(text, "f.ned").ok());
+    fabrics.extend(ibdm::parse(text, "f.topo", &ibdm::IbdmOptions::default()).ok());
+    fabrics.extend(ibnetdiscover::parse(text, "f.txt").ok());
+    fabrics.extend(opensm::parse_subnet_lst(text, "opensm-subnet.lst").ok());
+    let _ = flitsim::parse_fdbs(text, "f.fdbs");
+    let _ = opensm::parse_fdbs(text, "opensm-lfts.dump");
+    for (fabric, _) in fabrics {
+        if fabric.node_count() <= 64 {
+            let _ = FabricTopology::new(&fabric);
+        }
+    }
+}

@@ -241,8 +241,7 @@ impl SimulateArgs {
 
 /// Reads and checks the `--config` file; errors name the file, and the line and column.
 fn read_config(path: &Path) -> Result<PacketRunFile> {
-    let text = std::fs::read_to_string(path)
-        .with_context(|| format!("cannot read config file {}", path.display()))?;
+    let text = fatnet::scenario::read_config(path).context("cannot read the config file")?;
     PacketRunFile::parse(&text).with_context(|| format!("config file {}", path.display()))
 }
 

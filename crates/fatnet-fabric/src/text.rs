@@ -94,23 +94,15 @@ pub fn read_text(path: &std::path::Path) -> Result<String, FabricError> {
         file: file.clone(),
         source,
     };
-    // A device or a pipe (`/dev/zero`) would be read forever: only regular files, and no
-    // larger than a fabric's dump can be.
-    let meta = std::fs::metadata(path).map_err(io)?;
-    if !meta.is_file() {
-        return Err(io(std::io::Error::new(
-            std::io::ErrorKind::InvalidInput,
-            "not a regular file",
-        )));
-    }
-    if meta.len() > MAX_FILE_BYTES {
-        return Err(FabricError::TooLarge {
+    let bytes = fatnet_traffic::io::read_bounded(path, MAX_FILE_BYTES).map_err(|e| match e {
+        fatnet_traffic::TrafficError::FileTooLarge { bytes, max } => FabricError::TooLarge {
             what: "bytes in a fabric file",
-            count: meta.len(),
-            limit: MAX_FILE_BYTES,
-        });
-    }
-    let bytes = std::fs::read(path).map_err(io)?;
+            count: bytes,
+            limit: max,
+        },
+        fatnet_traffic::TrafficError::Io { source } => io(source),
+        other => io(std::io::Error::other(other.to_string())),
+    })?;
     String::from_utf8(bytes).map_err(|e| {
         let good = e.utf8_error().valid_up_to();
         let line = e.as_bytes()[..good].iter().filter(|&&b| b == b'\n').count() + 1;

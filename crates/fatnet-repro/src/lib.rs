@@ -50,13 +50,28 @@ pub use fatnet::scenario::{derive_seed, runner};
 ///
 /// [`ReproError::Io`] naming `path`.
 pub fn write_atomically(path: &std::path::Path, bytes: &[u8]) -> Result<(), ReproError> {
-    fatnet::scenario::write_atomically(path, bytes).map_err(|e| match e {
+    fatnet::scenario::write_atomically(path, bytes).map_err(|e| scenario_io(path, e))
+}
+
+/// Reads a configuration file (a sweep file) with the scenario's bounded reader
+/// ([`fatnet::scenario::read_config`]).
+///
+/// # Errors
+///
+/// [`ReproError::Io`] naming `path`.
+pub fn read_config(path: &std::path::Path) -> Result<String, ReproError> {
+    fatnet::scenario::read_config(path).map_err(|e| scenario_io(path, e))
+}
+
+/// A scenario's file error as [`ReproError::Io`], keeping its path and source.
+fn scenario_io(path: &std::path::Path, e: fatnet::scenario::ScenarioError) -> ReproError {
+    match e {
         fatnet::scenario::ScenarioError::Io { path, source } => ReproError::Io { path, source },
         other => ReproError::Io {
             path: path.to_path_buf(),
             source: std::io::Error::other(other.to_string()),
         },
-    })
+    }
 }
 
 /// Errors of the reproduction pipeline.

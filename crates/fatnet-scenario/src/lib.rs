@@ -365,6 +365,42 @@ pub fn derive_seed(seed: u64, index: u64) -> u64 {
     z ^ (z >> 31)
 }
 
+/// The largest configuration file read: a `fatnet simulate --config` file or a sweep file
+/// (16 MiB; the largest sweep of the repository is a few KiB).
+pub const MAX_CONFIG_BYTES: u64 = 16 << 20;
+
+/// Reads the configuration file `path` (TOML) as UTF-8 text, with the workspace's one bounded
+/// reader ([`fatnet_traffic::io::read_bounded`]): a device, a pipe or a file over
+/// [`MAX_CONFIG_BYTES`] is refused before it is read into memory.
+///
+/// # Errors
+///
+/// [`ScenarioError::Io`] naming `path`: the file cannot be read (the source keeps its kind,
+/// `NotFound` included), is not a regular file (`InvalidInput`), is larger than
+/// [`MAX_CONFIG_BYTES`] (`FileTooLarge`) or is not UTF-8 (`InvalidData`).
+pub fn read_config(path: &Path) -> Result<String, ScenarioError> {
+    let io = |source| ScenarioError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let bytes = fatnet_traffic::io::read_bounded(path, MAX_CONFIG_BYTES).map_err(|e| match e {
+        fatnet_traffic::TrafficError::Io { source } => io(source),
+        too_large @ fatnet_traffic::TrafficError::FileTooLarge { .. } => io(std::io::Error::new(
+            std::io::ErrorKind::FileTooLarge,
+            too_large.to_string(),
+        )),
+        other => io(std::io::Error::other(other.to_string())),
+    })?;
+    String::from_utf8(bytes).map_err(|e| {
+        let good = e.utf8_error().valid_up_to();
+        let line = e.as_bytes()[..good].iter().filter(|&&b| b == b'\n').count() + 1;
+        io(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!("line {line}: not UTF-8 text"),
+        ))
+    })
+}
+
 /// Writes `bytes` to `path` through a temporary file in the same directory, synced and then
 /// renamed over `path`: a reader sees the old file or the new one, never half of one, and a
 /// crash leaves at most a stray temporary file. The directory must exist.

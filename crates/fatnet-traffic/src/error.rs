@@ -191,8 +191,9 @@ pub enum TrafficError {
         /// What was expected.
         expected: &'static str,
     },
-    /// A message-set file is larger than [`MAX_FILE_BYTES`](crate::io::MAX_FILE_BYTES).
-    #[error("{bytes} bytes, more than the {max} bytes a message-set file may have")]
+    /// A file is larger than its limit ([`MAX_FILE_BYTES`](crate::io::MAX_FILE_BYTES) for a
+    /// message set; see [`read_bounded`](crate::io::read_bounded)).
+    #[error("{bytes} bytes, more than the {max} bytes such a file may have")]
     FileTooLarge {
         /// The file's size (or the bytes read before stopping).
         bytes: u64,

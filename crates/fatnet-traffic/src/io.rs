@@ -244,9 +244,17 @@ pub fn read_file(path: impl AsRef<Path>, processors: u32) -> Result<MessageSet, 
     read_file_inner(path, processors).map_err(|e| e.in_file(path))
 }
 
-fn read_file_inner(path: &Path, processors: u32) -> Result<MessageSet, TrafficError> {
-    // A device or a pipe (`/dev/zero`) would be read forever: only regular files, and no
-    // larger than MAX_FILE_BYTES (also while reading: a file may grow, or report no size).
+/// Reads the whole regular file `path`, refusing devices, pipes and directories (`/dev/zero`
+/// would be read forever) and files larger than `max` bytes, also while reading (a file may
+/// grow, or report no size). This is the one reader of user files in the workspace: message
+/// sets here, fabric dumps (`fatnet-fabric`) and config and sweep files (`fatnet-scenario`)
+/// each call it with their own limit.
+///
+/// # Errors
+///
+/// [`TrafficError::Io`] if the file cannot be read or is not a regular file (kind
+/// `InvalidInput`), [`TrafficError::FileTooLarge`] above `max` bytes; neither names `path`.
+pub fn read_bounded(path: &Path, max: u64) -> Result<Vec<u8>, TrafficError> {
     let file = File::open(path)?;
     let meta = file.metadata()?;
     if !meta.is_file() {
@@ -254,20 +262,25 @@ fn read_file_inner(path: &Path, processors: u32) -> Result<MessageSet, TrafficEr
             std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a regular file").into(),
         );
     }
-    if meta.len() > MAX_FILE_BYTES {
+    if meta.len() > max {
         return Err(TrafficError::FileTooLarge {
             bytes: meta.len(),
-            max: MAX_FILE_BYTES,
+            max,
         });
     }
     let mut bytes = Vec::new();
-    file.take(MAX_FILE_BYTES + 1).read_to_end(&mut bytes)?;
-    if bytes.len() as u64 > MAX_FILE_BYTES {
+    file.take(max.saturating_add(1)).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > max {
         return Err(TrafficError::FileTooLarge {
             bytes: bytes.len() as u64,
-            max: MAX_FILE_BYTES,
+            max,
         });
     }
+    Ok(bytes)
+}
+
+fn read_file_inner(path: &Path, processors: u32) -> Result<MessageSet, TrafficError> {
+    let bytes = read_bounded(path, MAX_FILE_BYTES)?;
     match Format::detect(&bytes) {
         Format::Text => read_text(&bytes[..], processors),
         Format::Json => {

@@ -265,6 +265,33 @@ fn hostile_files_are_one_line_errors() {
     }
 }
 
+/// Config and sweep files go through the same bounded reader as traffic and fabric files: a
+/// device is refused before it is read (it used to be read until memory ran out), a file over
+/// 16 MiB is refused with its size, and a missing file is named.
+#[test]
+fn config_files_are_read_bounded() {
+    let err = stderr_of_failure(["simulate", "--config", "/dev/zero"]);
+    assert!(err.contains("not a regular file"), "{err}");
+    let err = stderr_of_failure(["sweep", "check", "/dev/zero"]);
+    assert!(err.contains("not a regular file"), "{err}");
+    let dir = tempfile::tempdir().unwrap();
+    let big = dir.path().join("big.toml");
+    let file = std::fs::File::create(&big).unwrap();
+    file.set_len((16 << 20) + 1).unwrap();
+    let err = stderr_of_failure(["sweep".into(), "check".into(), big.display().to_string()]);
+    assert!(
+        err.contains("16777217 bytes, more than the 16777216"),
+        "{err}"
+    );
+    let missing = dir.path().join("missing.toml");
+    let err = stderr_of_failure([
+        "simulate".into(),
+        "--config".into(),
+        missing.display().to_string(),
+    ]);
+    assert!(err.contains("missing.toml"), "{err}");
+}
+
 /// `fatnet load` says what each number is (issue 17): λ(M) is the same lower bound for every
 /// routing, while congestion and dilation are the chosen routing's, named with its rule and
 /// busiest channel.

@@ -185,10 +185,10 @@ pub fn run_sweep_with(
     if has_results && !options.resume {
         return Err(ReproError::ResultsExist { path: results });
     }
-    let existing = match fs::read_to_string(&copy) {
+    let existing = match crate::read_config(&copy) {
         Ok(text) => Some(text),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-        Err(e) => return Err(io_error(&copy)(e)),
+        Err(ReproError::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => return Err(e),
     };
     if options.resume
         && let Some(text) = &existing

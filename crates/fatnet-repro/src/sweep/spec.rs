@@ -9,7 +9,6 @@
 //! (`store`, `run`) or decide a default or a range (the scenario's options do).
 
 use std::collections::BTreeMap;
-use std::fs;
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
@@ -19,7 +18,6 @@ use super::check::{ParamValue, Value, as_u64, check_entry};
 use super::grid::expand;
 use super::job::{Point, prepare};
 use super::problem::{Problems, SweepProblem, SweepProblemKind, line_of};
-use super::store::io_error;
 use crate::{ReproError, derive_seed};
 
 /// The most tasks (points × trials) a sweep may have: the runner keeps a flag per task (one
@@ -361,9 +359,11 @@ impl SweepSpec {
     ///
     /// # Errors
     ///
-    /// [`ReproError::Io`] if the file cannot be read; otherwise as [`SweepSpec::parse`].
+    /// [`ReproError::Io`] if the file cannot be read, is not a regular file or is larger than
+    /// [`MAX_CONFIG_BYTES`](fatnet::scenario::MAX_CONFIG_BYTES); otherwise as
+    /// [`SweepSpec::parse`].
     pub fn from_file(path: &Path) -> Result<SweepSpec, ReproError> {
-        let source = fs::read_to_string(path).map_err(io_error(path))?;
+        let source = crate::read_config(path)?;
         SweepSpec::parse(&source)
     }
 

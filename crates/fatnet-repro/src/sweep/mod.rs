@@ -117,4 +117,6 @@ pub use run::{
     LOCK_FILE, LocalTasks, SweepOptions, SweepRun, TaskRunner, run_sweep, run_sweep_with,
 };
 pub use spec::{MAX_TASKS, SweepKind, SweepSpec};
-pub use store::{RESULTS_FILE, SWEEP_FILE, SweepResults, TrialRecord, read_results};
+pub use store::{
+    MAX_RECORD_BYTES, RESULTS_FILE, SWEEP_FILE, SweepResults, TrialRecord, read_results,
+};

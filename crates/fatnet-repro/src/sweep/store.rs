@@ -39,6 +39,25 @@ pub struct TrialRecord {
     pub result: TrialResult,
 }
 
+/// The longest line of a results file (1 MiB; a record is a few hundred bytes): a longer one
+/// is refused as corrupt after its first MiB, so a file of one endless line (`/dev/zero`
+/// copied in) is not read into memory.
+pub const MAX_RECORD_BYTES: u64 = 1 << 20;
+
+/// Refuses a results file that is not a regular file (a FIFO or a device would block or never
+/// end).
+fn check_regular(file: &fs::File, path: &Path) -> Result<(), ReproError> {
+    let meta = file.metadata().map_err(io_error(path))?;
+    if meta.is_file() {
+        Ok(())
+    } else {
+        Err(io_error(path)(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "not a regular file",
+        )))
+    }
+}
+
 pub(super) fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> ReproError + '_ {
     move |source| ReproError::Io {
         path: path.to_path_buf(),
@@ -79,13 +98,19 @@ fn scan_records(
     let mut line = Vec::new();
     for index in 0.. {
         line.clear();
-        let read = reader
+        let read = std::io::Read::take(reader.by_ref(), MAX_RECORD_BYTES + 1)
             .read_until(b'\n', &mut line)
             .map_err(io_error(path))?;
         if read == 0 {
             break;
         }
         if line.pop() != Some(b'\n') {
+            if read as u64 > MAX_RECORD_BYTES {
+                return Err(ReproError::CorruptResults {
+                    path: path.to_path_buf(),
+                    line: index + 1,
+                });
+            }
             scan.partial = read as u64;
             break;
         }
@@ -145,6 +170,7 @@ pub(super) fn read_done(spec: &SweepSpec, path: &Path) -> Result<Done, ReproErro
         }
         Err(e) => return Err(io_error(path)(e)),
     };
+    check_regular(&file, path)?;
     let scan = scan_records(spec, path, BufReader::new(&file), &mut |_| {})?;
     if scan.partial > 0 {
         file.set_len(scan.complete).map_err(io_error(path))?;
@@ -182,6 +208,7 @@ pub fn read_results(out_dir: &Path) -> Result<SweepResults, ReproError> {
     let spec = SweepSpec::from_file(&out_dir.join(SWEEP_FILE))?;
     let path = out_dir.join(RESULTS_FILE);
     let file = fs::File::open(&path).map_err(io_error(&path))?;
+    check_regular(&file, &path)?;
     let mut records = Vec::new();
     let scan = scan_records(&spec, &path, BufReader::new(file), &mut |r| records.push(r))?;
     records.sort_by_key(|r| r.task);

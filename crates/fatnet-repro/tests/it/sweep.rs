@@ -669,3 +669,41 @@ fn every_sweep_check_accepts_can_start_running() {
     assert_eq!(runner.0, [0, 1, 2]);
     assert_eq!(counts, [(MAX_TASKS, 0, 0)]);
 }
+
+/// A results file of one endless line is refused after its first MiB, not read into memory,
+/// and a results file that is a FIFO or a device is refused before it is read.
+#[test]
+fn hostile_results_files_are_refused() {
+    use fatnet_repro::sweep::{MAX_RECORD_BYTES, read_results};
+    let spec = SweepSpec::parse(SWEEP).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    run(&spec, dir.path(), 1, 64, false);
+    let results = dir.path().join(RESULTS_FILE);
+    let mut text = fs::read(&results).unwrap();
+    let first_line = text.iter().position(|&b| b == b'\n').unwrap() + 1;
+    text.truncate(first_line);
+    text.extend(std::iter::repeat_n(b'x', MAX_RECORD_BYTES as usize + 10));
+    text.push(b'\n');
+    fs::write(&results, &text).unwrap();
+    let err = read_results(dir.path()).unwrap_err();
+    assert!(
+        matches!(err, ReproError::CorruptResults { line: 2, .. }),
+        "{err}"
+    );
+    let resume = SweepOptions {
+        resume: true,
+        ..SweepOptions::default()
+    };
+    let err = run_sweep(&spec, dir.path(), &resume).unwrap_err();
+    assert!(
+        matches!(err, ReproError::CorruptResults { line: 2, .. }),
+        "{err}"
+    );
+
+    fs::remove_file(&results).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", &results).unwrap();
+    let err = read_results(dir.path()).unwrap_err();
+    assert!(err.to_string().contains("not a regular file"), "{err}");
+    let err = run_sweep(&spec, dir.path(), &resume).unwrap_err();
+    assert!(err.to_string().contains("not a regular file"), "{err}");
+}

@@ -96,8 +96,14 @@ pub(crate) fn poisson_births(
     horizon: u64,
     rng: &mut Pcg64,
     tag: impl FnMut(&mut Pcg64) -> u32,
-) -> Vec<(f64, u32, u32)> {
-    shared_stream_births(nodes, lambda, horizon as f64, rng, tag)
+) -> Result<Vec<(f64, u32, u32)>, OnlineError> {
+    Ok(shared_stream_births(
+        nodes,
+        lambda,
+        horizon as f64,
+        rng,
+        tag,
+    )?)
 }
 
 /// Checks a run's options; returns the warm-up and the horizon in whole slots.
@@ -409,7 +415,7 @@ impl DirectScheme {
             } else {
                 0
             }
-        });
+        })?;
         // Generated in (s − 1, s]: may first be sent in slot s.
         let multicasts: Vec<Multicast> = births
             .iter()

@@ -232,11 +232,16 @@ fn check_config(c: &IndirectConfig) -> Result<(), OnlineError> {
 
 /// One tree's Poisson births in `[0, horizon)`: rate `rate` per node, node by node from `rng`,
 /// merged in time as (time, origin) ([`shared_stream_births`]).
-fn tree_births(n: u32, rate: f64, horizon: u64, rng: &mut Pcg64) -> Vec<(f64, u32)> {
-    shared_stream_births(n, rate, horizon as f64, rng, |_| ())
+fn tree_births(
+    n: u32,
+    rate: f64,
+    horizon: u64,
+    rng: &mut Pcg64,
+) -> Result<Vec<(f64, u32)>, OnlineError> {
+    Ok(shared_stream_births(n, rate, horizon as f64, rng, |_| ())?
         .into_iter()
         .map(|(t, y, ())| (t, y))
-        .collect()
+        .collect())
 }
 
 /// What the frame-by-frame run of one tree leaves behind.
@@ -593,7 +598,7 @@ pub fn simulate_indirect(config: &IndirectConfig) -> Result<IndirectReport, Onli
     let mut rng = Pcg64::seed_from_u64(c.seed);
 
     // Generation: Poisson(λ/d) per node for this tree, λ/d = ρ/(2^d − 1); merged in time.
-    let births = tree_births(n, c.rho / f64::from(n - 1), horizon, &mut rng);
+    let births = tree_births(n, c.rho / f64::from(n - 1), horizon, &mut rng)?;
     let packets = births.len();
     let run = run_tree(&tree, &births, horizon, d, &mut rng, |_, _, _| {});
 
@@ -737,17 +742,15 @@ pub fn simulate_indirect_nodes(config: &IndirectConfig) -> Result<IndirectNodeRe
         });
     }
     let rate = c.rho / f64::from(n - 1);
-    Ok(storage_of_all_trees(&c, |_, rng| {
-        tree_births(n, rate, horizon, rng)
-    }))
+    storage_of_all_trees(&c, |_, rng| tree_births(n, rate, horizon, rng))
 }
 
 /// The body of [`simulate_indirect_nodes`] for a checked `c`, with tree `j`'s births (0-based
 /// `j`) drawn by `births_of(j, rng)` from that tree's stream (tests give them by hand).
 fn storage_of_all_trees(
     c: &IndirectConfig,
-    mut births_of: impl FnMut(u32, &mut Pcg64) -> Vec<(f64, u32)>,
-) -> IndirectNodeReport {
+    mut births_of: impl FnMut(u32, &mut Pcg64) -> Result<Vec<(f64, u32)>, OnlineError>,
+) -> Result<IndirectNodeReport, OnlineError> {
     let (warmup, horizon) = c.window();
     let (d, du) = (c.d, c.d as usize);
     let n = 1u32 << d;
@@ -770,7 +773,7 @@ fn storage_of_all_trees(
     for j in 0..d {
         let tree = Tree::new(d, j);
         let mut rng = Pcg64::seed_from_u64(tree_seed(c.seed, j));
-        let births = births_of(j, &mut rng);
+        let births = births_of(j, &mut rng)?;
         packets += births.len() as u64;
         let mut since: Vec<f64> = births.iter().map(|b| b.0).collect();
         let run = run_tree(&tree, &births, horizon, d, &mut rng, |i, x, until| {
@@ -839,7 +842,7 @@ fn storage_of_all_trees(
     let max_queue = node_max.iter().copied().max().unwrap_or(0);
     let max_node = node_max.iter().position(|&m| m == max_queue).unwrap_or(0) as u32;
     let queue_size = node_means.iter().sum::<f64>() / f64::from(n);
-    IndirectNodeReport {
+    Ok(IndirectNodeReport {
         packets,
         tree_stored_means,
         queue_batch_means: network_area
@@ -851,7 +854,7 @@ fn storage_of_all_trees(
         max_queue,
         max_node,
         queue_size,
-    }
+    })
 }
 
 /// The end time of a broadcast started in slot `s` (not a C_0 slot): the end of the d-th
@@ -900,12 +903,13 @@ mod tests {
             seed: 5,
         };
         let r = storage_of_all_trees(&c, |j, _| {
-            if j == 0 {
+            Ok(if j == 0 {
                 vec![(0.5, 0b10)]
             } else {
                 vec![(1.5, 0b01)]
-            }
-        });
+            })
+        })
+        .unwrap();
         assert_eq!(r.packets, 2);
         assert_eq!(r.node_max, vec![0, 1, 1, 2]);
         assert_eq!((r.max_queue, r.max_node), (2, 0b11));

@@ -287,7 +287,7 @@ impl PeriodicScheme {
         let n = 1u32 << self.d;
         let lambda = c.rho * f64::from(self.d) / f64::from(n - 1);
         let mut rng = Pcg64::seed_from_u64(c.seed);
-        let births = poisson_births(n, lambda, horizon, &mut rng, |_| 0);
+        let births = poisson_births(n, lambda, horizon, &mut rng, |_| 0)?;
         let born: Vec<f64> = births.iter().map(|b| b.0).collect();
         let periods = p1_periods(&births, n, self.period);
         let p = u64::from(self.period);

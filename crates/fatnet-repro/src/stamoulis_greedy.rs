@@ -55,7 +55,8 @@ fn greedy_run(
         .map_err(|e| EXPERIMENT.error(e))?;
     let lambda = rho / p;
     let mut rng = Pcg64::seed_from_u64(seed);
-    let injections = slotted_bitflip_arrivals(d, lambda, p, horizon, &mut rng);
+    let injections = slotted_bitflip_arrivals(d, lambda, p, horizon, &mut rng)
+        .map_err(|e| EXPERIMENT.error(e))?;
     let config = PacketConfig::output_queued_unit(ScanPolicy::RoundRobin);
     let r = simulate(&net, &injections, &config, rng.random()).map_err(|e| EXPERIMENT.error(e))?;
     if !r.finished() {

@@ -377,6 +377,57 @@ fn splitmix64(x: u64) -> u64 {
     z ^ (z >> 31)
 }
 
+/// Refuses a list of about `expected` generated packets of `elem` bytes each before it is
+/// allocated: more than [`MAX_ARRIVALS`], or more than [`MEMORY_BUDGET`] bytes (sized for the
+/// expected count and 1% more). `drawn` lists are re-checked while they grow
+/// ([`check_drawn`]), since a reallocation doubles them.
+fn check_expected(
+    what: &'static str,
+    nodes: u64,
+    expected: f64,
+    elem: usize,
+) -> Result<(), TrafficError> {
+    if expected.is_nan() || expected > MAX_ARRIVALS as f64 {
+        return Err(TrafficError::TooManyArrivals {
+            expected: if expected.is_nan() {
+                u64::MAX
+            } else {
+                expected.min(u64::MAX as f64) as u64
+            },
+            max: MAX_ARRIVALS,
+        });
+    }
+    let estimate = (expected * 1.01 + 16.0) * elem as f64;
+    if estimate > MEMORY_BUDGET as f64 {
+        return Err(TrafficError::OverMemoryBudget {
+            what,
+            processors: u32::try_from(nodes).unwrap_or(u32::MAX),
+            count: expected as u64,
+            estimate: estimate as u64,
+            max: MEMORY_BUDGET,
+        });
+    }
+    Ok(())
+}
+
+/// The check of [`check_expected`] on a list being drawn, `len` packets so far: a list may
+/// outgrow its expectation by chance, never the limits.
+fn check_drawn(
+    what: &'static str,
+    nodes: u64,
+    len: usize,
+    elem: usize,
+) -> Result<(), TrafficError> {
+    if len as u64 > MAX_ARRIVALS {
+        return Err(TrafficError::TooManyArrivals {
+            expected: len as u64,
+            max: MAX_ARRIVALS,
+        });
+    }
+    // Twice: the next reallocation doubles the list.
+    check_expected(what, nodes, 2.0 * len as f64, elem)
+}
+
 /// Poisson births of `nodes` nodes at rate `rate` each in `[0, horizon)`, drawn from **one**
 /// generator `rng` node by node (node 0's whole stream first, then node 1's, …), every birth
 /// followed by the draws of its `tag` (a tree, a label: whatever the caller draws per
@@ -393,7 +444,7 @@ fn splitmix64(x: u64) -> u64 {
 /// use rand::SeedableRng;
 ///
 /// let mut rng = rand_pcg::Pcg64::seed_from_u64(1);
-/// let births = shared_stream_births(4, 0.5, 100.0, &mut rng, |_| ());
+/// let births = shared_stream_births(4, 0.5, 100.0, &mut rng, |_| ()).unwrap();
 /// assert!(births.windows(2).all(|w| w[0].0 <= w[1].0));
 /// assert!(births.iter().all(|&(t, x, ())| (0.0..100.0).contains(&t) && x < 4));
 /// // About rate × nodes × horizon = 200 births.
@@ -405,7 +456,21 @@ pub fn shared_stream_births<R: Rng + ?Sized, T>(
     horizon: f64,
     rng: &mut R,
     mut tag: impl FnMut(&mut R) -> T,
-) -> Vec<(f64, u32, T)> {
+) -> Result<Vec<(f64, u32, T)>, TrafficError> {
+    if !(horizon.is_finite() && horizon > 0.0) {
+        return Err(TrafficError::BadHorizon { horizon });
+    }
+    if !(rate.is_finite() && rate > 0.0) {
+        return Err(TrafficError::BadRate { lambda: rate });
+    }
+    const WHAT: &str = "poisson births";
+    let elem = std::mem::size_of::<(f64, u32, T)>();
+    check_expected(
+        WHAT,
+        u64::from(nodes),
+        rate * f64::from(nodes) * horizon,
+        elem,
+    )?;
     let mut births = Vec::new();
     for origin in 0..nodes {
         let mut t = 0.0;
@@ -416,9 +481,10 @@ pub fn shared_stream_births<R: Rng + ?Sized, T>(
             }
             births.push((t, origin, tag(rng)));
         }
+        check_drawn(WHAT, u64::from(nodes), births.len(), elem)?;
     }
     births.sort_by(|a, b| a.0.total_cmp(&b.0));
-    births
+    Ok(births)
 }
 
 /// Stamoulis' slotted arrivals on `2^d` nodes (thesis §5.4) from **one** generator, as
@@ -430,12 +496,19 @@ pub fn shared_stream_births<R: Rng + ?Sized, T>(
 /// ([`PoissonTraffic`]) and [`shared_stream_births`]: the packet engine's up-front
 /// injections for the `stamoulis/greedy` table and its equivalence test with `slotted_cube`.
 ///
+/// # Errors
+///
+/// [`TrafficError::BadDimension`] for `d` above [`MAX_DIMENSION`], [`TrafficError::BadRate`] unless `lambda` is
+/// positive and finite, [`TrafficError::TooManyArrivals`] or
+/// [`TrafficError::OverMemoryBudget`] when the expected list (`lambda · 2^d · slots`) is over
+/// [`MAX_ARRIVALS`] or [`MEMORY_BUDGET`], checked before drawing and again while drawing.
+///
 /// ```
 /// use fatnet_traffic::arrivals::inversion_batches;
 /// use rand::SeedableRng;
 ///
 /// let mut rng = rand_pcg::Pcg64::seed_from_u64(3);
-/// let a = inversion_batches(3, 0.5, 0.5, 1_000, &mut rng);
+/// let a = inversion_batches(3, 0.5, 0.5, 1_000, &mut rng).unwrap();
 /// assert!(a.windows(2).all(|w| w[0].0 <= w[1].0));
 /// // About λ · 2^d · slots = 4,000 packets.
 /// assert!((3_600..4_400).contains(&a.len()));
@@ -446,7 +519,20 @@ pub fn inversion_batches<R: Rng + ?Sized>(
     p: f64,
     slots: u64,
     rng: &mut R,
-) -> Vec<(u64, u32, u32)> {
+) -> Result<Vec<(u64, u32, u32)>, TrafficError> {
+    if d > MAX_DIMENSION {
+        return Err(TrafficError::BadDimension {
+            d,
+            max: MAX_DIMENSION,
+        });
+    }
+    if !(lambda.is_finite() && lambda > 0.0) {
+        return Err(TrafficError::BadRate { lambda });
+    }
+    const WHAT: &str = "slotted arrivals";
+    let elem = std::mem::size_of::<(u64, u32, u32)>();
+    let nodes = 1u64 << d;
+    check_expected(WHAT, nodes, lambda * nodes as f64 * slots as f64, elem)?;
     let poisson = |rng: &mut R| {
         let (mut k, mut pk) = (0u32, (-lambda).exp());
         let mut cdf = pk;
@@ -471,8 +557,9 @@ pub fn inversion_batches<R: Rng + ?Sized>(
                 arrivals.push((slot, x, z));
             }
         }
+        check_drawn(WHAT, nodes, arrivals.len(), elem)?;
     }
-    arrivals
+    Ok(arrivals)
 }
 
 fn exp_gap<R: RngCore + ?Sized>(rng: &mut R, inv_lambda: f64) -> f64 {
@@ -673,5 +760,41 @@ mod tests {
         kc.sort_unstable();
         assert_eq!(ks, kc);
         assert_eq!(s, t.slotted(0.5, slots, 8).unwrap());
+    }
+
+    /// The single-generator lists are refused with their size before anything is drawn
+    /// (these used to allocate until memory ran out), and checked again while drawing.
+    #[test]
+    fn single_generator_lists_are_bounded() {
+        let mut rng = Pcg64::seed_from_u64(1);
+        let e = shared_stream_births(1 << 20, 1.0, 1e6, &mut rng, |_| ()).unwrap_err();
+        assert!(matches!(e, TrafficError::TooManyArrivals { .. }), "{e}");
+        let e = shared_stream_births(1 << 10, 1.0, 1e6, &mut rng, |_| ()).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                TrafficError::OverMemoryBudget {
+                    count: 1_024_000_000,
+                    ..
+                }
+            ),
+            "{e}"
+        );
+        let e = shared_stream_births(4, f64::NAN, 10.0, &mut rng, |_| ()).unwrap_err();
+        assert!(matches!(e, TrafficError::BadRate { .. }), "{e}");
+        let e = shared_stream_births(4, 1.0, f64::INFINITY, &mut rng, |_| ()).unwrap_err();
+        assert!(matches!(e, TrafficError::BadHorizon { .. }), "{e}");
+        let e = inversion_batches(31, 1.0, 0.5, u64::MAX, &mut rng).unwrap_err();
+        assert!(matches!(e, TrafficError::TooManyArrivals { .. }), "{e}");
+        let e = inversion_batches(20, 1.0, 0.5, 200, &mut rng).unwrap_err();
+        assert!(matches!(e, TrafficError::OverMemoryBudget { .. }), "{e}");
+        let e = inversion_batches(40, 1.0, 0.5, 1, &mut rng).unwrap_err();
+        assert!(matches!(e, TrafficError::BadDimension { d: 40, .. }), "{e}");
+        // Within the limits, the lists are drawn as before.
+        assert!(
+            !inversion_batches(2, 0.5, 0.5, 10, &mut rng)
+                .unwrap()
+                .is_empty()
+        );
     }
 }

@@ -530,21 +530,28 @@ pub fn batch<R: Rng + ?Sized>(
 /// batches of [`fatnet_traffic::arrivals::inversion_batches`] (see there for the draws). The
 /// greedy-routing table and the test that compares the engine with `slotted_cube` both take
 /// their packets here.
+///
+/// # Errors
+///
+/// [`OnlineError::Traffic`] with the refusals of `inversion_batches`: a dimension above 31, a
+/// rate not positive and finite, or a list over the arrival or memory limits.
 pub fn slotted_bitflip_arrivals<R: Rng + ?Sized>(
     d: u32,
     lambda: f64,
     p: f64,
     slots: u64,
     rng: &mut R,
-) -> Vec<Injection> {
-    fatnet_traffic::arrivals::inversion_batches(d, lambda, p, slots, rng)
-        .into_iter()
-        .map(|(slot, src, dst)| Injection {
-            src,
-            dst,
-            release: slot,
-        })
-        .collect()
+) -> Result<Vec<Injection>, OnlineError> {
+    Ok(
+        fatnet_traffic::arrivals::inversion_batches(d, lambda, p, slots, rng)?
+            .into_iter()
+            .map(|(slot, src, dst)| Injection {
+                src,
+                dst,
+                release: slot,
+            })
+            .collect(),
+    )
 }
 
 /// The unit of Greenberg–Oh's initial delays, in engine steps: one packet-step for

@@ -44,7 +44,7 @@ fn engine_mean_delay(c: Case, seed: u64) -> f64 {
     }
     .unwrap();
     let mut rng = Pcg64::seed_from_u64(seed);
-    let injections = slotted_bitflip_arrivals(c.d, c.lambda, c.p, 2 * c.horizon, &mut rng);
+    let injections = slotted_bitflip_arrivals(c.d, c.lambda, c.p, 2 * c.horizon, &mut rng).unwrap();
     let config = PacketConfig::output_queued_unit(ScanPolicy::RoundRobin);
     let r = simulate(&net, &injections, &config, rng.random()).unwrap();
     assert!(r.finished(), "{c:?}: {:?}", r.outcome);

@@ -11,7 +11,8 @@ use anyhow::{Context, Result};
 use clap::{Parser, Subcommand, ValueEnum};
 use fatnet::load::{LoadFactor, LoadReport, PathRule, PathSelection, analyze, check_analysis};
 use fatnet::topology::{
-    AnyTopology, BundleId, ChannelId, Direction, Topology, TopologySpec, node_label, to_dot,
+    AnyTopology, BundleId, ChannelId, Direction, GraphFormat, Topology, TopologySpec, node_label,
+    render_graph,
 };
 use fatnet::traffic::{MessageSet, TrafficSpec};
 use serde::Serialize;
@@ -70,18 +71,27 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Summarise a topology: processors, switches, channels and capacities per level.
+    /// Summarise a topology: processors, switches, channels and capacities per level; or
+    /// export its whole graph (`--graph json|graphml|dot`).
     #[command(after_help = TOPOLOGY_GRAMMAR)]
     Topology {
         /// The topology, e.g. `fattree:n=1024,profile=universal,w=128` or `bft:n=4096`.
         spec: String,
-        /// Print JSON instead of a table.
-        #[arg(long, conflicts_with = "dot")]
+        /// Print the summary as JSON instead of a table.
+        #[arg(long, conflicts_with_all = ["dot", "graph"])]
         json: bool,
-        /// Print the network in Graphviz DOT (processors boxes, switches circles, channel
-        /// labels = capacities).
-        #[arg(long)]
+        /// Print the whole graph instead of the summary: a node per processor and switch (id,
+        /// label, kind, level) and an edge per directed channel (source, target, level,
+        /// direction, capacity, bundle). `dot` draws processors at the bottom and roots at the
+        /// top, one rank per level, pens as wide as the capacity's bit length.
+        #[arg(long, value_enum, value_name = "FORMAT")]
+        graph: Option<GraphFormat>,
+        /// The same as `--graph dot`.
+        #[arg(long, conflicts_with = "graph")]
         dot: bool,
+        /// Output file (written atomically); standard output if absent.
+        #[arg(long, short)]
+        output: Option<PathBuf>,
     },
     /// Load factor λ(M), the hottest channels, congestion and dilation of a message set.
     #[command(after_help = format!("{TOPOLOGY_GRAMMAR}\n\n{TRAFFIC_GRAMMAR}"))]
@@ -214,16 +224,28 @@ fn broken_pipe(e: &anyhow::Error) -> bool {
 
 fn run(cli: Cli, out: &mut impl Write) -> Result<()> {
     match cli.command {
-        Command::Topology { spec, json, dot } => {
+        Command::Topology {
+            spec,
+            json,
+            graph,
+            dot,
+            output,
+        } => {
             let (spec, topo) = topology(&spec)?;
-            if dot {
-                let dot = to_dot(&topo).with_context(|| format!("cannot export `{spec}`"))?;
-                writeln!(out, "{dot}")?;
+            let mut buf = Vec::new();
+            if let Some(format) = graph.or(dot.then_some(GraphFormat::Dot)) {
+                let text = render_graph(&topo, format)
+                    .with_context(|| format!("cannot export `{spec}`"))?;
+                buf = text.into_bytes();
             } else if json {
-                serde_json::to_writer_pretty(&mut *out, &TopologySummary::new(&spec, &topo)?)?;
-                writeln!(out)?;
+                serde_json::to_writer_pretty(&mut buf, &TopologySummary::new(&spec, &topo)?)?;
+                writeln!(buf)?;
             } else {
-                print_topology(out, &spec, &topo)?;
+                print_topology(&mut buf, &spec, &topo)?;
+            }
+            match output {
+                None => out.write_all(&buf)?,
+                Some(path) => write_atomically(&path, &buf)?,
             }
         }
         Command::Load {

@@ -1,8 +1,8 @@
-//! Export to petgraph and Graphviz DOT, and per-level summaries.
+//! Export to petgraph, node labels and per-level summaries (the graph formats are in
+//! [`crate::graph`]).
 
 use std::collections::BTreeMap;
 
-use petgraph::dot::{Config, Dot};
 use petgraph::graph::DiGraph;
 use serde::{Deserialize, Serialize};
 
@@ -23,13 +23,6 @@ pub fn petgraph_bytes_estimate<T: Topology + ?Sized>(topo: &T) -> u128 {
     let node = std::mem::size_of::<petgraph::graph::Node<Node>>() as u128;
     let edge = std::mem::size_of::<petgraph::graph::Edge<Channel>>() as u128;
     u128::from(topo.num_nodes()) * node + u128::from(topo.num_channels()) * edge
-}
-
-/// Estimated bytes of [`to_dot`]: the graph, plus about 48 bytes of text per node and per
-/// channel, written twice (petgraph's text, then the returned string).
-pub fn dot_bytes_estimate<T: Topology + ?Sized>(topo: &T) -> u128 {
-    let text = (u128::from(topo.num_nodes()) + u128::from(topo.num_channels())) * 48;
-    petgraph_bytes_estimate(topo) + 2 * text
 }
 
 /// The topology as a petgraph directed graph. Node index `i` is `NodeId(i)` and edge index `i`
@@ -61,40 +54,6 @@ fn build_petgraph<T: Topology + ?Sized>(topo: &T) -> DiGraph<Node, Channel> {
     g
 }
 
-/// The topology in Graphviz DOT: processors as boxes labelled `p<i>`, switches as circles
-/// labelled `s<level>.<index>`, channels labelled with their capacity.
-///
-/// # Errors
-///
-/// [`TopologyError::OverMemoryBudget`] when the text ([`dot_bytes_estimate`]) would exceed
-/// [`crate::MEMORY_BUDGET`]; nothing is allocated then.
-pub fn to_dot<T: Topology + ?Sized>(topo: &T) -> Result<String, TopologyError> {
-    check_memory_budget(
-        || format!("the DOT export of {}", topo.name()),
-        dot_bytes_estimate(topo),
-    )?;
-    let g = build_petgraph(topo);
-    let dot = Dot::with_attr_getters(
-        &g,
-        &[Config::EdgeNoLabel, Config::NodeNoLabel],
-        &|_, e| {
-            let ch = e.weight();
-            let style = match ch.direction {
-                Direction::Up => "color=blue",
-                Direction::Down => "color=red",
-                Direction::Forward => "color=black",
-            };
-            format!("label=\"{}\" {style}", ch.capacity)
-        },
-        &|_, (_, node)| match node.kind {
-            NodeKind::Processor => format!("label=\"p{}\" shape=box", node.index),
-            NodeKind::Switch => format!("label=\"s{}.{}\" shape=circle", node.level, node.index),
-            NodeKind::External => "label=\"external\" shape=doublecircle".to_string(),
-        },
-    );
-    Ok(format!("// {}\n{dot:?}", topo.name()))
-}
-
 /// A short name of node `v`: `p<i>` for processor `i`, `s<level>.<index>` for a switch,
 /// `external` for the world outside a fat-tree's root. Processors of the unfolded Clos have
 /// an input and an output terminal, both named after the processor.
@@ -102,7 +61,7 @@ pub fn node_label<T: Topology + ?Sized>(topo: &T, v: NodeId) -> String {
     label(&topo.node(v))
 }
 
-fn label(node: &Node) -> String {
+pub(crate) fn label(node: &Node) -> String {
     match node.kind {
         NodeKind::Processor => format!("p{}", node.index),
         NodeKind::Switch => format!("s{}.{}", node.level, node.index),
@@ -179,7 +138,7 @@ pub fn level_summary<T: Topology + ?Sized>(topo: &T) -> Result<Vec<LevelSummary>
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{ButterflyFatTree, FatTree, Hypercube, MEMORY_BUDGET};
+    use crate::{ButterflyFatTree, FatTree, Hypercube, MEMORY_BUDGET, dot_bytes_estimate, to_dot};
 
     fn over_budget(e: TopologyError, what: &str) {
         match e {

@@ -37,6 +37,7 @@ mod clos;
 mod error;
 mod export;
 mod fattree;
+mod graph;
 mod hypercube;
 mod karyntree;
 mod names;
@@ -50,10 +51,14 @@ pub use butterfly::{Butterfly, MAX_BUTTERFLY_DIMENSION};
 pub use clos::{Clos, FoldedClos};
 pub use error::TopologyError;
 pub use export::{
-    LevelSummary, MAX_SUMMARY_CHANNELS, dot_bytes_estimate, level_summary, node_label,
-    petgraph_bytes_estimate, to_dot, to_petgraph,
+    LevelSummary, MAX_SUMMARY_CHANNELS, level_summary, node_label, petgraph_bytes_estimate,
+    to_petgraph,
 };
 pub use fattree::{AreaGrowth, CapacityProfile, FatTree, VolumeGrowth};
+pub use graph::{
+    GraphEdge, GraphExport, GraphFormat, GraphNode, dot_bytes_estimate, graph_bytes_estimate,
+    graph_export, graph_export_bytes_estimate, render_graph, to_dot, to_graphml,
+};
 pub use hypercube::{Hypercube, MAX_HYPERCUBE_DIMENSION};
 pub use karyntree::KAryNTree;
 pub use names::UnknownName;

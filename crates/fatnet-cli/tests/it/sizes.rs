@@ -73,6 +73,36 @@ fn dot_exports_over_the_memory_budget_are_refused_with_the_estimate() {
 }
 
 #[test]
+fn graph_exports_over_the_memory_budget_are_refused_with_the_estimate() {
+    for (format, what) in [
+        ("json", "JSON graph export"),
+        ("graphml", "GraphML export"),
+        ("dot", "DOT export"),
+    ] {
+        // 2^24 nodes and 24 · 2^24 channels: a few hundred bytes of text each.
+        refused(
+            &["topology", "hypercube:d=24", "--graph", format],
+            &[
+                what,
+                "hypercube:d=24",
+                "would need about",
+                "GiB",
+                "memory budget",
+            ],
+        );
+        refused(
+            &[
+                "topology",
+                "fattree:n=268435456,profile=doubling",
+                "--graph",
+                format,
+            ],
+            &[what, "would need about", "GiB", "memory budget"],
+        );
+    }
+}
+
+#[test]
 fn traffic_over_the_memory_budget_is_refused_with_the_estimate() {
     for (p, t, count) in [
         ("1", "replicated:k=4294967295", "4294967295 messages"),

@@ -245,6 +245,36 @@ pub fn read_file(path: impl AsRef<Path>, processors: u32) -> Result<MessageSet, 
 }
 
 fn read_file_inner(path: &Path, processors: u32) -> Result<MessageSet, TrafficError> {
+    let bytes = read_bounded_inner(path)?;
+    match Format::detect(&bytes) {
+        Format::Text => read_text(&bytes[..], processors),
+        Format::Json => {
+            let set = read_json_slice(&bytes)?;
+            if set.processors() != processors {
+                return Err(TrafficError::ProcessorsMismatch {
+                    expected: processors,
+                    found: set.processors(),
+                });
+            }
+            Ok(set)
+        }
+    }
+}
+
+/// The bytes of the regular file `path`, at most [`MAX_FILE_BYTES`]: the bounds of
+/// [`read_file`], for other files users give (a schedule to verify).
+///
+/// # Errors
+///
+/// [`TrafficError::File`] naming `path` and wrapping: [`TrafficError::Io`] if the file
+/// cannot be read or is not a regular file (a device or a pipe would be read forever),
+/// [`TrafficError::FileTooLarge`] above [`MAX_FILE_BYTES`].
+pub fn read_bounded(path: impl AsRef<Path>) -> Result<Vec<u8>, TrafficError> {
+    let path = path.as_ref();
+    read_bounded_inner(path).map_err(|e| e.in_file(path))
+}
+
+fn read_bounded_inner(path: &Path) -> Result<Vec<u8>, TrafficError> {
     // A device or a pipe (`/dev/zero`) would be read forever: only regular files, and no
     // larger than MAX_FILE_BYTES (also while reading: a file may grow, or report no size).
     let file = File::open(path)?;
@@ -268,19 +298,7 @@ fn read_file_inner(path: &Path, processors: u32) -> Result<MessageSet, TrafficEr
             max: MAX_FILE_BYTES,
         });
     }
-    match Format::detect(&bytes) {
-        Format::Text => read_text(&bytes[..], processors),
-        Format::Json => {
-            let set = read_json_slice(&bytes)?;
-            if set.processors() != processors {
-                return Err(TrafficError::ProcessorsMismatch {
-                    expected: processors,
-                    found: set.processors(),
-                });
-            }
-            Ok(set)
-        }
-    }
+    Ok(bytes)
 }
 
 /// Writes `set` to the file `path` in `format`, replacing the file if it exists.

@@ -105,7 +105,8 @@ enum Command {
         json: bool,
     },
     /// Leiserson's off-line schedule of a message set on a fat-tree (Theorem 1 or
-    /// Corollary 2), verified cycle by cycle.
+    /// Corollary 2), verified cycle by cycle; or `verify FILE --topology SPEC` to check a
+    /// schedule you wrote (exit status 1 when it is invalid).
     #[command(after_help = format!("{TOPOLOGY_GRAMMAR}\n\n{TRAFFIC_GRAMMAR}"))]
     Schedule(schedule_cmd::ScheduleArgs),
     /// Stamoulis' optimal total exchange on the d-cube (every node sends a packet to every
@@ -186,8 +187,11 @@ fn main() -> ExitCode {
         }
     };
     let mut out = std::io::stdout().lock();
-    match run(cli, &mut out).and_then(|()| out.flush().map_err(Into::into)) {
-        Ok(()) => ExitCode::SUCCESS,
+    match run(cli, &mut out).and_then(|code| {
+        out.flush()?;
+        Ok(code)
+    }) {
+        Ok(code) => code,
         // The reader went away (`fatnet queue list | head`): stop quietly, as a Unix tool
         // killed by SIGPIPE does, with the status a shell reports for one (128 + 13).
         Err(e) if broken_pipe(&e) => ExitCode::from(141),
@@ -212,7 +216,9 @@ fn broken_pipe(e: &anyhow::Error) -> bool {
     })
 }
 
-fn run(cli: Cli, out: &mut impl Write) -> Result<()> {
+/// Runs a command: status 0, or a result a command reports as its status (`fatnet schedule
+/// verify`: 1 for an invalid schedule). Errors are status 2, in `main`.
+fn run(cli: Cli, out: &mut impl Write) -> Result<ExitCode> {
     match cli.command {
         Command::Topology { spec, json, dot } => {
             let (spec, topo) = topology(&spec)?;
@@ -252,7 +258,7 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<()> {
                 print_load(out, &summary)?;
             }
         }
-        Command::Schedule(args) => schedule_cmd::run(args, out)?,
+        Command::Schedule(args) => return schedule_cmd::run(args, out),
         Command::Route(args) => route_cmd::run_route(args, out)?,
         Command::Simulate(args) => simulate_cmd::run(args, out)?,
         Command::Queue(args) => queue_cmd::run(&args, out)?,
@@ -283,7 +289,7 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<()> {
             }
         }
     }
-    Ok(())
+    Ok(ExitCode::SUCCESS)
 }
 
 /// Parses and builds a topology spec: errors are one line naming the spec.

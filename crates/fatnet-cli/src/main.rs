@@ -83,7 +83,8 @@ enum Command {
         #[arg(long)]
         dot: bool,
     },
-    /// Load factor λ(M), the hottest channels, congestion and dilation of a message set.
+    /// Load factor λ(M) and the hottest bundles; congestion, dilation and the hottest channels
+    /// of the routing (--paths) of a message set.
     #[command(after_help = format!("{TOPOLOGY_GRAMMAR}\n\n{TRAFFIC_GRAMMAR}"))]
     Load {
         /// The topology.
@@ -97,7 +98,8 @@ enum Command {
         /// Shortest path of each message where there are several.
         #[arg(long, value_enum, default_value_t = PathRule::Standard)]
         paths: PathRule,
-        /// How many of the hottest bundles to list.
+        /// How many of the hottest bundles (by λ) and of the hottest channels of the routing
+        /// (by routes over capacity) to list.
         #[arg(long, default_value_t = 5)]
         top: usize,
         /// Print JSON instead of text.
@@ -402,6 +404,21 @@ struct HotBundle {
     to: String,
 }
 
+/// A channel of the chosen routing, by routes over capacity.
+#[derive(Debug, Serialize)]
+struct HotChannel {
+    channel: u32,
+    /// Routes over the channel under `--paths`.
+    load: u64,
+    capacity: u64,
+    /// `load / capacity`.
+    ratio: f64,
+    level: u32,
+    direction: &'static str,
+    from: String,
+    to: String,
+}
+
 #[derive(Debug, Serialize)]
 struct LoadSummary {
     topology: String,
@@ -422,6 +439,8 @@ struct LoadSummary {
     dilation: u64,
     total_path_length: u64,
     hottest: Vec<HotBundle>,
+    /// The channels of the routing (`--paths`) with the most routes over capacity.
+    hottest_channels: Vec<HotChannel>,
 }
 
 #[derive(Debug, Serialize)]
@@ -477,6 +496,23 @@ impl LoadSummary {
                 })
             })
             .collect();
+        let hottest_channels = report
+            .hottest_channels(topo, top)
+            .iter()
+            .map(|h| {
+                let ch = topo.channel(h.channel);
+                HotChannel {
+                    channel: h.channel.0,
+                    load: h.load,
+                    capacity: h.capacity,
+                    ratio: h.value(),
+                    level: ch.level,
+                    direction: direction_name(ch.direction),
+                    from: node_label(topo, ch.from),
+                    to: node_label(topo, ch.to),
+                }
+            })
+            .collect();
         Self {
             topology: spec.to_string(),
             traffic: traffic.to_string(),
@@ -504,6 +540,7 @@ impl LoadSummary {
             dilation: report.loads.dilation,
             total_path_length: report.loads.total_path_length,
             hottest,
+            hottest_channels,
         }
     }
 }
@@ -573,6 +610,26 @@ fn print_load(out: &mut impl Write, s: &LoadSummary) -> Result<()> {
                 h.channel,
                 h.from,
                 h.to
+            )?;
+        }
+    }
+    if !s.hottest_channels.is_empty() {
+        writeln!(out)?;
+        writeln!(
+            out,
+            "hottest channels under --paths {} (routes over capacity):",
+            s.paths
+        )?;
+        writeln!(
+            out,
+            "{:>9} {:>10} {:>9} {:>10} {:>6}  {:<8} from -> to",
+            "channel", "routes", "capacity", "ratio", "level", "dir"
+        )?;
+        for h in &s.hottest_channels {
+            writeln!(
+                out,
+                "{:>9} {:>10} {:>9} {:>10.4} {:>6}  {:<8} {} -> {}",
+                h.channel, h.load, h.capacity, h.ratio, h.level, h.direction, h.from, h.to
             )?;
         }
     }

@@ -42,7 +42,9 @@ pub struct ScheduleArgs {
 
 #[derive(Debug, Subcommand)]
 enum ScheduleAction {
-    /// Check a schedule you wrote (or one `fatnet schedule` wrote): every message delivered
+    /// Check a schedule you wrote: exit status 0 valid, 1 invalid, 2 bad input.
+    ///
+    /// Checks a schedule file (yours, or one `fatnet schedule` wrote): every message delivered
     /// exactly once, no channel over its capacity in any cycle. Exit status 0 when the
     /// schedule is valid, 1 when it is not (a result, not an error: the first violation is
     /// printed), 2 on bad input.

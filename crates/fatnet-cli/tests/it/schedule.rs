@@ -308,4 +308,14 @@ fn verify_refuses_bad_input_with_status_2_naming_the_line() {
         .assert()
         .code(2);
     assert!(String::from_utf8_lossy(&a.get_output().stderr).contains("--topology"));
+    // The help documents the statuses and both formats.
+    let help = crate::common::stdout_of(["schedule", "verify", "--help"]);
+    for needle in [
+        "EXIT STATUS",
+        "1  the schedule is invalid",
+        "2  bad input",
+        "cycle 0: 0->2 1->3",
+    ] {
+        assert!(help.contains(needle), "{needle}: {help}");
+    }
 }

@@ -74,7 +74,8 @@ enum FabricCommand {
         json: bool,
     },
     /// Route one traffic (processor i = the i-th CA of the CA order) through the tables:
-    /// per-link loads, the load factor (the most routes on one directed link) and the
+    /// per-link loads, the congestion (most routes on one directed link, under the fabric's
+    /// forwarding tables; not λ, which is over bundles and bounds every routing) and the
     /// hottest links.
     #[command(after_help = format!("{FABRIC_HELP}\n\n{}", crate::TRAFFIC_GRAMMAR))]
     Load {
@@ -458,7 +459,8 @@ struct LoadJson {
     messages: u64,
     delivered: u64,
     faults: Vec<FaultJson>,
-    load_factor: u32,
+    /// Most routes on one directed link, under the fabric's forwarding tables.
+    congestion: u32,
     loaded_links: u64,
     hottest: Vec<HotJson>,
 }
@@ -500,7 +502,7 @@ fn load_cmd(
                 fault: fault_text(f, fault),
             })
             .collect(),
-        load_factor: t.max_load,
+        congestion: t.congestion,
         loaded_links: t.loaded_links,
         hottest: t
             .hottest
@@ -528,8 +530,9 @@ fn load_cmd(
     )?;
     writeln!(
         s,
-        "messages {}, delivered {}, load factor (most routes on one directed link) {}, links used {}",
-        j.messages, j.delivered, j.load_factor, j.loaded_links
+        "messages {}, delivered {}, congestion {} (most routes on one directed link, under the \
+         fabric's forwarding tables), links used {}",
+        j.messages, j.delivered, j.congestion, j.loaded_links
     )?;
     for x in &j.faults {
         writeln!(s, "  {} -> {}: {}", x.src, x.dst, x.fault)?;

@@ -93,7 +93,8 @@ enum Command {
         #[arg(long, short)]
         output: Option<PathBuf>,
     },
-    /// Load factor λ(M), the hottest channels, congestion and dilation of a message set.
+    /// Load factor λ(M) and the hottest bundles; congestion, dilation and the hottest channels
+    /// of the routing (--paths) of a message set.
     #[command(after_help = format!("{TOPOLOGY_GRAMMAR}\n\n{TRAFFIC_GRAMMAR}"))]
     Load {
         /// The topology.
@@ -107,7 +108,8 @@ enum Command {
         /// Shortest path of each message where there are several.
         #[arg(long, value_enum, default_value_t = PathRule::Standard)]
         paths: PathRule,
-        /// How many of the hottest bundles to list.
+        /// How many of the hottest bundles (by λ) and of the hottest channels of the routing
+        /// (by routes over capacity) to list.
         #[arg(long, default_value_t = 5)]
         top: usize,
         /// Print JSON instead of text.
@@ -115,7 +117,8 @@ enum Command {
         json: bool,
     },
     /// Leiserson's off-line schedule of a message set on a fat-tree (Theorem 1 or
-    /// Corollary 2), verified cycle by cycle.
+    /// Corollary 2), verified cycle by cycle; or `verify FILE --topology SPEC` to check a
+    /// schedule you wrote (exit status 1 when it is invalid).
     #[command(after_help = format!("{TOPOLOGY_GRAMMAR}\n\n{TRAFFIC_GRAMMAR}"))]
     Schedule(schedule_cmd::ScheduleArgs),
     /// Stamoulis' optimal total exchange on the d-cube (every node sends a packet to every
@@ -196,8 +199,11 @@ fn main() -> ExitCode {
         }
     };
     let mut out = std::io::stdout().lock();
-    match run(cli, &mut out).and_then(|()| out.flush().map_err(Into::into)) {
-        Ok(()) => ExitCode::SUCCESS,
+    match run(cli, &mut out).and_then(|code| {
+        out.flush()?;
+        Ok(code)
+    }) {
+        Ok(code) => code,
         // The reader went away (`fatnet queue list | head`): stop quietly, as a Unix tool
         // killed by SIGPIPE does, with the status a shell reports for one (128 + 13).
         Err(e) if broken_pipe(&e) => ExitCode::from(141),
@@ -222,7 +228,9 @@ fn broken_pipe(e: &anyhow::Error) -> bool {
     })
 }
 
-fn run(cli: Cli, out: &mut impl Write) -> Result<()> {
+/// Runs a command: status 0, or a result a command reports as its status (`fatnet schedule
+/// verify`: 1 for an invalid schedule). Errors are status 2, in `main`.
+fn run(cli: Cli, out: &mut impl Write) -> Result<ExitCode> {
     match cli.command {
         Command::Topology {
             spec,
@@ -274,7 +282,7 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<()> {
                 print_load(out, &summary)?;
             }
         }
-        Command::Schedule(args) => schedule_cmd::run(args, out)?,
+        Command::Schedule(args) => return schedule_cmd::run(args, out),
         Command::Route(args) => route_cmd::run_route(args, out)?,
         Command::Simulate(args) => simulate_cmd::run(args, out)?,
         Command::Queue(args) => queue_cmd::run(&args, out)?,
@@ -305,7 +313,7 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<()> {
             }
         }
     }
-    Ok(())
+    Ok(ExitCode::SUCCESS)
 }
 
 /// Parses and builds a topology spec: errors are one line naming the spec.
@@ -418,6 +426,21 @@ struct HotBundle {
     to: String,
 }
 
+/// A channel of the chosen routing, by routes over capacity.
+#[derive(Debug, Serialize)]
+struct HotChannel {
+    channel: u32,
+    /// Routes over the channel under `--paths`.
+    load: u64,
+    capacity: u64,
+    /// `load / capacity`.
+    ratio: f64,
+    level: u32,
+    direction: &'static str,
+    from: String,
+    to: String,
+}
+
 #[derive(Debug, Serialize)]
 struct LoadSummary {
     topology: String,
@@ -438,6 +461,8 @@ struct LoadSummary {
     dilation: u64,
     total_path_length: u64,
     hottest: Vec<HotBundle>,
+    /// The channels of the routing (`--paths`) with the most routes over capacity.
+    hottest_channels: Vec<HotChannel>,
 }
 
 #[derive(Debug, Serialize)]
@@ -493,6 +518,23 @@ impl LoadSummary {
                 })
             })
             .collect();
+        let hottest_channels = report
+            .hottest_channels(topo, top)
+            .iter()
+            .map(|h| {
+                let ch = topo.channel(h.channel);
+                HotChannel {
+                    channel: h.channel.0,
+                    load: h.load,
+                    capacity: h.capacity,
+                    ratio: h.value(),
+                    level: ch.level,
+                    direction: direction_name(ch.direction),
+                    from: node_label(topo, ch.from),
+                    to: node_label(topo, ch.to),
+                }
+            })
+            .collect();
         Self {
             topology: spec.to_string(),
             traffic: traffic.to_string(),
@@ -520,6 +562,7 @@ impl LoadSummary {
             dilation: report.loads.dilation,
             total_path_length: report.loads.total_path_length,
             hottest,
+            hottest_channels,
         }
     }
 }
@@ -589,6 +632,26 @@ fn print_load(out: &mut impl Write, s: &LoadSummary) -> Result<()> {
                 h.channel,
                 h.from,
                 h.to
+            )?;
+        }
+    }
+    if !s.hottest_channels.is_empty() {
+        writeln!(out)?;
+        writeln!(
+            out,
+            "hottest channels under --paths {} (routes over capacity):",
+            s.paths
+        )?;
+        writeln!(
+            out,
+            "{:>9} {:>10} {:>9} {:>10} {:>6}  {:<8} from -> to",
+            "channel", "routes", "capacity", "ratio", "level", "dir"
+        )?;
+        for h in &s.hottest_channels {
+            writeln!(
+                out,
+                "{:>9} {:>10} {:>9} {:>10.4} {:>6}  {:<8} {} -> {}",
+                h.channel, h.load, h.capacity, h.ratio, h.level, h.direction, h.from, h.to
             )?;
         }
     }

@@ -99,8 +99,10 @@ impl Fabric {
     }
 
     /// Traces `pairs` (CA-order positions; a pair may repeat, `src == dst` uses no link) and
-    /// counts the routes over every directed link: the load of this traffic. With unit link
-    /// capacities the load factor is the largest count.
+    /// counts the routes over every directed link: the load of this traffic under the fabric's
+    /// forwarding tables. The largest count is the congestion of that routing
+    /// ([`TrafficLoad::congestion`]), not λ: λ(M) is over channel bundles and bounds every
+    /// routing (`fatnet-load`).
     ///
     /// # Errors
     /// [`FabricError::CaOutOfRange`] for a position beyond the CA order.
@@ -157,7 +159,7 @@ impl Fabric {
             .collect();
         // Heaviest first, ties in port id order: deterministic.
         hot.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-        out.max_load = hot.first().map_or(0, |h| h.1);
+        out.congestion = hot.first().map_or(0, |h| h.1);
         out.loaded_links = hot.len() as u64;
         hot.truncate(hottest);
         out.hottest = hot;
@@ -178,8 +180,9 @@ pub struct TrafficLoad {
     pub faults: Vec<(u32, u32, RouteFault)>,
     /// Routes per output port, indexed by [`PortId`].
     pub per_link: Vec<u32>,
-    /// The largest count: the load factor λ with unit link capacities.
-    pub max_load: u32,
+    /// The congestion: the most routes on one directed link, under the fabric's forwarding
+    /// tables.
+    pub congestion: u32,
     /// Links carrying at least one route.
     pub loaded_links: u64,
     /// The hottest links, heaviest first, ties in port id order.

@@ -38,7 +38,8 @@ const NONE: u32 = u32::MAX;
 /// - **Bundles**: one per channel, even for parallel links between the same two switches.
 ///   The tables send a route out of one specific port, and nothing makes them balance parallel
 ///   links, so the load that matters is the per-link one: with one bundle per channel the load
-///   factor of `fatnet-load` is exactly the largest link load of [`Fabric::traffic_load`].
+///   factor of `fatnet-load` is exactly the congestion (largest link load) of
+///   [`Fabric::traffic_load`].
 #[derive(Debug, Clone)]
 pub struct FabricTopology {
     fabric: Fabric,

@@ -202,6 +202,31 @@ impl LoadFactor {
     }
 }
 
+/// The load of one channel under a routing, against its capacity
+/// ([`LoadReport::hottest_channels`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChannelLoad {
+    /// The channel.
+    pub channel: ChannelId,
+    /// Messages routed over it.
+    pub load: u64,
+    /// Its capacity (at least 1).
+    pub capacity: u64,
+}
+
+impl ChannelLoad {
+    /// `load / capacity` as a float (for display).
+    pub fn value(&self) -> f64 {
+        self.load as f64 / self.capacity as f64
+    }
+
+    /// Exact comparison of the two ratios `load / capacity`.
+    pub fn cmp_value(&self, other: &ChannelLoad) -> Ordering {
+        (u128::from(self.load) * u128::from(other.capacity))
+            .cmp(&(u128::from(other.load) * u128::from(self.capacity)))
+    }
+}
+
 /// Per-channel loads of a message set routed on a topology, with path statistics.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ChannelLoads {
@@ -508,6 +533,44 @@ impl LoadReport {
         best
     }
 
+    /// The `k` channels of largest `load / capacity` under the routing of the analysis (its
+    /// [`PathSelection`]), worst first; ties by the larger load, then the lower id. Unlike
+    /// [`LoadReport::hottest_bundles`] these depend on the routing: on unit capacities the
+    /// first one carries [`LoadReport::congestion`] messages.
+    ///
+    /// Keeps at most `k` candidates: `O(channels · log k)` time and `O(k)` memory for small `k`.
+    pub fn hottest_channels<T: Topology + ?Sized>(&self, topo: &T, k: usize) -> Vec<ChannelLoad> {
+        let worse = |x: &ChannelLoad, y: &ChannelLoad| {
+            y.cmp_value(x)
+                .then(y.load.cmp(&x.load))
+                .then(x.channel.cmp(&y.channel))
+                == Ordering::Greater
+        };
+        let mut best: Vec<ChannelLoad> = Vec::new();
+        if k == 0 {
+            return best;
+        }
+        for (c, &l) in self.loads.per_channel.iter().enumerate() {
+            if l == 0 {
+                continue;
+            }
+            let channel = ChannelId(c as u32);
+            let cand = ChannelLoad {
+                channel,
+                load: l,
+                capacity: topo.channel(channel).capacity,
+            };
+            if best.len() == k && !worse(best.last().expect("k > 0"), &cand) {
+                continue;
+            }
+            // `best` is sorted worst-last: insert after every entry not worse than `cand`.
+            let at = best.partition_point(|x| !worse(x, &cand));
+            best.insert(at, cand);
+            best.truncate(k);
+        }
+        best
+    }
+
     /// Whether every bundle carries at most its capacity (a one-cycle message set).
     pub fn is_one_cycle(&self) -> bool {
         !self.load_factor.exceeds_one()
@@ -664,6 +727,63 @@ mod tests {
         for k in [0, 1, 2, 5, 17, all.len(), all.len() + 10] {
             let top = report.hottest_bundles(&topo, k);
             assert_eq!(top, all[..k.min(all.len())], "k = {k}");
+        }
+    }
+
+    #[test]
+    fn hottest_channels_are_the_sorted_prefix_by_load_over_capacity() {
+        let mut rng = Pcg64::seed_from_u64(9);
+        // Doubling capacities (ratios differ from loads) and a k-ary n-tree's first paths.
+        for (topo, n) in [
+            (
+                FatTree::new(32, CapacityProfile::Doubling { leaf: 1 })
+                    .unwrap()
+                    .into(),
+                32,
+            ),
+            (
+                fatnet_topology::TopologySpec::KAryNTree { k: 4, levels: 3 }
+                    .build()
+                    .unwrap(),
+                64,
+            ),
+        ] {
+            let topo: AnyTopology = topo;
+            let pairs: Vec<(u32, u32)> = (0..200)
+                .map(|_| (rng.random_range(0..n), rng.random_range(0..n)))
+                .collect();
+            let report = analyze(&topo, &set(n, &pairs), PathSelection::First).unwrap();
+            let mut all: Vec<ChannelLoad> = report
+                .loads
+                .per_channel
+                .iter()
+                .enumerate()
+                .filter(|&(_, &l)| l > 0)
+                .map(|(c, &l)| ChannelLoad {
+                    channel: ChannelId(c as u32),
+                    load: l,
+                    capacity: topo.channel(ChannelId(c as u32)).capacity,
+                })
+                .collect();
+            all.sort_by(|x, y| {
+                y.cmp_value(x)
+                    .then(y.load.cmp(&x.load))
+                    .then(x.channel.cmp(&y.channel))
+            });
+            // The ratios are not all equal: the order is tested.
+            assert!(all.first().unwrap().cmp_value(all.last().unwrap()) == Ordering::Greater);
+            for k in [0, 1, 3, 10, all.len(), all.len() + 4] {
+                let top = report.hottest_channels(&topo, k);
+                assert_eq!(top, all[..k.min(all.len())], "k = {k}");
+            }
+            let unit = (0..topo.num_channels()).all(|c| topo.channel(ChannelId(c)).capacity == 1);
+            // The k-ary n-tree has unit links; the doubling tree does not.
+            assert_eq!(unit, n == 64);
+            if unit {
+                let first = report.hottest_channels(&topo, 1)[0];
+                assert_eq!(first.load, report.congestion);
+                assert_eq!(Some(first.channel), report.congestion_channel);
+            }
         }
     }
 

@@ -149,4 +149,63 @@ pub enum OfflineError {
         /// The limit.
         limit: u64,
     },
+    /// A line of a text schedule is not UTF-8 or not a cycle of `src->dst` pairs.
+    #[error("line {line}: expected {expected}, found `{text}`")]
+    MalformedScheduleLine {
+        /// 1-based line number.
+        line: usize,
+        /// The line, shortened to 60 characters.
+        text: String,
+        /// What the line should be, in words.
+        expected: &'static str,
+    },
+    /// A `cycle N:` line of a text schedule is not the cycle its position makes it.
+    #[error(
+        "line {line}: `cycle {found}:` is cycle {expected} (cycles are numbered from 0, in order)"
+    )]
+    WrongCycleNumber {
+        /// 1-based line number.
+        line: usize,
+        /// The cycle the line is.
+        expected: u64,
+        /// The number written.
+        found: u64,
+    },
+    /// A text schedule names a processor the topology does not have.
+    #[error("line {line}: processor {node} is out of range (the topology has {processors})")]
+    ScheduleLineNodeOutOfRange {
+        /// 1-based line number.
+        line: usize,
+        /// The processor id.
+        node: u64,
+        /// Processors of the topology.
+        processors: u32,
+    },
+    /// A JSON schedule does not parse, or lacks `schedule` or `pairs`.
+    #[error("line {line} column {column}: {problem}")]
+    ScheduleJson {
+        /// 1-based line number (0 when the problem is the whole document).
+        line: usize,
+        /// 1-based column.
+        column: usize,
+        /// `serde_json`'s description of the problem.
+        problem: String,
+    },
+    /// A pair of a JSON schedule's `pairs` names a processor the topology does not have.
+    #[error("pairs[{message}]: processor {node} is out of range (the topology has {processors})")]
+    SchedulePairOutOfRange {
+        /// The message id (its position in `pairs`).
+        message: u32,
+        /// The processor id.
+        node: u64,
+        /// Processors of the topology.
+        processors: u32,
+    },
+    /// A load analysis refused the topology (its tables exceed the memory budget).
+    #[error(transparent)]
+    Load {
+        /// The refusal.
+        #[from]
+        source: fatnet_load::LoadError,
+    },
 }

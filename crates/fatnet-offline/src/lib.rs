@@ -6,7 +6,8 @@
 //! - [`clos`]: Yuan's folded Clos (paper 001): the Lemma 1 nonblocking checker with a
 //!   counterexample, exact worst-case contention, the n² routing, d-mod-m, NONBLOCKINGADAPTIVE;
 //! - [`hypercube`]: Stamoulis' static tasks (paper 002, chapters 3–4): optimal total exchange
-//!   and simultaneous broadcasts, as slot-by-slot schedules.
+//!   and simultaneous broadcasts, as slot-by-slot schedules;
+//! - [`written`]: schedules users write, read from a file (JSON or `src->dst` text) and checked.
 //!
 //! **Key design decision: every result carries its own check.** A [`Schedule`] verifies
 //! against the topology and the message set ([`Schedule::verify`]) and returns the first
@@ -21,6 +22,7 @@ mod error;
 pub mod hypercube;
 pub mod leiserson;
 mod schedule;
+pub mod written;
 
 pub use error::OfflineError;
 pub use schedule::{Schedule, Violation};

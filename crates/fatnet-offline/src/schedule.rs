@@ -1,6 +1,6 @@
 //! [`Schedule`]: a partition of a message set into delivery cycles, and its verifier.
 
-use fatnet_topology::{ChannelId, Topology};
+use fatnet_topology::{ChannelId, Topology, node_label};
 use fatnet_traffic::{MessageId, MessageSet};
 use serde::Serialize;
 
@@ -17,6 +17,16 @@ pub enum Violation {
         cycle: usize,
         /// The id.
         message: u32,
+    },
+    /// A cycle delivers a `src -> dst` pair the message set does not have, or has fewer
+    /// times (a schedule written as pairs, [`crate::written`]).
+    NotInSet {
+        /// The cycle.
+        cycle: usize,
+        /// Source processor.
+        src: u32,
+        /// Destination processor.
+        dst: u32,
     },
     /// A message is scheduled twice.
     Duplicate {
@@ -50,6 +60,79 @@ pub enum Violation {
         /// Processors of the topology.
         topology: u64,
     },
+}
+
+impl Violation {
+    /// The violation in words, with the pairs of the messages of `messages` and the end nodes
+    /// of the channel of `topo` it names (`p<i>` processor, `s<level>.<index>` switch).
+    ///
+    /// `messages` and `topo` must be those the schedule was verified against; an id or a
+    /// channel they do not have is named by its number only.
+    pub fn describe<T: Topology + ?Sized>(&self, topo: &T, messages: &MessageSet) -> String {
+        let pair = |id: u32| {
+            messages
+                .get(MessageId(id))
+                .map_or_else(String::new, |m| format!(" ({}->{})", m.src, m.dst))
+        };
+        match *self {
+            Violation::UnknownMessage { cycle, message } => format!(
+                "cycle {cycle} delivers message {message}, which is not in the message set \
+                 ({} messages)",
+                messages.len()
+            ),
+            Violation::NotInSet { cycle, src, dst } => {
+                let have = messages
+                    .messages()
+                    .iter()
+                    .filter(|m| m.src == src && m.dst == dst)
+                    .count();
+                if have == 0 {
+                    format!("cycle {cycle} delivers {src}->{dst}, which is not in the message set")
+                } else {
+                    format!(
+                        "cycle {cycle} delivers {src}->{dst} more often than the message set \
+                         has it ({have} times)"
+                    )
+                }
+            }
+            Violation::Duplicate {
+                message,
+                first_cycle,
+                second_cycle,
+            } => format!(
+                "message {message}{} is delivered twice, in cycles {first_cycle} and \
+                 {second_cycle}",
+                pair(message)
+            ),
+            Violation::Missing { message } => {
+                format!("message {message}{} is not delivered", pair(message))
+            }
+            Violation::Overloaded {
+                cycle,
+                channel,
+                load,
+                capacity,
+            } => {
+                let at = if channel < topo.num_channels() {
+                    let ch = topo.channel(ChannelId(channel));
+                    format!(
+                        " ({} -> {})",
+                        node_label(topo, ch.from),
+                        node_label(topo, ch.to)
+                    )
+                } else {
+                    String::new()
+                };
+                format!(
+                    "cycle {cycle} puts {load} messages on channel {channel}{at}, whose \
+                     capacity is {capacity}"
+                )
+            }
+            Violation::ProcessorMismatch { messages, topology } => format!(
+                "the message set is on {messages} processors but the topology has {topology}"
+            ),
+        }
+    }
 }
 
 /// A schedule: the delivery cycles of a message set, each a list of message ids.

@@ -328,4 +328,43 @@ fn load_names_the_bound_and_the_routing() {
         "{c}"
     );
     assert!(standard.contains("hottest bundles by λ"), "{standard}");
+    // The hottest channel of the routing carries the congestion, on the channel it names.
+    assert!(
+        first.contains("hottest channels under --paths first (routes over capacity):"),
+        "{first}"
+    );
+    let v = json(&[
+        "load",
+        "karyntree:k=4,levels=3",
+        "--traffic",
+        "transpose",
+        "--paths",
+        "first",
+        "--top",
+        "3",
+        "--json",
+    ]);
+    let hot = v["hottest_channels"].as_array().unwrap();
+    assert_eq!(hot.len(), 3);
+    assert_eq!(hot[0]["load"], 12);
+    assert_eq!(hot[0]["load"], v["congestion"]);
+    assert_eq!(hot[0]["channel"], v["congestion_channel"]);
+    assert_eq!(
+        v["congestion_at"],
+        format!(
+            "{} -> {}",
+            hot[0]["from"].as_str().unwrap(),
+            hot[0]["to"].as_str().unwrap()
+        )
+    );
+    // Worst first, by routes over capacity.
+    let ratios: Vec<f64> = hot.iter().map(|h| h["ratio"].as_f64().unwrap()).collect();
+    assert!(ratios.windows(2).all(|w| w[0] >= w[1]), "{ratios:?}");
+    let table = first.split("hottest channels under").nth(1).unwrap();
+    let row: Vec<&str> = table.lines().nth(2).unwrap().split_whitespace().collect();
+    assert_eq!(
+        row[..3],
+        [&hot[0]["channel"].to_string(), "12", "1"],
+        "{table}"
+    );
 }

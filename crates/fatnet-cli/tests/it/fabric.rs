@@ -96,7 +96,7 @@ fn load_a_traffic() {
         (v["messages"].as_u64(), v["delivered"].as_u64()),
         (Some(4), Some(4))
     );
-    assert_eq!(v["load_factor"], 2);
+    assert_eq!(v["congestion"], 2);
     assert_eq!(v["hottest"][0]["link"], "A_U1[3] -> B_U1[3]");
     assert_eq!(v["hottest"][0]["load"], 2);
     // A message file, in CA positions.
@@ -113,7 +113,7 @@ fn load_a_traffic() {
         &file,
         "--json",
     ]);
-    assert_eq!(v["load_factor"], 3);
+    assert_eq!(v["congestion"], 3);
     assert_eq!(v["hottest"][0]["link"], "B_U1[1] -> H_3_U1[1]");
 }
 
@@ -298,7 +298,7 @@ fn check_opensm_file_forms() {
         (v["messages"].as_u64(), v["delivered"].as_u64()),
         (Some(8), Some(8))
     );
-    assert_eq!(v["load_factor"], 1);
+    assert_eq!(v["congestion"], 1);
     assert_eq!(v["loaded_links"], 48);
 }
 

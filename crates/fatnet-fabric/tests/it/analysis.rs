@@ -104,7 +104,7 @@ fn two_switches_both_cables_used() {
     let t = f
         .traffic_load(&[(0, 2), (1, 2), (3, 2), (2, 2)], 2)
         .unwrap();
-    assert_eq!((t.messages, t.delivered, t.max_load), (4, 4, 3));
+    assert_eq!((t.messages, t.delivered, t.congestion), (4, 4, 3));
     let into_h3 = port(&f, "B_U1", 1);
     assert_eq!(t.hottest, vec![(into_h3, 3), (port(&f, "A_U1", 3), 2)]);
     assert!(matches!(

@@ -1,6 +1,6 @@
 //! `FabricTopology`: the `fatnet_topology::Topology` invariants on OpenSM's committed dumps and
-//! on generated folded Clos fabrics, and the load factor of `fatnet-load` against the fabric's
-//! own `traffic_load`.
+//! on generated folded Clos fabrics, and the loads of `fatnet-load` against the fabric's own
+//! `traffic_load`.
 //!
 //! The packet engine on a `FabricTopology` is tested in `packet.rs`.
 
@@ -198,10 +198,11 @@ fn levels_of_a_folded_clos_are_its_tiers() {
     assert_eq!(t.path(0, 1).len(), 2);
 }
 
-/// λ of `fatnet-load` over the fabric topology = the fabric's own largest link load, and the
-/// per-channel loads agree link by link.
+/// The per-channel loads of `fatnet-load` over the fabric topology agree with the fabric's own
+/// `traffic_load` link by link, so the congestions agree; and as every link of a fabric is its
+/// own bundle of capacity 1, λ equals that congestion here.
 #[test]
-fn load_factor_equals_traffic_load() {
+fn loads_and_congestion_equal_traffic_load() {
     let mut rng = Pcg64::seed_from_u64(7);
     for (name, f) in all_fabrics() {
         let t = FabricTopology::new(&f).unwrap();
@@ -237,10 +238,10 @@ fn load_factor_equals_traffic_load() {
             assert_eq!(report.load_factor.capacity, 1, "{name}");
             assert_eq!(
                 report.load_factor.load,
-                u64::from(fabric_load.max_load),
+                u64::from(fabric_load.congestion),
                 "{name}"
             );
-            assert_eq!(report.congestion, u64::from(fabric_load.max_load));
+            assert_eq!(report.congestion, u64::from(fabric_load.congestion));
         }
     }
 }

@@ -1,5 +1,5 @@
-//! Yuan's nonblocking folded Clos networks (paper 001, X. Yuan, "On Nonblocking Folded-Clos
-//! Networks in Computer Communication Environments"), on [`FoldedClos`] = `ftree(n+m, r)`.
+//! Yuan's nonblocking folded Clos networks (X. Yuan, *On Nonblocking Folded-Clos Networks
+//! in Computer Communication Environments*), on [`FoldedClos`] = `ftree(n+m, r)`.
 //!
 //! **Key design decision: a routing is a function from pairs to top switches, and every
 //! verdict comes with its evidence.** In `ftree(n+m, r)` the only choice a route has is the

@@ -19,7 +19,7 @@
 //!   ([`simulate_multicast`]; asynchronous replication at the tree's branch nodes, see the
 //!   tree's documentation).
 //!
-//! # Step semantics (Greenberg and Oh, notes 003 §2.6)
+//! # Step semantics (Greenberg and Oh's simulations, §III.B; our reading, fixed by Table I)
 //!
 //! Every link `e` has a FIFO queue `Q[e]` at its head node, of capacity `q` units (flits for
 //! wormhole and split, packets for store-and-forward). In each step:
@@ -662,7 +662,7 @@ pub struct PacketReport {
     /// delivered (`None` unless [`PacketConfig::record_latencies`]).
     pub latencies: Option<Vec<u64>>,
     /// Per step `t` (from 0), the packets *stored* during the step by Stamoulis' convention
-    /// (thesis §6.4, notes 002b §1): a packet counts once at every node that still has to
+    /// (thesis §6.4): a packet counts once at every node that still has to
     /// forward it — a multicast from its release (or its arrival at the end of the previous
     /// step) until the end of the step in which its last copy leaves the node, its copies on
     /// several child links counting once; a unicast at every node it waits at, its

@@ -21,8 +21,8 @@
 //! - [`SlottedScheme::Adaptive`] (§5.5): every packet at a node tries to use a *preferred*
 //!   arc, an arc of a dimension in which the node and the destination differ. Packets are
 //!   served in priority order: fewer remaining hops first ("packets closer to their destination
-//!   have priority", as in \[Var90\]); the thesis leaves ties and the arc choice open (Figure 5.3
-//!   has no data either), and this implementation takes these choices: among equal
+//!   have priority", as in \[Var90\]); the thesis leaves ties and the arc choice open (§5.5
+//!   specifies the scheme only in part), and this implementation takes these choices: among equal
 //!   distances the packet that arrived at the node first, then uniformly at random; each
 //!   packet takes a preferred arc still free in this slot **uniformly at random**. A packet
 //!   with no free preferred arc is stored at the node (not deflected).

@@ -1,4 +1,4 @@
-//! The single queues of the thesis (§2.2, equation (2.4)): the
+//! The single queues of the thesis (§2.2, (2.3)–(2.6)): the
 //! discrete-time G/D/1 and M/D/1 queues, continuous arrivals with slotted service, the M/D/1
 //! queue with synchronisation, and the M/D/c queue (Crommelin) that Props. 5.2 and 6.1 need.
 //!

@@ -10,7 +10,8 @@
 //!   experiment with its wall time.
 //! - `cargo xtask tidy` checks the crate layering of `docs/architecture.md` with
 //!   `cargo metadata` (a crate may depend only on crates above it), and that only the
-//!   engines advance simulated time (`clock.rs`).
+//!   engines advance simulated time (`clock.rs`), and that rustdoc comments cite papers by
+//!   authors and title, not by our file numbers, notes or issues (`citations.rs`).
 
 use std::fs;
 use std::num::NonZeroUsize;
@@ -19,6 +20,7 @@ use std::process::{Command, ExitCode};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
+mod citations;
 mod clock;
 
 use anyhow::{Context, Result, bail};
@@ -54,8 +56,8 @@ enum Cmd {
         #[arg(long, value_name = "N")]
         threads: Option<NonZeroUsize>,
     },
-    /// Check the crate layering (a crate depends only on crates above it) and that only the
-    /// engines advance simulated time.
+    /// Check the crate layering (a crate depends only on crates above it), that only the
+    /// engines advance simulated time, and that doc comments cite no internal references.
     Tidy,
 }
 
@@ -339,13 +341,13 @@ fn tidy() -> Result<()> {
         println!("tidy: layering ok ({} crates)", packages.len());
     }
     let files = workspace_sources()?;
-    let time = clock::check(
+    let clock_problems = clock::check(
         &files,
         clock::ENGINES,
         clock::TO_BE_FOLDED,
         clock::NOT_SIMULATORS,
     );
-    if time.is_empty() {
+    if clock_problems.is_empty() {
         println!(
             "tidy: time ok ({} files; {} engine files, {} loops to be folded, {} exempt)",
             files.len(),
@@ -354,17 +356,21 @@ fn tidy() -> Result<()> {
             clock::NOT_SIMULATORS.len()
         );
     }
-    problems.extend(time);
+    let time = clock_problems.len();
+    problems.extend(clock_problems);
+    let citations = citations::check(&files);
+    if citations.is_empty() {
+        println!("tidy: citations ok ({} files)", files.len());
+    }
+    let cited = citations.len();
+    problems.extend(citations);
     if problems.is_empty() {
         Ok(())
     } else {
         for p in &problems {
             eprintln!("{p}");
         }
-        bail!(
-            "{layering} layering problem(s), {} time problem(s)",
-            problems.len() - layering
-        )
+        bail!("{layering} layering problem(s), {time} time problem(s), {cited} citation problem(s)")
     }
 }
 

@@ -1,6 +1,6 @@
-//! `fatnet clos`: Yuan's folded Clos `ftree(n+m, r)` (paper 001): the Lemma 1 nonblocking
-//! check with a counterexample, the exact worst-case contention, and routing one pattern
-//! (oblivious routings or NONBLOCKINGADAPTIVE) through the simulator.
+//! `fatnet clos`: Yuan's folded Clos `ftree(n+m, r)` (Yuan, *On nonblocking folded-Clos networks*):
+//! the Lemma 1 nonblocking check with a counterexample, the exact worst-case contention, and
+//! routing one pattern (oblivious routings or NONBLOCKINGADAPTIVE) through the simulator.
 
 use std::io::Write;
 

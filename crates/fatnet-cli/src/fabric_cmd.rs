@@ -1,5 +1,5 @@
-//! `fatnet fabric`: real InfiniBand fabrics (issue 7). `check` reads a topology (and its
-//! forwarding tables), traces every route and judges the routing: Yuan's Lemma 1 (paper 001),
+//! `fatnet fabric`: real InfiniBand fabrics. `check` reads a topology (and its
+//! forwarding tables), traces every route and judges the routing: Yuan's Lemma 1,
 //! the exact worst-case permutation contention, and every cyclic shift; `load` routes one
 //! traffic through the tables; `export` writes a generated fat-tree in ibsim's net format for
 //! OpenSM to route (`scripts/opensm-loop.sh`).

@@ -1,4 +1,4 @@
-//! `fatnet sweep`: parameter sweeps from a TOML file (issue 8). `run` expands the file into
+//! `fatnet sweep`: parameter sweeps from a TOML file. `run` expands the file into
 //! grid points × trials and appends one JSON line per finished trial to `DIR/results.jsonl`,
 //! fsync'd in batches, resumable after any crash; under `mpirun` (the `mpi` feature) the ranks
 //! share the trials and rank 0 writes. `summarize` writes means, confidence intervals and one

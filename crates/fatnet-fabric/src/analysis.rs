@@ -9,11 +9,12 @@
 //! `is4_3l_1944n` has 3.78 M routes of 4–6 hops: 22.4 M ids, 90 MB, no per-link containers.
 //! Every question below is a sweep over that table:
 //!
-//! - **Lemma 1** (Yuan, paper 001): a single-path routing is nonblocking, i.e. routes every
-//!   (partial) permutation without two of its pairs on one directed link, iff no link carries
-//!   two routes with distinct sources and distinct destinations. Those two routes are
-//!   themselves a two-pair permutation that collides: the witness ([`Lemma1`]). The statement
-//!   needs nothing of the folded Clos, so it applies to any fabric with single-path tables.
+//! - **Lemma 1** (Yuan, *On nonblocking folded-Clos networks*): a single-path routing is
+//!   nonblocking, i.e. routes every (partial) permutation without two of its pairs on one directed
+//!   link, iff no link carries two routes with distinct sources and distinct destinations. Those
+//!   two routes are themselves a two-pair permutation that collides: the witness ([`Lemma1`]). The
+//!   statement needs nothing of the folded Clos, so it applies to any fabric with single-path
+//!   tables.
 //! - **Worst-case contention** of a link = the most pairs of one permutation routed over it =
 //!   a maximum matching between the sources and the destinations of its routes (a permutation
 //!   is a set of pairs with distinct sources and distinct destinations). [`WorstCase`] holds
@@ -330,8 +331,8 @@ impl LinkRoutes {
     /// Two routes over `link` with distinct sources and distinct destinations (a two-pair
     /// permutation that collides there), if it has them: the link violates Lemma 1.
     ///
-    /// The witness construction of [`LinkPairs`] (note 001 §2.1), shared with the checks of
-    /// generated folded Clos networks.
+    /// The witness construction of [`LinkPairs`] (the proof of Yuan's Lemma 1), shared with the
+    /// checks of generated folded Clos networks.
     #[must_use]
     pub fn lemma1_witness(&self, link: PortId) -> Option<[(u32, u32); 2]> {
         let mut pairs = LinkPairs::default();

@@ -1,7 +1,8 @@
 //! Real InfiniBand fabrics: topology dumps, subnet-manager forwarding tables and route tracing.
 //!
-//! Issue 7 asks what an HPC fabric engineer would ask fatnet: is the routing my subnet manager
-//! computed valid, nonblocking (Yuan's Lemma 1, paper 001), how bad is its worst permutation?
+//! An HPC fabric engineer asks of a real fabric: is the routing my subnet manager computed
+//! valid, nonblocking (Yuan's Lemma 1, *On nonblocking folded-Clos networks*), how bad is its
+//! worst permutation?
 //! This crate reads the fabric and its tables into a [`Fabric`] and traces routes through them;
 //! the judgements of `fatnet-load` / `fatnet-offline` apply to the traced routes.
 //!
@@ -17,6 +18,40 @@
 //! Readers: [`ibnetdiscover`] (infiniband-diags topology dumps), [`ibdm`] (`.topo` system
 //! files), [`flitsim`] (ib_flit_sim's `.ned`, `.fdbs` + `.fdbs.ini`, `ftree.hcas`).
 //! Tracing: [`Fabric::trace`] and [`Fabric::trace_all`].
+//!
+//! ```
+//! use fatnet_fabric::{analyze, from_folded_clos, ibnetdiscover};
+//! use fatnet_offline::clos::DModM;
+//! use fatnet_topology::FoldedClos;
+//!
+//! // A tiny ibnetdiscover dump: one switch with a host on each of its two ports.
+//! let dump = "\
+//! Switch\t2 \"S-0000000000000001\"\t\t# \"leaf\" base port 0 lid 1 lmc 0
+//! [1]\t\"H-0000000000000002\"[1](3)\t\t# \"host a\" lid 2 4xQDR
+//! [2]\t\"H-0000000000000004\"[1](5)\t\t# \"host b\" lid 4 4xQDR
+//!
+//! Ca\t1 \"H-0000000000000002\"\t\t# \"host a\"
+//! [1](3)\t\"S-0000000000000001\"[1]\t\t# lid 2 lmc 0 \"leaf\" lid 1 4xQDR
+//!
+//! Ca\t1 \"H-0000000000000004\"\t\t# \"host b\"
+//! [1](5)\t\"S-0000000000000001\"[2]\t\t# lid 4 lmc 0 \"leaf\" lid 1 4xQDR
+//! ";
+//! let (fabric, lines) = ibnetdiscover::parse(dump, "tiny.topo")?;
+//! let counts = (fabric.switches().count(), fabric.cas().count(), fabric.links().len());
+//! assert_eq!(counts, (1, 2, 2));
+//! assert!(lines.unrecognised.is_empty() && !fabric.has_lfts());
+//!
+//! // d-mod-m forwarding tables on Yuan's ftree(2+2, r): nonblocking with 2 bottom switches,
+//! // blocking with 3 (it then needs m ≥ r·n tops): some permutation puts 2 pairs on a link.
+//! let clos = FoldedClos::new(2, 2, 2)?;
+//! let two = analyze(&from_folded_clos(&clos, &DModM::new(&clos))?)?;
+//! assert!(two.lemma1.is_nonblocking() && two.worst.contention == 1);
+//! let clos = FoldedClos::new(2, 2, 3)?;
+//! let three = analyze(&from_folded_clos(&clos, &DModM::new(&clos))?)?;
+//! assert!(!three.lemma1.is_nonblocking());
+//! assert_eq!(three.worst.contention, 2);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 #![deny(missing_docs)]
 

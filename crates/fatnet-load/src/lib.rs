@@ -1,11 +1,11 @@
 //! Channel loads, the load factor λ(M), congestion and dilation.
 //!
-//! Leiserson (paper 004, §III) defines `load(M, c)` as the number of messages of `M` whose path
-//! uses channel `c`, and the load factor `λ(M) = max_c load(M, c) / cap(c)`: no schedule
+//! Leiserson (*Fat-Trees*, 1985, §III) defines `load(M, c)` as the number of messages of `M` whose
+//! path uses channel `c`, and the load factor `λ(M) = max_c load(M, c) / cap(c)`: no schedule
 //! delivers `M` in fewer than `λ(M)` delivery cycles, and Greenberg–Leiserson's Lemma 1 shows
 //! that on a fat-tree no directed cut has a larger load factor than the worst channel.
-//! Greenberg–Oh (paper 003) call the largest number of paths through one link the
-//! *congestion* `c` and the longest path the *dilation* `d`.
+//! Greenberg & Oh (*Universal wormhole routing*, 1997) call the largest number of paths through one
+//! link the *congestion* `c` and the longest path the *dilation* `d`.
 //!
 //! **Key design decision: λ is exact and taken over bundles.** A [`LoadFactor`] is the
 //! rational `load / capacity` of its worst bundle, compared by cross-multiplication, so
@@ -19,6 +19,28 @@
 //! the messages and one pass over the tree, `O(|M| + n)`, without walking any path: the up
 //! channel above node `v` carries the messages with source below `v` minus those whose lowest
 //! common ancestor is below `v` (inclusive), and symmetrically for the down channel.
+//!
+//! ```
+//! use fatnet_load::{PathSelection, analyze};
+//! use fatnet_topology::TopologySpec;
+//! use fatnet_traffic::patterns;
+//!
+//! // The complement permutation i → 15 − i: every message crosses the root, so the 8
+//! // messages out of each half of the tree share the channel above that half.
+//! let messages = patterns::complement(16)?;
+//! let thin = "fattree:n=16,profile=constant,cap=1".parse::<TopologySpec>()?.build()?;
+//! let report = analyze(&thin, &messages, PathSelection::Standard)?;
+//! assert_eq!((report.load_factor.load, report.load_factor.capacity), (8, 1));
+//! assert_eq!(report.load_factor.ceil(), 8); // no schedule needs fewer than 8 cycles
+//! assert_eq!((report.congestion, report.loads.dilation), (8, 8));
+//!
+//! // With doubling capacities (full bisection) the channel above a half has capacity 8, and
+//! // every channel is exactly full: λ = 1, one cycle delivers the whole permutation.
+//! let fat = "fattree:n=16,profile=doubling".parse::<TopologySpec>()?.build()?;
+//! let report = analyze(&fat, &messages, PathSelection::Standard)?;
+//! assert_eq!((report.load_factor.value(), report.congestion), (1.0, 8));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 #![deny(missing_docs)]
 

@@ -1,11 +1,11 @@
-//! Yuan's nonblocking folded Clos networks (paper 001, X. Yuan, "On Nonblocking Folded-Clos
-//! Networks in Computer Communication Environments"), on [`FoldedClos`] = `ftree(n+m, r)`.
+//! Yuan's nonblocking folded Clos networks (X. Yuan, *On Nonblocking Folded-Clos Networks
+//! in Computer Communication Environments*), on [`FoldedClos`] = `ftree(n+m, r)`.
 //!
 //! **Key design decision: a routing is a function from pairs to top switches, and every
 //! verdict comes with its evidence.** In `ftree(n+m, r)` the only choice a route has is the
 //! top switch of a pair across bottom switches, so a single-path deterministic routing is a
 //! function `top(s, d)` and an oblivious multipath routing a nonempty set of tops
-//! ([`ClosRouting`], note §2.0). On that representation:
+//! ([`ClosRouting`]). On that representation:
 //!
 //! - [`check_nonblocking`] decides Yuan's Lemma 1 (every directed link carries pairs from one
 //!   source or to one destination) and, when the routing blocks, returns a two-pair
@@ -13,8 +13,8 @@
 //!   [`verify_counterexample`] re-routes through the simulator;
 //! - [`worst_contention`] gives the exact worst case over all permutations (a maximum
 //!   bipartite matching per link) together with the permutation attaining it;
-//! - [`simulate`] and [`simulate_routing`] count the pairs of one permutation per channel
-//!   (note §2.2), the ground truth every other answer is tested against;
+//! - [`simulate`] and [`simulate_routing`] count the pairs of one permutation per channel,
+//!   the ground truth every other answer is tested against;
 //! - [`nonblocking_adaptive`] is Yuan's local adaptive algorithm NONBLOCKINGADAPTIVE (Fig. 4,
 //!   Lemmas 3–5) and carries its own simulator report;
 //! - [`min_top_switches`] finds, for tiny `(n, r)`, the smallest `m` that admits a
@@ -50,7 +50,7 @@ pub use search::{
 };
 pub use simulate::{ChannelLoad, SimReport, simulate, simulate_routing};
 
-/// A directed channel of `ftree(n+m, r)`, named by its ends (note §2.0).
+/// A directed channel of `ftree(n+m, r)`, named by its ends.
 ///
 /// Serializes as `{"kind": "up", "bottom": v, "top": t}` and so on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]

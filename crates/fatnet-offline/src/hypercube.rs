@@ -1,4 +1,5 @@
-//! Stamoulis' static communication tasks on the hypercube (paper 002, chapters 3–4), as
+//! Stamoulis' static communication tasks on the hypercube (Stamoulis' thesis (1991),
+//! chapters 3–4), as
 //! slot-by-slot schedules with a verifier.
 //!
 //! Model (Stamoulis §1.2.3): time is divided into unit slots; a packet crosses an arc in one

@@ -1,4 +1,5 @@
-//! Leiserson's off-line splitting scheduler (paper 004, §III: Theorem 1 and Corollary 2).
+//! Leiserson's off-line splitting scheduler (Leiserson, *Fat-Trees* (1985),
+//! §III: Theorem 1 and Corollary 2).
 //!
 //! Messages are grouped by their lowest common ancestor `u` and their direction at `u`
 //! (left→right or right→left). The messages of one group use disjoint channels from every
@@ -24,8 +25,7 @@
 //! `O(|M| + n)`; a whole schedule is `O(|M| lg λ + n lg n)` ⊆ `O(|M| lg n)` for the
 //! polynomially bounded λ of the paper.
 //!
-//! Choices the paper leaves open, recorded here (see the implementation notes of paper 004,
-//! §2.3–2.6 and §6):
+//! Choices the paper leaves open (in the proofs of Theorem 1 and Corollary 2), recorded here:
 //! - message **multisets** are accepted; messages from a processor to itself use no channel
 //!   and are put in the first cycle;
 //! - when `λ(M) ≤ 1` the schedule is the single cycle `M` (the theorem is vacuous there);

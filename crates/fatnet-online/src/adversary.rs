@@ -2,7 +2,8 @@
 //! admissible switches to take `Ω(λ lg n)` cycles on the standard fat-tree.
 //!
 //! Construction `BAD(T, λ)` for a standard subtree `T` with `4^j` leaves whose messages leave
-//! through `T`'s root channel (capacity `√|T|`), `λ ≥ 12` a multiple of 12 (note §2):
+//! through `T`'s root channel (capacity `√|T|`), `λ ≥ 12` a multiple of 12 (the proof of
+//! Greenberg & Leiserson's Theorem 9, made executable):
 //!
 //! 1. `|T| = 1`: λ messages on the single processor (its channel has capacity 1).
 //! 2. Otherwise let `t = λ/6`. Simulate the switches at `T`'s root with each of the four

@@ -1,5 +1,5 @@
 //! Stamoulis' efficient direct scheme for multiple broadcasts on the hypercube (thesis
-//! §6.3.3, §6.5; notes 002b §2.4), run on the output-queued packet engine.
+//! §6.3.3, §6.5), run on the output-queued packet engine.
 //!
 //! **The scheme.** Every node generates packets by a Poisson process of rate λ in continuous
 //! time; each packet draws a tag uniformly from the `d` dimensions and is broadcast along the
@@ -9,11 +9,11 @@
 //! runs from generation to the end of the slot of the last reception (synchronisation time
 //! included).
 //!
-//! **Choices where the thesis is silent** (notes 002b §5): FIFO by arrival time at the node,
-//! so a packet generated during slot `s − 1` is ahead of the packets that reach the node at
-//! the boundary `s` ([`ScanPolicy::OldestFirst`] on output queues); other ties at random. A
-//! run starts empty; packets generated before `warmup` are not measured; the run continues
-//! until every packet generated before `horizon` is delivered, so none is cut off.
+//! **Choices where the thesis is silent** (the tables of §6.5 fix none of them): FIFO by arrival
+//! time at the node, so a packet generated during slot `s − 1` is ahead of the packets that reach
+//! the node at the boundary `s` ([`ScanPolicy::OldestFirst`] on output queues); other ties at
+//! random. A run starts empty; packets generated before `warmup` are not measured; the run
+//! continues until every packet generated before `horizon` is delivered, so none is cut off.
 
 use crate::OnlineParameter;
 use rand::{Rng, SeedableRng};
@@ -62,7 +62,7 @@ pub struct DirectReport {
     pub mean_queued: f64,
     /// Longest arc queue seen (0 for P1).
     pub max_queue: u32,
-    /// Stamoulis' **queue size `Q`** (thesis §6.4; notes 002b §1): the time average over
+    /// Stamoulis' **queue size `Q`** (thesis §6.4): the time average over
     /// `[warmup, horizon)` of the packets stored per node. A packet is stored at a node while
     /// the node still has to forward it, its transmission slots included, and counts once
     /// however many of its copies wait there (unlike [`DirectReport::mean_queued`], which
@@ -244,15 +244,16 @@ pub enum TreeFamily {
     /// The efficient direct (SaS85) scheme: the rotated dimension-order trees of the origin
     /// ([`MulticastTree::hypercube_rotated`]), each a spanning binomial tree of depth `d`.
     Rotated,
-    /// The **non-idling indirect scheme** (thesis §7.4; notes 002b §2.9, which infer it from
-    /// the text): tag `j` floods the *undirected* Johnsson–Ho tree `T^(j)` from the origin —
-    /// toward `e_j` and into every other branch on the way — so every node receives the packet
-    /// once (`2^d − 1` transmissions), with no slot classes, virtual arcs or root buffers
-    /// (Rules C–E dropped). Tree edges are used in both directions, so the trees interfere;
-    /// contention is FIFO as in the direct scheme. Its light-traffic delay is `3d/2`
-    /// (Appendix 7.B: the mean eccentricity `(3d − 1)/2` plus the synchronisation time).
+    /// The **non-idling indirect scheme** (thesis §7.4, Figs. 7.5–7.8; the thesis
+    /// underspecifies it, and this is our reading of the text): tag `j` floods the *undirected*
+    /// Johnsson–Ho tree `T^(j)` from the origin — toward `e_j` and into every other branch on the
+    /// way — so every node receives the packet once (`2^d − 1` transmissions), with no slot
+    /// classes, virtual arcs or root buffers (Rules C–E dropped). Tree edges are used in both
+    /// directions, so the trees interfere; contention is FIFO as in the direct scheme. Its
+    /// light-traffic delay is `3d/2` (Appendix 7.B: the mean eccentricity `(3d − 1)/2` plus the
+    /// synchronisation time).
     JohnssonHoFlood,
-    /// The **simple direct scheme with one tree per node** (thesis §6.3.1; notes 002b §2.1),
+    /// The **simple direct scheme with one tree per node** (thesis §6.3.1),
     /// the thesis' negative example: every packet of `x` is broadcast along the completely
     /// unbalanced tree of `x` with dimension order `(1, 2, …, d)` (tag 0 of
     /// [`MulticastTree::hypercube_rotated`]; no tag is drawn). The arcs of dimension `d`

@@ -91,7 +91,7 @@ pub struct IndirectReport {
     /// Frames simulated.
     pub frames: u64,
     /// Time-average over `[warmup, horizon)` of the packets of the simulated tree *stored* in
-    /// the network, by the thesis' convention (§6.4, notes 002b §1): a packet is stored at a
+    /// the network, by the thesis' convention (§6.4): a packet is stored at a
     /// node while that node still has to forward it (its transmission slots included), so
     /// from its generation until the end of its first broadcast slot (at its origin, on its
     /// way, in a root buffer), and then at every non-leaf node of the tree from its reception
@@ -172,7 +172,7 @@ impl Tree {
 
 /// The parent of every node in Johnsson and Ho's tree T^(j + 1) of the d-cube, as this module
 /// builds it (`j` is 0-based: the tree rooted at node `2^j`, the thesis' e_{j+1}, whose
-/// dimension order starts at `j + 1` mod d; notes 002b §0); `None` for the root. The simulator
+/// dimension order starts at `j + 1` mod d, thesis §2.1); `None` for the root. The simulator
 /// uses `j = 0`; the other trees are exposed so that tests can check all `d` against other
 /// constructions of the same trees.
 ///

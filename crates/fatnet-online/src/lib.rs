@@ -1,12 +1,12 @@
 //! Simulators and on-line routers.
 //!
-//! This crate holds the **delivery-cycle engine** of Leiserson (paper 004) and Greenberg–
-//! Leiserson (paper 000): in a cycle a set of messages is injected, every channel carries at
-//! most `cap(c)` of them, the excess is dropped by a [`DropPolicy`], and undelivered messages
-//! stay at their source to be retried. Routers ([`Greedy`], [`RandomRouter`],
-//! [`RandomPrime`], [`Interleaved`]) are policies that choose what to inject; [`run`] owns the
-//! only time loop, and a scheme that needs more than its report watches it through a
-//! [`CycleObserver`] ([`run_observed`]) — the Theorem 9 adversary does.
+//! This crate holds the **delivery-cycle engine** of Leiserson (*Fat-Trees*, 1985) and
+//! Greenberg & Leiserson (*Randomized routing on fat-trees*, 1986): in a cycle a set of messages is
+//! injected, every channel carries at most `cap(c)` of them, the excess is dropped by a
+//! [`DropPolicy`], and undelivered messages stay at their source to be retried. Routers
+//! ([`Greedy`], [`RandomRouter`], [`RandomPrime`], [`Interleaved`]) are policies that choose what
+//! to inject; [`run`] owns the only time loop, and a scheme that needs more than its report watches
+//! it through a [`CycleObserver`] ([`run_observed`]) — the Theorem 9 adversary does.
 //!
 //! **Key design decision: one engine, routers as policies, one random stream.** A run draws
 //! everything (the router's choices, the switches' random drops, the wires) from one
@@ -14,6 +14,23 @@
 //! function of its seed. Conservation (sent = delivered + dropped each cycle; delivered +
 //! undelivered = |M|) is checked every cycle and a violation is an error, never a hang: runs
 //! stop at `max_cycles` and report that they did.
+//!
+//! ```
+//! use fatnet_online::{DropPolicy, Greedy, RunConfig, run};
+//! use fatnet_topology::{CapacityProfile, FatTree};
+//! use fatnet_traffic::patterns;
+//!
+//! // GREEDY sends every undelivered message every cycle. With unit capacities, the complement
+//! // permutation (λ = 8) gets exactly one message per direction through the root per cycle,
+//! // whatever the concentrators drop: 2 deliveries per cycle, 8 cycles, the lower bound ⌈λ⌉.
+//! let tree = FatTree::new(16, CapacityProfile::Constant(1))?;
+//! let messages = patterns::complement(16)?;
+//! let report = run(&tree, &messages, DropPolicy::Random, &mut Greedy, 7, RunConfig::default())?;
+//! assert!(report.finished);
+//! assert_eq!((report.lower_bound, report.cycles), (8, 8));
+//! assert!(report.trace.iter().all(|cycle| cycle.delivered == 2));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 #![deny(missing_docs)]
 

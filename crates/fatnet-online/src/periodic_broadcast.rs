@@ -1,13 +1,13 @@
 //! Stamoulis' periodic direct schemes for multiple broadcasts on the hypercube (thesis
-//! §6.3.2–6.3.3; notes 002b §2.2–2.3): **P1**, which repeats an optimal multinode broadcast
+//! §6.3.2–6.3.3): **P1**, which repeats an optimal multinode broadcast
 //! (MNB) every `P = ⌈(2^d − 1)/d⌉` slots, each node broadcasting the head of its FIFO queue
 //! once per period, and its **non-idling version with label priority**, in which every packet
 //! follows its origin's MNB tree as fast as possible and each arc sends the smallest label
 //! first.
 //!
 //! **Key design decision: our MNB stands in for the thesis' trees.** The thesis takes the
-//! trees and the timing of Bertsekas et al.'s optimal MNB (BOSTT91), which it does not give
-//! (notes 002b §6 #13). We use `fatnet_offline::hypercube::multinode_broadcast`, an optimal
+//! trees and the timing of Bertsekas et al.'s optimal MNB (BOSTT91), which it does not give.
+//! We use `fatnet_offline::hypercube::multinode_broadcast`, an optimal
 //! MNB of the same length `P`, verified by `SlotSchedule::verify` in fatnet-offline: it is
 //! translation invariant, node `y`'s packet reaching `y ⊕ v` in slot `s(v)` across
 //! dimension `i(v)` of one spanning tree rooted at 0 ([`PeriodicScheme::slot`],
@@ -43,7 +43,7 @@
 //! arrives no later than under P1) is tested pathwise on the same births.
 //!
 //! **P2 (SaS85's `d` simultaneous broadcasts every `2^d − 1` slots) is not reproduced**: the
-//! thesis does not give SaS85's schedule (notes 002b §6 #13) and we have no substitute; its
+//! thesis does not give SaS85's schedule and we have no substitute; its
 //! non-idling version is the efficient direct scheme ([`crate::direct_broadcast`]).
 
 use crate::OnlineParameter;
@@ -333,7 +333,8 @@ impl PeriodicScheme {
 }
 
 /// The 0-based P1 period of every birth (= the thesis' label `ℓ` − 1): per origin,
-/// `k_1 = ⌈τ_1/P⌉`, `k_{n+1} = max{k_n + 1, ⌈τ_{n+1}/P⌉}` (notes 002b §6 #9: `τ_{n+1}`).
+/// `k_1 = ⌈τ_1/P⌉`, `k_{n+1} = max{k_n + 1, ⌈τ_{n+1}/P⌉}` (§6.3.3; the thesis prints `⌈τ_n/P⌉`, a
+/// misprint for `⌈τ_{n+1}/P⌉`).
 fn p1_periods(births: &[(f64, u32, u32)], nodes: u32, period: u32) -> Vec<u64> {
     let mut next = vec![0u64; nodes as usize];
     births

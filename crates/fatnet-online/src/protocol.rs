@@ -3,7 +3,7 @@
 //! schemes ([`crate::slotted_cube`]) and the broadcast schemes ([`crate::direct_broadcast`],
 //! [`crate::periodic_broadcast`], [`crate::indirect_broadcast`]).
 //!
-//! **The protocol** (Stamoulis' simulations, thesis chapters 5–7; notes 002a §5): the network
+//! **The protocol** (Stamoulis' simulations, thesis chapters 5–7): the network
 //! starts empty; packets are generated from time 0; those generated in `[warmup, horizon)` are
 //! measured; the measured packets are split into `batches` batches for a batch-means
 //! confidence interval. What happens past the horizon (generation goes on until the measured

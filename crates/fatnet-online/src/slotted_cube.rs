@@ -1,5 +1,5 @@
-//! Slotted dynamic routing on the hypercube and the butterfly (Stamoulis' thesis §5.4–5.6;
-//! notes 002a A9, A11, A12): greedy routing and, on the cube, the adaptive store-and-forward
+//! Slotted dynamic routing on the hypercube and the butterfly (Stamoulis' thesis §5.4–5.6):
+//! greedy routing and, on the cube, the adaptive store-and-forward
 //! scheme of Figure 5.3, on the same arrivals.
 //!
 //! **The model.** Time is slotted (τ = 1). At every slot boundary `k` every node generates a
@@ -12,7 +12,7 @@
 //!
 //! - [`SlottedScheme::Greedy`]: the canonical path (increasing dimensions); each arc sends
 //!   the packet waiting for it that arrived at the node first, **ties broken uniformly at
-//!   random** (the thesis' fair tie-break, notes 002a §6 #16, on which Prop. 5.18 relies).
+//!   random** (the thesis' "fair randomized" tie-break of §5.4, on which Prop. 5.18 relies).
 //!   On the butterfly ([`SlottedConfig::network`]) the path is unique: at level `j` the
 //!   vertical arc if the current row and the destination differ in bit `j`, the straight arc
 //!   otherwise; every packet crosses `d` arcs, and the level-`j` arcs of row `x` are served as
@@ -21,8 +21,8 @@
 //! - [`SlottedScheme::Adaptive`] (§5.5): every packet at a node tries to use a *preferred*
 //!   arc, an arc of a dimension in which the node and the destination differ. Packets are
 //!   served in priority order: fewer remaining hops first ("packets closer to their destination
-//!   have priority", as in \[Var90\]); the thesis leaves ties and the arc choice open (notes 002a
-//!   A11, §6 #17), and this implementation takes the choices the notes suggest: among equal
+//!   have priority", as in \[Var90\]); the thesis leaves ties and the arc choice open (§5.5
+//!   specifies the scheme only in part), and this implementation takes these choices: among equal
 //!   distances the packet that arrived at the node first, then uniformly at random; each
 //!   packet takes a preferred arc still free in this slot **uniformly at random**. A packet
 //!   with no free preferred arc is stored at the node (not deflected).

@@ -1,5 +1,5 @@
-//! Greenberg & Leiserson (paper 000), Theorem 9: GREEDY on the adversary's message set
-//! against `λ·lg n/24`, next to RANDOM on the same sets.
+//! Greenberg & Leiserson, *Randomized routing on fat-trees* (1986), Theorem 9: GREEDY on the
+//! adversary's message set against `λ·lg n/24`, next to RANDOM on the same sets.
 //!
 //! For the standard fat-tree (`2^⌈h/2⌉`, see `CapacityProfile::Standard`) on `n = 4^j`
 //! processors, messages routed out of the root, and switches with a deterministic admissible

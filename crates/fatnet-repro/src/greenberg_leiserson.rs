@@ -1,5 +1,5 @@
-//! Greenberg & Leiserson, "Randomized routing on fat-trees" (paper 000): delivery cycles of
-//! the on-line routers against λ(M) (the note's §5 reproduction experiments 1 and 4).
+//! Greenberg & Leiserson, *Randomized routing on fat-trees* (1986): delivery cycles
+//! of the on-line routers RANDOM, GREEDY and RANDOM′ against λ(M) (Theorems 8 and 11).
 //!
 //! The paper prints no measured numbers; its Figure 4 is an asymptotic table: RANDOM delivers
 //! any message set in `O(λ(M) + lg n·lg lg n)` cycles with probability `1 − O(1/n)`, and

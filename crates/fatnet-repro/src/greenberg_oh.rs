@@ -1,4 +1,4 @@
-//! Greenberg & Oh, "Universal wormhole routing" (paper 003): Tables I and II, simulated with
+//! Greenberg & Oh, *Universal wormhole routing* (1997): Tables I and II, simulated with
 //! the synchronous packet engine ([`fatnet::online::packet`]) on their butterfly fat-tree.
 //! Figures 2–5 are in [`crate::greenberg_oh_figures`] and use the runs of this module.
 //!
@@ -15,7 +15,7 @@
 //! Figures 3–5) is simulated once. A run is a pure function of its key, so the memo changes
 //! no number, only the time.
 //!
-//! The modelling choices the paper leaves open (notes 003 §6) are documented where they are
+//! The modelling choices the paper leaves open are documented where they are
 //! made: self-destinations in [`Pattern::Random`], queue sizes, the delay unit, the UNIV
 //! stand-in and SPLIT's queue in [`Algorithm::config`], the realized congestion in
 //! [`Trial::congestion`], and the latency/c average in [`TableTwo`].

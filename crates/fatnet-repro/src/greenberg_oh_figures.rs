@@ -1,6 +1,6 @@
-//! Greenberg & Oh (paper 003), Figures 2–5: mean maximum latency against `N` for the
-//! variants the paper compares, on random instances with `L = 32`, and a verdict on every
-//! ordering the text claims about them.
+//! Greenberg & Oh, *Universal wormhole routing* (1997), Figures 2–5: mean maximum latency against
+//! `N` for the variants the paper compares, on random instances with `L = 32`, and a verdict on
+//! every ordering the text claims about them.
 //!
 //! The OCR of the paper keeps only the captions of the figures and the claims of the text
 //! (notes §5.6), never a plotted number. So each figure's table lists our means (with their

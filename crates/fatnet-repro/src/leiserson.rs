@@ -1,4 +1,4 @@
-//! Leiserson, "Fat-Trees" (paper 004): the off-line schedulers against their theorems.
+//! Leiserson, *Fat-Trees* (1985): the off-line schedulers against their theorems.
 //!
 //! The paper prints no table; its results are bounds. Theorem 1: a message set of load factor
 //! λ(M) is delivered in `O(λ(M) lg n)` cycles — the proof gives at most

@@ -1,5 +1,5 @@
-//! Greenberg & Leiserson (paper 000), Lemmas 5 and 6: congestion and delivery probabilities of
-//! a p-subset.
+//! Greenberg & Leiserson, *Randomized routing on fat-trees* (1986), Lemmas 5 and 6: congestion and
+//! delivery probabilities of a p-subset.
 //!
 //! Lemma 5: if `M′` is a p-subset of `M` and `m ∈ M′` uses channel `c`, then `c` is congested
 //! with probability at most `(e·p·λ(M))^cap(c)`; exactly, it is `B(cap, load − 1, p)` (at least

@@ -7,6 +7,21 @@
 //! disagreement shows in the generated table instead of being tuned away. Generated files carry
 //! the command and seed that made them and no timestamp: regenerating is a no-op unless a
 //! result changed, which `cargo xtask reproduce --check` enforces.
+//!
+//! ```
+//! use fatnet_repro::{Effort, Experiment, Verdict, yuan};
+//!
+//! // Yuan's Table I, the sizes of the nonblocking ftree(n+n², n+n²) and of FT(n+n², 2),
+//! // recomputed from the networks the library builds.
+//! let table = yuan::TableOne.run(Effort::Quick)?;
+//! let count = |v: Verdict| table.cells.iter().filter(|c| c.verdict == v).count();
+//! assert_eq!(count(Verdict::Match), 10);
+//! // Two printed values disagree with 2n²+n and N²/2 (78 switches, not 88; 882 ports, not
+//! // 884): reported as suspected misprints, not corrected.
+//! assert_eq!(count(Verdict::SuspectedMisprint), 2);
+//! assert_eq!(count(Verdict::Mismatch) + count(Verdict::BoundViolated), 0);
+//! # Ok::<(), fatnet_repro::ReproError>(())
+//! ```
 
 #![deny(missing_docs)]
 

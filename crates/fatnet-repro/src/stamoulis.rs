@@ -1,6 +1,6 @@
-//! Stamoulis, "Routing and Performance Evaluation in Interconnection Networks" (paper 002),
-//! chapters 3–4: Figure 3.2, the optimal total-exchange time, and the simultaneous-broadcast
-//! times against the thesis's bounds.
+//! Stamoulis, *Routing and Performance Evaluation in Interconnection Networks*
+//! (PhD thesis, MIT, 1991), chapters 3–4: Figure 3.2, the optimal total-exchange time, and the
+//! simultaneous-broadcast times against the thesis's bounds.
 //!
 //! - `fig3_2`: the transmission tables of Figure 3.2 (`d = 4`), cell by cell. The printed
 //!   tables are data; ours come from [`TransmissionTables`], and each cell is cross-checked

@@ -103,7 +103,7 @@ const TABLE_6_2: [(f64, u32, f64, f64, f64); 18] = [
     (0.20, 10, 11.379, 11.335, -0.39),
 ];
 
-/// The notes' acceptance band for a simulated cell: 2 % for ρ ≤ 0.3, 3 % above (notes 002b §5).
+/// Our acceptance band for a simulated cell against Table 6.1: 2 % for ρ ≤ 0.3, 3 % above.
 fn band(rho: f64) -> f64 {
     if rho <= 0.3 + 1e-12 { 0.02 } else { 0.03 }
 }
@@ -891,8 +891,8 @@ pub const FIG7_6_SEED: u64 = 76;
 /// Stamoulis Figure 7.6 (and the light-traffic claim of Appendix 7.B): the mean delay of the
 /// efficient direct scheme and of the non-idling indirect scheme at d = 8 against ρ, beside
 /// Prop. 7.4's delay of the Rules A–E scheme and (6.19). The thesis prints no data; its text
-/// claims the direct scheme is faster than the non-idling indirect one (§7.4, notes 002b
-/// §3.18 (iv)), and that the latter tends to 3d/2 in light traffic.
+/// claims the direct scheme is faster than the non-idling indirect one (§7.4), and
+/// that the latter tends to 3d/2 in light traffic.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Figure7_6;
 

@@ -5,12 +5,12 @@
 //! [`PeriodicDiscipline::LabelPriority`]).
 //!
 //! **Key choice: our multinode broadcast stands in for BOSTT91's.** The thesis' second scheme
-//! uses the trees and schedule of Bertsekas et al.'s optimal MNB, which it does not give
-//! (notes 002b §6 #13); we use our verified optimal MNB of the same period and the same arc
+//! uses the trees and schedule of Bertsekas et al.'s optimal MNB, which it does not give;
+//! we use our verified optimal MNB of the same period and the same arc
 //! loads (see [`fatnet::online::periodic_broadcast`]). Its trees are not BOSTT91's, so the
 //! curves of that scheme are a substitute's, and the thesis prints no numbers for them
 //! anyway (the OCR has the captions only): every cell of that scheme is `not in paper`, and
-//! what is checked is the thesis' qualitative claims (notes 002b §3.18 (i)–(ii)).
+//! what is checked is the thesis' qualitative claims (§6.4).
 //!
 //! Each point is the mean of independent runs (the first tenth of each run's slots
 //! discarded), with a 99% Student-t interval over the runs. `Q` is
@@ -45,7 +45,7 @@ pub const FIG6_4_SEED: u64 = 64;
 const TABLE_6_2_AT_015: [f64; 6] = [5.800, 6.844, 7.881, 8.933, 10.043, 11.091];
 
 /// Table 6.2's printed simulation (ρ = 0.10, 0.15, 0.20 by row; d = 5 … 10): the thesis'
-/// Fig. 6.2 data (notes 002b §5), against which Fig. 6.1's scheme is compared.
+/// Fig. 6.2 data (§6.5), against which Fig. 6.1's scheme is compared.
 const TABLE_6_2: [[f64; 6]; 3] = [
     [5.659, 6.705, 7.729, 8.725, 9.806, 10.819],
     TABLE_6_2_AT_015,
@@ -416,7 +416,7 @@ impl Tabular for Figure6_1 {
         }]
     }
 
-    /// The claims (notes 002b §3.18 (i)–(ii)).
+    /// The thesis' qualitative claims of §6.4.
     fn summary_cells(&self, _effort: Effort, pts: &[Point]) -> Result<Vec<Cell>, ReproError> {
         let mut cells = Vec::new();
         let slopes: Vec<f64> = FIG6_1_LOADS

@@ -1,6 +1,6 @@
 //! Stamoulis, Figure 7.7 with its three schemes on one pair of axes: the mean queue size `Q`
 //! against d at ρ = 0.3 for the efficient direct scheme, the non-idling indirect scheme and
-//! the indirect scheme of Rules A–E, and the thesis' claim (v) about `Q` (notes 002b §3.18):
+//! the indirect scheme of Rules A–E, and the thesis' claim about `Q` (§7.4):
 //! "the non-idling indirect scheme has the smallest Q, and its Q grows more slowly in d".
 //!
 //! **Key design decision: every curve is simulated, under one storage convention.** The

@@ -1,7 +1,7 @@
 //! Stamoulis, chapter 5: greedy routing on the hypercube under Poisson traffic, slotted
 //! (thesis §5.4), simulated on the output-queued packet engine against the delay bounds.
 //!
-//! **Model** (notes 002a §1.3): at every slot boundary every node generates a Poisson(λ) batch
+//! **Model** (thesis §5.1 and §5.4): at every slot boundary every node generates a Poisson(λ) batch
 //! of packets; a packet from `x` goes to `z` with each bit flipped independently with
 //! probability `p` (`z = x` possible: delay 0); greedy routing crosses the differing
 //! dimensions in increasing order (dimension order) through FIFO output queues, one packet per
@@ -231,7 +231,7 @@ pub const FIG5_3_SEED: u64 = 53;
 /// Stamoulis, Figure 5.3: the queueing delay `T̄ − dp` of greedy routing and of the adaptive
 /// store-and-forward scheme of §5.5 against `d`, slotted, ρ = 0.9, p = 1/2.
 ///
-/// The thesis prints no data for the figure (notes 002a §5, §6 #17); its text claims that
+/// The thesis prints no data for the figure (the OCR has its caption only); its text claims that
 /// greedy's queueing delay grows with `d` while the adaptive scheme's stays "very small" and
 /// roughly flat. Both schemes run on [`fatnet::online::slotted_cube`] with the same arrivals
 /// for each `d` (seed `derive_seed(53, d)`); the adaptive scheme's open details (ties, arc

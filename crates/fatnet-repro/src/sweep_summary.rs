@@ -1,4 +1,4 @@
-//! Summaries of a sweep's results (issue 8): per grid point the mean of every metric with its
+//! Summaries of a sweep's results: per grid point the mean of every metric with its
 //! 95% Student-t confidence interval, and one plot per swept parameter.
 //!
 //! Each kind of sweep has its own [`metrics`]: latencies and queues for the packet simulator,

@@ -8,7 +8,7 @@
 //! processor ports; the closed forms (`2n²+n`, `n³+n²`, `3N/2`, `N²/2`) are printed beside them
 //! as a cross-check.
 //!
-//! Choices recorded here (see `notes/001-yuan-nonblocking-clos.md` §5):
+//! Choices recorded here (Table I of the OCR'd paper is incomplete):
 //! - the OCR lost the table's first column; rows are the switch sizes 20, 30, 42 (n = 4, 5, 6)
 //!   named in the text;
 //! - the third row prints 88 switches and 884 ports where both the formulas and the built

@@ -15,8 +15,9 @@
 //! (exhaustive, with a budget; an undecided value shows as an interval), the Lemma 1 checker
 //! with a counterexample re-verified by the simulator, and the exact worst-case contention.
 //! Verdicts: `match` where a theorem determines the value, `within bound` / `BOUND VIOLATED`
-//! where it only bounds it, `not in paper` where no theorem applies. The implementation
-//! note's own small values (note 001 §3) are quoted in the note column.
+//! where it only bounds it, `not in paper` where no theorem applies. Our
+//! implementation note's own small values (derived from the theorems) are quoted in the note
+//! column.
 
 use fatnet::offline::clos::{
     DModM, MinTopSearch, MinTopStep, MinTopSwitches, NonblockingReport, YuanRouting,

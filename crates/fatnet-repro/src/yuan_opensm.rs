@@ -13,9 +13,9 @@
 //! `fatnet::offline::clos` directly; d-mod-m is also turned into forwarding tables
 //! ([`from_folded_clos`]) and analysed like the dumps, as a cross-check of the two analyses.
 //!
-//! Theory, per network (note 001 §3): Theorem 3 — the n² routing is nonblocking when
-//! `m >= n²` (worst contention 1); Theorem 2 — for `r >= 2n+1` and `m < n²` every single-path
-//! deterministic routing blocks; Theorem 1 — for `r <= 2n+1` every nonblocking one has
+//! Theory, per network (Yuan, *On nonblocking folded-Clos networks*): Theorem 3 — the n² routing is
+//! nonblocking when `m >= n²` (worst contention 1); Theorem 2 — for `r >= 2n+1` and `m < n²` every
+//! single-path deterministic routing blocks; Theorem 1 — for `r <= 2n+1` every nonblocking one has
 //! `m >= ⌈(r−1)n/2⌉`. A table of one LID per CA is single-path deterministic, so these bind
 //! OpenSM's engines too. Elsewhere the paper says nothing and the verdict is `not in paper`.
 

@@ -11,6 +11,31 @@
 //!
 //! The crate also owns what every front end needs to run trials reproducibly: the seed
 //! derivation ([`derive_seed`]), the parallel trial [`runner`] and [`write_atomically`].
+//!
+//! ```
+//! use fatnet_scenario::{PacketOptions, PacketScenario, derive_seed};
+//!
+//! // The keys of `fatnet simulate`'s flags and of a sweep's `[params]`: Greenberg and Oh's
+//! // butterfly fat-tree on 16 processors, a random permutation of 4-flit worms.
+//! let scenario: PacketScenario = toml::from_str(
+//!     r#"
+//!     topology = "bft:n=16"
+//!     traffic = "permutation"
+//!     flits = 4
+//!     "#,
+//! )?;
+//! let prepared = scenario.prepare(7)?;
+//! let trial = prepared.trial(derive_seed(7, 0))?;
+//! assert!(trial.finished());
+//! assert_eq!((trial.messages, trial.delivered), (16, 16));
+//! // A trial is a function of its seed.
+//! assert_eq!(prepared.trial(derive_seed(7, 0))?, trial);
+//!
+//! // Refusals live in the library, not in a front end: a worm needs at least one flit.
+//! let options = PacketOptions { flits: Some(0), ..scenario.options };
+//! assert!(PacketScenario { options, ..scenario }.prepare(7).is_err());
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 pub mod dynamic;
 mod network;

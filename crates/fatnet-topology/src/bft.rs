@@ -1,4 +1,5 @@
-//! Greenberg and Oh's butterfly fat-tree (paper 003, §III.B.1), with the paper's exact
+//! Greenberg and Oh's butterfly fat-tree (*Universal wormhole routing*
+//! (1997), §III.B.1), with the paper's exact
 //! `(level, index)` addressing.
 
 use serde::{Deserialize, Serialize};

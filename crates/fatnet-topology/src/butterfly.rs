@@ -1,4 +1,5 @@
-//! Stamoulis' d-dimensional butterfly (paper 002, §5.6).
+//! Stamoulis' d-dimensional butterfly (Stamoulis, *Routing and performance
+//! evaluation in interconnection networks* (PhD thesis, MIT, 1991), §5.6).
 
 use serde::Serialize;
 

@@ -1,5 +1,6 @@
 //! Yuan's two-level folded Clos network `ftree(n+m, r)` ([`FoldedClos`]) and the unfolded
-//! three-stage `Clos(n, m, r)` ([`Clos`]) (paper 001, §III and Table I).
+//! three-stage `Clos(n, m, r)` ([`Clos`]) (Yuan, *On nonblocking folded-Clos networks*,
+//! §III and Table I).
 
 use serde::Serialize;
 
@@ -43,7 +44,7 @@ fn clos_channels(n: u128, m: u128, r: u128) -> u128 {
 
 /// Yuan's two-level folded Clos network `ftree(n+m, r)`.
 ///
-/// Structure (paper 001, §III and Fig. 1(b)): `r` bottom switches with `n` down ports to
+/// Structure (Yuan, §III and Fig. 1(b)): `r` bottom switches with `n` down ports to
 /// processors and `m` up ports, one to each of `m` top switches with `r` ports each; `r·n`
 /// processors. Processor (leaf) `x = v·n + k` hangs off bottom switch `v = x / n` at local port
 /// `k = x % n` (Yuan's `(v, k)`; the numbering is ours, the paper's figure is missing).
@@ -92,7 +93,7 @@ impl FoldedClos {
     }
 
     /// Yuan's nonblocking two-level network `ftree(n+n², n+n²)` built from `N = n+n²`-port
-    /// switches (paper 001, Theorem 3 and Table I): `n+n²` bottom switches with `n` processors
+    /// switches (Yuan, Theorem 3 and Table I): `n+n²` bottom switches with `n` processors
     /// and `n²` up links each, `n²` top switches with `n+n²` ports. It has `2n²+n` switches and
     /// `n³+n²` processor ports, and is nonblocking under Yuan's deterministic routing (top
     /// switch `(s mod n)·n + (d mod n)` for a cross pair); the d-mod-m routing of
@@ -108,7 +109,7 @@ impl FoldedClos {
     }
 
     /// The traditional rearrangeably nonblocking `m`-port 2-tree `FT(N, 2)` that Yuan's Table I
-    /// compares against (paper 001, §IV discussion; Lin, Chung and Huang): `N` bottom switches
+    /// compares against (Yuan, §IV discussion; Lin, Chung and Huang): `N` bottom switches
     /// with `N/2` processors and `N/2` up links each, `N/2` top switches with `N` ports, that
     /// is `ftree(N/2 + N/2, N)`. It has `3N/2` switches and `N²/2` processor ports.
     ///
@@ -388,7 +389,7 @@ impl Topology for FoldedClos {
     }
 }
 
-/// The unfolded three-stage Clos network `Clos(n, m, r)` (paper 001, §III and Fig. 1(a)).
+/// The unfolded three-stage Clos network `Clos(n, m, r)` (Yuan, §III and Fig. 1(a)).
 ///
 /// Structure: `r` input switches (`n × m`), `m` middle switches (`r × r`), `r` output
 /// switches (`m × n`); one unidirectional link from every input switch to every middle switch

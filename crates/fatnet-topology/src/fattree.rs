@@ -1,4 +1,5 @@
-//! Leiserson's binary fat-tree (paper 004) with the capacity profiles of papers 004 and 000.
+//! Leiserson's binary fat-tree (Leiserson, *Fat-Trees* (1985)) with the capacity profiles of
+//! that paper and of Greenberg & Leiserson, *Randomized routing on fat-trees* (1986).
 
 use serde::{Deserialize, Serialize};
 
@@ -543,7 +544,7 @@ mod tests {
         ));
     }
 
-    /// Leiserson's universal profile, level 0 (root) first, as worked in the notes of paper 004.
+    /// Leiserson's universal profile, level 0 (root) first (Leiserson, *Fat-Trees* (1985), §IV).
     fn by_depth(n: u64, w: u64) -> Vec<u64> {
         let t = FatTree::universal(n, w).unwrap();
         t.capacities().iter().rev().copied().collect()

@@ -1,4 +1,5 @@
-//! Stamoulis' d-dimensional hypercube (paper 002, §2.1 and chapter 5).
+//! Stamoulis' d-dimensional hypercube (Stamoulis, *Routing and performance
+//! evaluation in interconnection networks* (PhD thesis, MIT, 1991), §2.1 and chapter 5).
 
 use serde::Serialize;
 

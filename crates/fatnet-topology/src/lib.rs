@@ -27,6 +27,25 @@
 //!   channel.
 //! - A **level** is counted from the processors: level-0 channels touch processors. Trees
 //!   number their levels upwards; the hypercube uses the dimension, the butterfly the stage.
+//!
+//! ```
+//! use fatnet_topology::{Topology, TopologySpec};
+//!
+//! // Leiserson's binary fat-tree on 16 processors, every channel of capacity 1.
+//! let tree = "fattree:n=16,profile=constant,cap=1".parse::<TopologySpec>()?.build()?;
+//! assert_eq!(tree.num_processors(), 16);
+//! // A message climbs to the lowest common ancestor and back down, on the only path:
+//! // 0 → 15 crosses the root (4 channels up, 4 down), 0 → 1 only their parent.
+//! assert_eq!((tree.distance(0, 15), tree.path_count(0, 15)), (8, 1));
+//! assert_eq!(tree.distance(0, 1), 2);
+//!
+//! // Stamoulis' 4-cube: d·2^d = 64 directed arcs; 0 → 15 crosses the 4 dimensions in any of
+//! // 4! = 24 orders.
+//! let cube = "hypercube:d=4".parse::<TopologySpec>()?.build()?;
+//! assert_eq!(cube.num_channels(), 64);
+//! assert_eq!((cube.distance(0, 15), cube.path_count(0, 15)), (4, 24));
+//! # Ok::<(), fatnet_topology::TopologyError>(())
+//! ```
 
 #![deny(missing_docs)]
 

@@ -1,4 +1,4 @@
-//! Stamoulis' dynamic traffic on the `d`-cube (thesis §5.1.1, notes 002a §1.3): every node
+//! Stamoulis' dynamic traffic on the `d`-cube (Stamoulis' thesis (1991), §5.1.1): every node
 //! generates packets by an independent Poisson process of rate λ, and a packet born at `x`
 //! goes to `z` with probability `p^H(x,z) (1 − p)^(d − H(x,z))` (5.1), i.e. each address bit is
 //! flipped independently with probability `p`. The same law feeds the `d`-dimensional
@@ -10,7 +10,7 @@
 //! other nodes have been generated: a simulator may pull them window by window, in any
 //! order, and still see exactly the arrivals of [`PoissonTraffic::poisson`] with the same seed.
 //!
-//! Modelling choices (the thesis leaves them open; notes 002a §6):
+//! Modelling choices (the thesis leaves them open):
 //!
 //! - A destination may equal its origin (probability `(1 − p)^d`). Such a packet is kept: it
 //!   is counted with delay 0 on the cube (no transmission), as Little's law `N = λ 2^d T` of

@@ -1,5 +1,6 @@
 //! Yuan's local adaptive routing NONBLOCKINGADAPTIVE (§V, Fig. 4, Lemmas 3–5, Theorems 4–5;
-//! reconstructed in note §2.5–2.6).
+//! Fig. 4's pseudo-code leaves details open, so this is our reconstruction from it and the
+//! proofs).
 //!
 //! Reconstruction choices, all from the note (the OCR of Fig. 4 is garbled, §6 items 5–9):
 //!
@@ -10,7 +11,7 @@
 //! - **Keys.** Partition `q` (0-based; the paper's partition `q+1`) sends destination `d` to
 //!   key `p` for `q = 0` and `(s_{q−1} − p) mod n` (non-negative) for `q >= 1`: the paper's
 //!   "top switch i carries destinations (s_0 = (i+j)%n, p = j)" for partition 2, confirmed
-//!   by Lemma 4's proof (note §6.6). For a fixed destination switch the key is a bijection of
+//!   by Lemma 4's proof. For a fixed destination switch the key is a bijection of
 //!   `p` (Lemma 4, Class DIFF).
 //! - **Physical tops.** Configuration `X`, partition `q`, key `t` is top switch
 //!   `X·(c+1)·n + q·n + t` (the concrete form of the merge of lines (14)–(16)): partition `q`
@@ -19,11 +20,11 @@
 //!   take one whose number of distinct keys over the remaining pairs is largest ("the largest
 //!   subset that can be routed", Lemma 5), route one representative per key on it, remove
 //!   them, mark the partition used; open a new configuration when all are used. Ties are
-//!   unspecified in the paper and change the number of configurations (note §3, C-T5.2), so
+//!   unspecified in the paper and change the number of configurations, so
 //!   both are parameters: [`PartitionTie`] (default: lowest partition) and
 //!   [`Representative`] (default: smallest destination id).
 //! - **Pairs within one bottom switch** (and self pairs) are not in `P^i`: they turn around
-//!   in the bottom switch and get no top (note §2.6 (c)).
+//!   in the bottom switch and get no top.
 //! - **Locality (P2).** A switch's routes are computed from the *set* of its own pairs,
 //!   sorted by destination, so they depend neither on other switches' pairs nor on the
 //!   order of the message set.
@@ -108,17 +109,17 @@ pub fn min_digits(n: u32, r: u32) -> Option<u32> {
     Some(c)
 }
 
-/// Top switches that suffice for every permutation: `⌈n/(c+2)⌉·(c+1)·n` (note §3, the
-/// pre-Theorem-5 remark with its ceiling). The first partition of a configuration routes
+/// Top switches that suffice for every permutation: `⌈n/(c+2)⌉·(c+1)·n` (the remark
+/// before Theorem 5, with a ceiling). The first partition of a configuration routes
 /// two pairs whenever two remain (two distinct destinations differ in some key), every other
 /// partition at least one, and a switch has at most `n` pairs. The paper's
-/// `(c+1)n²/(c+2) < n²` drops the ceiling and fails for small `n` (note §6.12).
+/// `(c+1)n²/(c+2) < n²` drops the ceiling and fails for small `n`.
 pub fn adaptive_top_bound(n: u32, digits: u32) -> u64 {
     let (n, c) = (u64::from(n), u64::from(digits));
     n.div_ceil(c + 2) * (c + 1) * n
 }
 
-/// The partition key of destination `d` (note §2.5): `p` for `q = 0`, `(s_{q−1} − p) mod n`
+/// The partition key of destination `d` (§V, Lemma 3): `p` for `q = 0`, `(s_{q−1} − p) mod n`
 /// otherwise.
 fn key(n: u32, q: u32, d: u32) -> u32 {
     let p = d % n;

@@ -1,5 +1,5 @@
-//! Yuan's Lemma 1 checker with a counterexample (note §2.1), and the exact worst-case
-//! contention of a routing over all permutations.
+//! Yuan's Lemma 1 checker with a counterexample (from the proof of Lemma 1), and the exact
+//! worst-case contention of a routing over all permutations.
 
 use fatnet_topology::FoldedClos;
 use fatnet_traffic::{Message, MessageSet};
@@ -118,8 +118,8 @@ impl LinkPairs {
     }
 
     /// Two pairs with distinct sources and distinct destinations, if the link has them
-    /// (note §2.1): `a` first; `b` differs from `a` in source, `c` in destination. If `b`
-    /// also differs in destination, `(a, b)`; else if `c` also differs in source, `(a, c)`;
+    /// (as in the proof of Lemma 1): `a` first; `b` differs from `a` in source, `c` in destination.
+    /// If `b` also differs in destination, `(a, b)`; else if `c` also differs in source, `(a, c)`;
     /// else `b = (s_b, d_a)` and `c = (s_a, d_c)`, so `(b, c)`.
     pub fn witness(&self) -> Option<[(u32, u32); 2]> {
         let (a, b, c) = (self.first?, self.other_src?, self.other_dst?);
@@ -140,7 +140,7 @@ impl LinkPairs {
 ///
 /// Time `O(r²n²·|tops|)` (every pair once per top), memory `O(r·m)`: each link keeps its
 /// count, its first pair, and the first pairs that differ from it in source and in
-/// destination, which is all the witness construction of note §2.1 needs.
+/// destination, which is all the witness construction of Lemma 1's proof needs.
 ///
 /// # Errors
 ///

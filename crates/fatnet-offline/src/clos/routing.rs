@@ -1,5 +1,5 @@
 //! Routings of `ftree(n+m, r)`: a top switch (or a set of them) per pair across bottom
-//! switches (note §2.0, §2.3).
+//! switches (Yuan, §III–§V).
 
 use fatnet_topology::FoldedClos;
 
@@ -78,7 +78,7 @@ impl ClosRoutingKind {
     }
 }
 
-/// Yuan's nonblocking routing (Theorem 3, note §2.3): the pair `(v, i) -> (w, j)` goes
+/// Yuan's nonblocking routing (Theorem 3): the pair `(v, i) -> (w, j)` goes
 /// through top switch `i·n + j`, indexed by the local ports of its source and destination
 /// and independent of the switches `v`, `w`.
 ///

@@ -1,6 +1,6 @@
 //! The smallest number of top switches that admits a nonblocking single-path deterministic
-//! routing of `ftree(n+m, r)`, by exhaustive search for tiny `(n, r)` (note §3, C-T1.1,
-//! C-T2.2), compared with Yuan's Theorems 1–3.
+//! routing of `ftree(n+m, r)`, by exhaustive search for tiny `(n, r)`,
+//! compared with Yuan's Theorems 1–3.
 //!
 //! **Method [ours].** By Lemma 1 a routing is nonblocking iff the pairs of each top switch
 //! form a *valid set*: on every link each top's pairs share a source or a destination. Valid
@@ -41,8 +41,8 @@ pub fn lemma2_bound(n: u32, r: u32) -> u64 {
     if r > 2 * n { r * (r - 1) } else { 2 * n * r }
 }
 
-/// Theorem 1's necessary condition for `r <= 2n+1`: `m >= ⌈(r−1)n/2⌉` (note §6.13 for the
-/// ceiling). For `r >= 2n+1` Theorem 2 gives `m >= n²` instead.
+/// Theorem 1's necessary condition for `r <= 2n+1`: `m >= ⌈(r−1)n/2⌉` (the ceiling is
+/// ours: `m` is an integer). For `r >= 2n+1` Theorem 2 gives `m >= n²` instead.
 pub fn theorem1_bound(n: u32, r: u32) -> u64 {
     (u64::from(r).saturating_sub(1) * u64::from(n)).div_ceil(2)
 }
@@ -212,7 +212,7 @@ impl Pairs {
 }
 
 /// The exact maximum number of cross pairs one top switch of a nonblocking `ftree(n+m, r)`
-/// can carry (the quantity Lemma 2 bounds; note §3 C2.1).
+/// can carry (the quantity Lemma 2 bounds).
 ///
 /// # Errors
 ///

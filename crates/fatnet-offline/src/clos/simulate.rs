@@ -1,4 +1,4 @@
-//! The permutation simulator (note §2.2): per-channel pair counts of one communication
+//! The permutation simulator: per-channel pair counts of one communication
 //! pattern under given routes, the ground truth every other answer is tested against.
 
 use fatnet_topology::{ChannelId, FoldedClos, Topology};

@@ -1,6 +1,6 @@
 //! Greedy node-to-node routing under Poisson traffic on the hypercube and the butterfly,
-//! simulated exactly in continuous time (Stamoulis' thesis, chapter 5; notes 002a §1.3, A9,
-//! A12).
+//! simulated exactly in continuous time (Stamoulis' thesis, chapter 5: §5.1,
+//! §5.3 and §5.6).
 //!
 //! **The model.** Every node of the `d`-cube generates packets by a Poisson process of rate λ;
 //! a packet born at `x` goes to `z` with probability `p^H(x,z) (1 − p)^(d − H(x,z))` (5.1)
@@ -36,7 +36,7 @@
 //!
 //! - **Delay** runs from generation to the end of the last transmission. A packet whose
 //!   destination is its origin (probability `(1 − p)^d`) is delivered at once on the cube,
-//!   with delay 0, and counted (notes 002a §1.3, §6 #15); on the butterfly it still crosses
+//!   with delay 0, and counted (as the thesis' (5.1) allows); on the butterfly it still crosses
 //!   the `d` straight arcs.
 //! - **Ties.** FIFO is by ready time at the node (the arrival time there; a new packet
 //!   "arrives" at its generation time). Equal ready times — probability zero under Poisson
@@ -388,7 +388,7 @@ impl Sink for Books {
 /// use fatnet_online::greedy_cube::{GreedyConfig, steady_state};
 ///
 /// // p = 1: every packet goes to the antipode, paths are disjoint, and the first arc of each
-/// // path is an M/D/1 queue: T = d + ρ/(2(1 − ρ)) exactly (notes 002a R5.14).
+/// // path is an M/D/1 queue: T = d + ρ/(2(1 − ρ)) exactly (thesis §5.3.5).
 /// let config = GreedyConfig { d: 3, lambda: 0.5, p: 1.0,
 ///                             protocol: RunProtocol::new(500.0, 20_000.0, 20),
 ///                             ..GreedyConfig::default() };

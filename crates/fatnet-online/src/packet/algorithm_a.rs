@@ -1,20 +1,20 @@
 //! Greenberg and Oh's Algorithm A (§II) and its Theorem 5 doubling variant, as a schedule of
 //! release times over the packet engine — not a second engine.
 //!
-//! **Algorithm A** (notes 003 §2.1). Given fixed paths of congestion `c` and dilation `d` for
-//! `P` worms of `L` flits, with `η = min(d, L)`, draw for every worm a delay uniformly from
-//! `0..n` with `n = ⌈k·c·η⌉` phases, hold it at its source for `delay·T` flit-steps, then let
-//! it go greedily. With `k = 32e` and `T = 2d + L·log₂ P`, Theorem 4 shows that every worm
+//! **Algorithm A** (*Universal wormhole routing* (1997), §II). Given fixed paths of congestion `c`
+//! and dilation `d` for `P` worms of `L` flits, with `η = min(d, L)`, draw for every worm a delay
+//! uniformly from `0..n` with `n = ⌈k·c·η⌉` phases, hold it at its source for `delay·T` flit-steps,
+//! then let it go greedily. With `k = 32e` and `T = 2d + L·log₂ P`, Theorem 4 shows that every worm
 //! finishes inside its own phase `[delay·T, (delay + 1)·T)` with high probability, so the
 //! schedule takes `n·T = O(c·d·η + c·L·η·log P)` flit-steps.
 //!
-//! **Theorem 5** (notes §2.2): start with `T₀ = 2(d + L)` and `⌈32e·c·η⌉` phases; if some worm
+//! **Theorem 5**: start with `T₀ = 2(d + L)` and `⌈32e·c·η⌉` phases; if some worm
 //! missed its phase, rerun the whole algorithm with `T` doubled; the expected total is
 //! `O(c·d·L)`.
 //!
 //! # Modelling choices
 //!
-//! - **Phases are not enforced** (notes §6.21). The paper's analysis *assumes* that worms of
+//! - **Phases are not enforced**. The paper's analysis *assumes* that worms of
 //!   different phases never interact and proves that `T` suffices for that w.h.p.; it gives no
 //!   mechanism. We run every worm freely from its release step `delay·T` in one engine run
 //!   (option (a) of §6.21) and check phase membership afterwards: worm `w` finished in its

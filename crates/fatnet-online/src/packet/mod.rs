@@ -19,7 +19,7 @@
 //!   ([`simulate_multicast`]; asynchronous replication at the tree's branch nodes, see the
 //!   tree's documentation).
 //!
-//! # Step semantics (Greenberg and Oh, notes 003 §2.6)
+//! # Step semantics (Greenberg and Oh's simulations, §III.B; our reading, fixed by Table I)
 //!
 //! Every link `e` has a FIFO queue `Q[e]` at its head node, of capacity `q` units (flits for
 //! wormhole and split, packets for store-and-forward). In each step:
@@ -104,7 +104,7 @@ fatnet_topology::named_options! {
         /// built-in topologies), uniformly at random, chosen at the source and kept.
         Fixed = "fp",
         /// RP (Random-Path): each step the head draws one candidate uniformly (even a busy one)
-        /// and waits a step if it is blocked (Greenberg–Oh's oblivious re-choice, notes §2.4).
+        /// and waits a step if it is blocked (Greenberg–Oh's oblivious re-choice, §III.B.2).
         Random = "rp",
         /// GP (Greedy-Path): the first candidate, in port order, that is free.
         Greedy = "gp",
@@ -144,7 +144,8 @@ fatnet_topology::named_options! {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum ScanPolicy {
-    /// RR: cyclically from an input drawn uniformly, once per node per step (notes §6.9).
+    /// RR: cyclically from an input drawn uniformly, once per node per step (the paper does
+    /// not say how RR starts).
     RoundRobin,
     /// FO: the fixed input order of [`PacketNet`] (children's up links, then parents' down
     /// links, then the injection queue).
@@ -158,7 +159,7 @@ pub enum ScanPolicy {
     /// Every message draws a priority uniformly from `1..=range` at release; the smallest
     /// number goes first, ties in RR order. This is our stand-in for the priorities of the
     /// UNIV algorithm of Leighton, Maggs, Ranade and Rao, which Greenberg–Oh do not describe
-    /// further (notes §6.16).
+    /// further.
     RandomPriority {
         /// `R`: priorities are drawn from `1..=range`.
         range: u32,
@@ -556,7 +557,7 @@ pub fn slotted_bitflip_arrivals<R: Rng + ?Sized>(
 
 /// The unit of Greenberg–Oh's initial delays, in engine steps: one packet-step for
 /// store-and-forward; `L·⌈log₂ N⌉` flit-steps for wormhole and split (the paper's
-/// "x·L·log N" has no base; we take 2, as Figure 2's `R = log₂ N` does — notes §6.12).
+/// "x·L·log N" has no base; we take 2, as Figure 2's `R = log₂ N` does).
 pub fn delay_unit(config: &PacketConfig, processors: u32) -> u64 {
     match config.flow {
         FlowControl::StoreAndForward => 1,
@@ -669,7 +670,7 @@ pub struct PacketReport {
     /// delivered (`None` unless [`PacketConfig::record_latencies`]).
     pub latencies: Option<Vec<u64>>,
     /// Per step `t` (from 0), the packets *stored* during the step by Stamoulis' convention
-    /// (thesis §6.4, notes 002b §1): a packet counts once at every node that still has to
+    /// (thesis §6.4): a packet counts once at every node that still has to
     /// forward it — a multicast from its release (or its arrival at the end of the previous
     /// step) until the end of the step in which its last copy leaves the node, its copies on
     /// several child links counting once; a unicast at every node it waits at, its

@@ -304,7 +304,7 @@ impl MulticastTree {
 
     /// The spanning tree of the `d`-cube that Stamoulis' efficient direct broadcast scheme
     /// gives a packet born at `root` with tag `first` (the non-idling SaS85 scheme, thesis
-    /// §6.3.3; notes 002b §2.4): dimensions are taken in the cyclic order `first, first + 1,
+    /// §6.3.3): dimensions are taken in the cyclic order `first, first + 1,
     /// …, d − 1, 0, …, first − 1` (0-based); the root sends on every dimension, and a node
     /// reached over the `k`-th dimension of that order forwards on every later one. A
     /// binomial tree of depth `d` with `2^d − 1` links reaching every other node.

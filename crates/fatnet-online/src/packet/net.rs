@@ -143,9 +143,10 @@ enum Hops {
 ///
 /// **Terminals.** A processor node that forwards nothing (a leaf: at most one outgoing link)
 /// is a *terminal*; the links entering it are *ejection links*, whose queue is the
-/// processor's input buffer, drained by the processor one unit per step (Greenberg–Oh,
-/// notes §2.6) unless the run's [`super::SinkModel`] absorbs units at once. A processor that
-/// also routes (a hypercube node) absorbs the units addressed to it on arrival.
+/// processor's input buffer, drained by the processor one unit per step (our reading of
+/// Greenberg–Oh's simulations, fixed by Table I) unless the run's [`super::SinkModel`] absorbs
+/// units at once. A processor that also routes (a hypercube node) absorbs the units addressed to it
+/// on arrival.
 #[derive(Clone)]
 pub struct PacketNet {
     topology: Arc<dyn Topology + Send + Sync>,

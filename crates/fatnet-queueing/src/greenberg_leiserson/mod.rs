@@ -1,9 +1,10 @@
 //! Greenberg & Leiserson, "Randomized Routing on Fat-Trees" (MIT/LCS/TM-307, 1986; FOCS 1985):
 //! the paper's bounds, constants and cycle budgets as closed forms.
 //!
-//! The implementation note (`papers/notes/000-greenberg-leiserson.md`, cited below as "the
-//! note") fixes the readings of the OCR'd text; where the paper is ambiguous, each item says
-//! which reading it implements.
+//! The technical report survives as a scanned text with gaps (lost lines, ambiguous
+//! formulas); our implementation note (unpublished, cited below as "the note") fixes one
+//! reading of each, and where the paper is ambiguous each item says which reading it
+//! implements.
 //!
 //! Model in one paragraph: `n` processors are the leaves of a complete binary tree with
 //! `L = lg n` levels. Every tree edge is a pair of directed channels, and the root has one more

@@ -1,14 +1,13 @@
-//! Chapters 6–7: multiple broadcasts on the `d`-cube under Poisson traffic (notes 002b §3–4,
-//! formulas F1–F23).
+//! Chapters 6–7: multiple broadcasts on the `d`-cube under Poisson traffic (thesis §6.2–§7.4).
 //!
 //! Model: every node generates broadcast packets by a Poisson process of rate λ; a broadcast
 //! reaches all `2^d − 1` other nodes; time is slotted (a transmission takes one slot). The
-//! load factor is ρ = λ(2^d − 1)/d (F1), and every scheme needs ρ < 1.
+//! load factor is ρ = λ(2^d − 1)/d (§6.2.1), and every scheme needs ρ < 1.
 //!
 //! **A printed formula that is wrong.** Prop. 7.5 (the indirect scheme's mean queue size)
 //! applies Little's law with the per-*frame* rate against a delay in *slots*, which makes its
-//! main term three times too large (notes 002b §3.12). [`prop_7_5_printed`] keeps the printed
-//! form, labelled, to redraw the thesis' Figure 7.7; [`prop_7_5_corrected`] is the notes'
+//! main term three times too large. [`prop_7_5_printed`] keeps the printed
+//! form, labelled, to redraw the thesis' Figure 7.7; [`prop_7_5_corrected`] is our
 //! correction, which matches simulation.
 
 use crate::error::{Parameter, QueueingError, non_negative, positive};
@@ -152,7 +151,7 @@ pub fn indirect_stability_limit(d: u32) -> Result<f64, QueueingError> {
     Ok(2.0 / 3.0 * (1.0 - 0.5f64.powi(d as i32)))
 }
 
-/// The generalised Rule C of §7.3.1 (notes 002b §2.8, §3.14, F20): every cycle of `K + L`
+/// The generalised Rule C of §7.3.1: every cycle of `K + L`
 /// slots gives `K` consecutive slots to root-bound traffic and `L` to broadcasting (Rule C is
 /// `K = 1`, `L = 2`). Two necessary conditions for stability follow — the roots start at
 /// most `L` broadcasts per cycle, `(λ/d)2^d(K + L) < L` (7.15), and the single arc feeding
@@ -165,7 +164,7 @@ pub fn indirect_stability_limit(d: u32) -> Result<f64, QueueingError> {
 /// where it equals [`indirect_stability_limit`]: Rule C is the best alternation, and there it
 /// is also sufficient (Prop. 7.3). For `L ≠ 2K` the thesis proves only necessity, so this is
 /// an upper limit, not a claim that the alternation reaches it. (The thesis' remark "for
-/// `K = 2L`, inequality (7.18)" means `L = 2K` and (7.16); notes 002b §6 #4.)
+/// `K = 2L`, inequality (7.18)" means `L = 2K` and (7.16), a misprint.)
 ///
 /// ```
 /// use fatnet_queueing::stamoulis::broadcast::{generalised_rule_c_limit, indirect_stability_limit};
@@ -206,8 +205,8 @@ pub fn prop_7_4_delay(d: u32, rho: f64) -> Result<f64, QueueingError> {
     Ok(3.0 * f64::from(d) + 1.0 + 3.0 * rho / (2.0 * (limit - rho)))
 }
 
-/// Prop. 7.5 **as printed** (wrong, notes 002b §3.12): the indirect scheme's mean queue size
-/// `Q = (3d/4)ρ(2^d − 2)/(2^d − 1) + 3ρd/(2^d − 1)·(3d/2 + 17/6 + 3ρ/(2[ρ* − ρ]))`.
+/// Prop. 7.5 **as printed** (wrong: Little's law with the per-frame rate): the indirect scheme's
+/// mean queue size `Q = (3d/4)ρ(2^d − 2)/(2^d − 1) + 3ρd/(2^d − 1)·(3d/2 + 17/6 + 3ρ/(2[ρ* − ρ]))`.
 ///
 /// # Errors
 ///
@@ -220,7 +219,7 @@ pub fn prop_7_5_printed(d: u32, rho: f64) -> Result<f64, QueueingError> {
         + 3.0 * rho * df / m * (1.5 * df + 17.0 / 6.0 + 3.0 * rho / (2.0 * (limit - rho))))
 }
 
-/// Prop. 7.5 **corrected** (notes 002b §3.12, Little's law with the per-slot rate):
+/// Prop. 7.5 **corrected** (Little's law with the per-slot rate):
 /// `Q = (3d/4)ρ(2^d − 2)/(2^d − 1) + ρd/(2^d − 1)·(3d/2 + 5/2 + 3ρ/(2[ρ* − ρ]))`.
 ///
 /// # Errors

@@ -1,5 +1,5 @@
 //! Chapter 5: the delay bounds of dynamic node-to-node routing on the `d`-cube and the
-//! `d`-dimensional butterfly under Poisson traffic (notes 002a R5.2–R5.21, F8–F13).
+//! `d`-dimensional butterfly under Poisson traffic (thesis (5.2)–Prop. 5.18).
 //!
 //! Model: every node (butterfly: every level-1 node) generates packets by a Poisson process
 //! of rate λ; each destination bit differs from the origin's with probability `p` (5.1);
@@ -9,7 +9,7 @@
 //! 5.16).
 //!
 //! **Proved and claimed.** The thesis states some bounds without a complete proof, and one
-//! of its quoted bounds is wrong; this module keeps them apart (notes 002a §6 #1–#3):
+//! of its quoted bounds is wrong; this module keeps them apart:
 //!
 //! - Prop. 5.2 is evaluated with the exact M/D/c sojourn
 //!   ([`mdc_sojourn`]), never with the printed \[Bru71\] bound, which
@@ -135,7 +135,7 @@ pub fn greedy_upper_bound(d: u32, lambda: f64, p: f64) -> Result<f64, QueueingEr
     Ok(c.d * c.p / (1.0 - c.lambda * c.p))
 }
 
-/// (5.18) with Prop. 5.13, **claimed** (stated without proof, notes 002a R5.14, §6 #2):
+/// (5.18) with Prop. 5.13, **claimed** (stated without proof in §5.3.5):
 /// `T ≥ dp + (d − 1)ρp²(1 − p) + pρ/(2(1 − ρ))` for greedy routing on the cube.
 ///
 /// # Errors
@@ -197,7 +197,7 @@ pub fn butterfly_slotted_lower_bound(d: u32, lambda: f64, p: f64) -> Result<f64,
 }
 
 /// Prop. 5.18 in continuous time, **claimed**: `T ≥ d + (1/2)(d − 1)ρ·min{p, 1 − p}`. The
-/// thesis transfers the slotted bound by "T ≥ T̄", the reverse of (5.26) (notes 002a §6 #2).
+/// thesis transfers the slotted bound by "T ≥ T̄", the reverse of (5.26).
 ///
 /// # Errors
 ///

@@ -1,7 +1,7 @@
 //! Stamoulis, "Routing and Performance Evaluation in Interconnection Networks" (MIT PhD
-//! thesis, 1991; paper 002): the closed forms of chapters 2 and 5–7, each documented with its
-//! equation or proposition number, and marked where the implementation notes
-//! (`papers/notes/002a-…`, `002b-…`) found the printed formula wrong.
+//! thesis, 1991): the closed forms of chapters 2 and 5–7, each documented with its
+//! equation or proposition number, and marked where our checks (algebra,
+//! exact evaluation or simulation) found the printed formula wrong.
 //!
 //! - [`queues`]: the single queues of §2.2 — discrete-time G/D/1 and M/D/1 (2.3)–(2.4),
 //!   continuous arrivals with slotted service (2.5), the M/D/1 queue with synchronisation
@@ -17,7 +17,7 @@
 //! ```
 //! use fatnet_queueing::stamoulis::{broadcast, greedy, queues};
 //!
-//! // 𝒟(4; 0.9), the M/D/4 sojourn (notes 002a F14).
+//! // 𝒟(4; 0.9), the M/D/4 sojourn (Crommelin's formula).
 //! assert!((queues::mdc_sojourn(4, 0.9)? - 1.99997).abs() < 5e-6);
 //! // Greedy routing on the 6-cube at ρ = 0.8, p = 1/2: 4 ≤ T ≤ 15.
 //! let b = greedy::delay_bounds(greedy::Network::Hypercube, 6, 1.6, 0.5)?;

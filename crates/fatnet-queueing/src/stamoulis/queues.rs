@@ -1,4 +1,4 @@
-//! The single queues of the thesis (§2.2; notes 002a §1.4, R2.2–R2.3, F5–F7, F14–F15): the
+//! The single queues of the thesis (§2.2, (2.3)–(2.6)): the
 //! discrete-time G/D/1 and M/D/1 queues, continuous arrivals with slotted service, the M/D/1
 //! queue with synchronisation, and the M/D/c queue (Crommelin) that Props. 5.2 and 6.1 need.
 //!
@@ -101,8 +101,8 @@ pub fn md1_sojourn(r: f64) -> Result<f64, QueueingError> {
 const CROMMELIN_MAX_TERMS: u64 = 2_000_000;
 
 /// `𝒟(c; ρ)`: the mean sojourn (waiting + the unit service) of the M/D/c queue with `c`
-/// servers, unit service and total arrival rate `Λ = cρ` (notes 002a F14; Crommelin 1932, as
-/// in Tijms):
+/// servers, unit service and total arrival rate `Λ = cρ` (Crommelin 1932, as in Tijms; the thesis
+/// uses it in Props. 5.2 and 6.1):
 ///
 /// `W_q = Σ_{k≥1} [P(X_k ≥ kc) − (c/Λ) P(X_k ≥ kc + 1)]`, `X_k ~ Poisson(kΛ)`,
 /// `𝒟 = 1 + W_q`.
@@ -206,8 +206,9 @@ fn ln_factorial(m: f64) -> f64 {
         + inv * (1.0 / 12.0 - inv2 * (1.0 / 360.0 - inv2 * (1.0 / 1260.0 - inv2 / 1680.0)))
 }
 
-/// The lower bound on `𝒟(c; ρ)` that survives the notes' check (F15, a Brumelle-type bound):
-/// `1/2 + ρ / (2c(1 − ρ))`. The thesis' chapter 6 uses this form (notes 002b §3.2).
+/// The lower bound on `𝒟(c; ρ)` that survives our check (a Brumelle-type bound; the
+/// thesis' Prop. 5.2 prints a wrong one):
+/// `1/2 + ρ / (2c(1 − ρ))`. The thesis' chapter 6 uses this form (Prop. 6.1).
 ///
 /// # Errors
 ///

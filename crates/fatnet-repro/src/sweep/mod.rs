@@ -1,4 +1,4 @@
-//! Parameter sweeps from a TOML file, with results that survive interruption (issue 8).
+//! Parameter sweeps from a TOML file, with results that survive interruption.
 //!
 //! **Key design decision: a task's result is a function of its index and the sweep file
 //! only.** The file expands to a fixed list of grid points; task `k = point · trials + trial`

@@ -2,7 +2,8 @@
 //! grid points × trials and appends one JSON line per finished trial to `DIR/results.jsonl`,
 //! fsync'd in batches, resumable after any crash; under `mpirun` (the `mpi` feature) the ranks
 //! share the trials and rank 0 writes. `summarize` writes means, confidence intervals and one
-//! plot per swept parameter. `check` validates a file and prints its grid.
+//! plot per swept parameter (or the x axis, series and log axes asked for: parsed here into
+//! [`PlotOptions`], checked by the library). `check` validates a file and prints its grid.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -12,7 +13,7 @@ use anyhow::{Context, Result};
 use clap::{Args, Subcommand};
 use fatnet_repro::sweep::SweepKind;
 use fatnet_repro::sweep::{SweepOptions, SweepRun, SweepSpec, TaskRunner, run_sweep_with};
-use fatnet_repro::sweep_summary::{Metric, metrics, summarize_sweep};
+use fatnet_repro::sweep_summary::{Metric, PlotOptions, metrics, summarize_sweep};
 
 #[cfg(feature = "mpi")]
 mod mpi_ranks;
@@ -63,7 +64,19 @@ RESULTS (DIR):
                    count, any number of MPI ranks, and any interruption + --resume (in task
                    order when run in one go; `sort` them to compare otherwise).
   summary.md/.csv  written by `summarize`, with <metric>-vs-<parameter>.svg/.csv per swept
-                   parameter
+                   parameter (<metric>-vs-<x>-by-<series>.svg/.csv with --series)
+
+PLOTS (`summarize`):
+  fatnet sweep summarize DIR                       one plot per swept parameter, lines by the
+                                                   other swept parameters, default metric
+  fatnet sweep summarize DIR --metric mean_latency --x flits --series traffic --log-y
+                                                   one plot: flits across, one line per traffic
+                                                   value, logarithmic vertical axis
+  A numeric parameter is drawn as lines; a categorical one (worm, store) as points with error
+  bars, as its values have no order. Log axes are base 2 (ticks 2^k). Refused before anything
+  is written: a metric of another kind of sweep, a parameter that is not swept, --x equal to
+  --series, --log-x over a parameter with a non-numeric or non-positive value. A mean <= 0 on
+  a --log-y axis is listed in the CSV and named in the plot's \"not drawn\" note.
 
 THREE WAYS TO RUN:
   fatnet sweep run sweep.toml --out results/                 all cores of this machine
@@ -91,7 +104,9 @@ enum SweepCommand {
         file: PathBuf,
     },
     /// Means with 95% confidence intervals per grid point, and one SVG plot per swept
-    /// parameter, written into the results directory (read-only on the results).
+    /// parameter (or the one --x asks for), written into the results directory (read-only on
+    /// the results).
+    #[command(after_help = SWEEP_HELP)]
     Summarize(SummarizeArgs),
 }
 
@@ -128,6 +143,53 @@ struct SummarizeArgs {
     /// dynamic simulator.
     #[arg(long, long_help = metric_help())]
     metric: Option<String>,
+    /// The swept parameter on the horizontal axis: one plot instead of one per swept parameter.
+    #[arg(long, value_name = "PARAM")]
+    x: Option<String>,
+    /// The swept parameter whose values are the lines (`PARAM=value` first in each legend
+    /// entry; other swept parameters still split lines). Default: one line per combination of
+    /// the other swept parameters.
+    #[arg(long, value_name = "PARAM")]
+    series: Option<String>,
+    /// Logarithmic horizontal axis, base 2 (ticks 2^k); every plotted parameter must be a
+    /// positive number.
+    #[arg(long)]
+    log_x: bool,
+    /// Logarithmic vertical axis, base 2 (ticks 2^k); means <= 0 are named, not drawn.
+    #[arg(long)]
+    log_y: bool,
+}
+
+impl SummarizeArgs {
+    /// The plot options, as the library takes them (it checks them against the sweep).
+    fn plot_options(&self) -> PlotOptions {
+        PlotOptions {
+            metric: self.metric.clone(),
+            x: self.x.clone(),
+            series: self.series.clone(),
+            log_x: self.log_x,
+            log_y: self.log_y,
+        }
+    }
+
+    /// The command line that reproduces the plots, recorded in each figure.
+    fn command(&self, metric: &str) -> String {
+        let mut command = format!(
+            "fatnet sweep summarize {} --metric {metric}",
+            self.dir.display()
+        );
+        for (flag, value) in [("--x", &self.x), ("--series", &self.series)] {
+            if let Some(v) = value {
+                command.push_str(&format!(" {flag} {v}"));
+            }
+        }
+        for (flag, on) in [("--log-x", self.log_x), ("--log-y", self.log_y)] {
+            if on {
+                command.push_str(&format!(" {flag}"));
+            }
+        }
+        command
+    }
 }
 
 /// `--metric`'s long help: every metric of every kind of sweep.
@@ -178,27 +240,9 @@ pub fn run(args: SweepArgs, out: &mut impl Write) -> Result<()> {
         }
         SweepCommand::Summarize(args) => {
             let summary = summarize_sweep(&args.dir)?;
-            let metric = match &args.metric {
-                None => &summary.metrics()[0],
-                Some(name) => Metric::by_name(summary.kind, name).with_context(|| {
-                    format!(
-                        "--metric {name}: not a metric of {}; choose one of {}",
-                        summary.kind,
-                        summary
-                            .metrics()
-                            .iter()
-                            .map(|m| m.name)
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    )
-                })?,
-            };
-            let command = format!(
-                "fatnet sweep summarize {} --metric {}",
-                args.dir.display(),
-                metric.name
-            );
-            let written = summary.write(&args.dir, metric, &command)?;
+            let options = args.plot_options();
+            let metric = Metric::named(summary.kind, options.metric.as_deref())?;
+            let written = summary.write(&args.dir, &options, &args.command(metric.name))?;
             writeln!(
                 out,
                 "{} of {} tasks finished, {} points, swept: {}",

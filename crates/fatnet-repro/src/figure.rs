@@ -18,6 +18,23 @@
 //! number there) or non-finite is built as NaN ([`point`]); it is listed in the CSV like any
 //! other point, and the SVG, which cannot draw it, names it in a visible note under the plot
 //! ("not drawn: …").
+//!
+//! **Layout.** The plot area is always 420 × 340 px; the canvas is 720 × 440 px unless the
+//! legend, right of the plot, needs more: the canvas then grows to the right to fit the longest
+//! legend entry (its width estimated per character by [`text_width`], generously, as the
+//! viewer's font is unknown) and downwards to fit every entry, so no legend entry is ever cut.
+//!
+//! **Lines or markers.** A numeric horizontal axis joins each series' points with a line; a
+//! categorical one ([`Figure::x_categories`]) has no order between its values, so its series
+//! are drawn as markers (with their error bars) only, and their legend entries show the marker
+//! alone.
+//!
+//! **Logarithmic axes** ([`Figure::log_x`], [`Figure::log_y`]) are base 2: ticks at powers of
+//! two labelled `2^k` (every power, or every second, fourth, … power when there would be more
+//! than 12 ticks). A point with a coordinate ≤ 0 on a logarithmic axis cannot be drawn: it is
+//! listed in the CSV and named in the note, like a missing point. On a logarithmic vertical
+//! axis an error bar reaching 0 or below is drawn down to the bottom of the plot, without its
+//! lower cap.
 
 use std::fmt::Write as _;
 
@@ -49,6 +66,8 @@ pub struct Figure {
     pub series: Vec<Series>,
     /// Logarithmic horizontal axis, base 2 (ticks at powers of two, labelled `2^k`).
     pub log_x: bool,
+    /// Logarithmic vertical axis, base 2 (ticks at powers of two, labelled `2^k`).
+    pub log_y: bool,
     /// Vertical error bars, drawn as capped whiskers in their series' colour; empty for none.
     pub error_bars: Vec<ErrorBar>,
     /// A categorical horizontal axis: the point at `x = i` is labelled `x_categories[i]`
@@ -75,9 +94,38 @@ const LEFT: f64 = 70.0;
 const RIGHT: f64 = 230.0;
 const TOP: f64 = 40.0;
 const BOTTOM: f64 = 60.0;
+/// Legend: gap between the plot and the legend's sample line, the sample's width plus the gap
+/// to its text, a margin right of the longest text, and the spacing of entries.
+const LEGEND_GAP: f64 = 15.0;
+const LEGEND_SAMPLE: f64 = 30.0;
+const LEGEND_MARGIN: f64 = 10.0;
+const LEGEND_STEP: f64 = 20.0;
+/// Font size of the legend and of the tick labels.
+const FONT_SIZE: f64 = 12.0;
+/// At most this many ticks on a logarithmic axis (more are thinned to every 2nd, 4th, … power).
+const MAX_LOG_TICKS: usize = 12;
 const PALETTE: [&str; 8] = [
     "#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
 ];
+
+/// An upper estimate of the width of `text` in a sans-serif font of `font_size` px: per
+/// character, its width in Helvetica/Arial rounded up (narrow letters and punctuation 0.3–0.4
+/// em, most lower-case letters and digits 0.56 em, capitals 0.78 em, `m`, `w`, `M`, `W` 0.95
+/// em), and 1 em for any non-ASCII character (Greek letters, dashes, CJK).
+pub fn text_width(text: &str, font_size: f64) -> f64 {
+    let em: f64 = text
+        .chars()
+        .map(|c| match c {
+            'i' | 'j' | 'l' | '\'' | '|' | '.' | ',' | ':' | ';' | '!' => 0.3,
+            'f' | 't' | 'r' | 'I' | ' ' | '(' | ')' | '[' | ']' | '{' | '}' | '-' | '/' => 0.4,
+            'm' | 'w' | 'M' | 'W' | '@' | '%' => 0.95,
+            'A'..='Z' => 0.78,
+            c if c.is_ascii() => 0.6,
+            _ => 1.0,
+        })
+        .sum();
+    em * font_size
+}
 
 /// A number with two decimals, never `-0.00`.
 fn num(v: f64) -> String {
@@ -129,15 +177,40 @@ fn linear_ticks(lo: f64, hi: f64) -> (f64, f64, Vec<f64>, usize) {
     (a * step, b * step, ticks, decimals)
 }
 
+/// Integer exponents covering `[lo, hi]` (in log2 units), thinned to at most
+/// [`MAX_LOG_TICKS`] ticks: (range low, range high, ticks).
+fn log_ticks(lo: f64, hi: f64) -> (f64, f64, Vec<f64>) {
+    let (a, b) = (lo.floor(), hi.ceil().max(lo.floor() + 1.0));
+    let mut every = 1i64;
+    while (b - a) as i64 / every + 1 > MAX_LOG_TICKS as i64 {
+        every *= 2;
+    }
+    let a = (a as i64).div_euclid(every) * every;
+    let b = -((-(b as i64)).div_euclid(every)) * every;
+    let ticks = (0..=(b - a) / every)
+        .map(|i| (a + i * every) as f64)
+        .collect();
+    (a as f64, b as f64, ticks)
+}
+
+/// `2^k` as SVG text (the exponent raised and smaller).
+fn power_of_two(k: f64) -> String {
+    format!("2<tspan dy=\"-5\" font-size=\"9\">{}</tspan>", k as i64)
+}
+
 impl Figure {
     /// Whether the horizontal axis is logarithmic (never for a categorical axis).
     fn is_log_x(&self) -> bool {
         self.log_x && self.x_categories.is_empty()
     }
 
+    /// Whether `(x, y)` can be drawn: finite, and positive on a logarithmic axis.
+    fn drawable(&self, (x, y): (f64, f64)) -> bool {
+        x.is_finite() && y.is_finite() && (!self.is_log_x() || x > 0.0) && (!self.log_y || y > 0.0)
+    }
+
     /// Every drawable point: the series' points and the error bars' ends.
     fn finite_points(&self) -> impl Iterator<Item = (f64, f64)> + '_ {
-        let log_x = self.is_log_x();
         self.series
             .iter()
             .flat_map(|s| s.points.iter().copied())
@@ -146,7 +219,7 @@ impl Figure {
                     .iter()
                     .flat_map(|b| [(b.x, b.low), (b.x, b.high)]),
             )
-            .filter(move |&(x, y)| x.is_finite() && y.is_finite() && (!log_x || x > 0.0))
+            .filter(|&p| self.drawable(p))
     }
 
     /// The figure as a self-contained SVG: axes, ticks, labels, legend, and the command and
@@ -155,14 +228,19 @@ impl Figure {
     /// function of the figure's data.
     pub fn to_svg(&self, command: &str, seed: Option<u64>) -> String {
         let log_x = self.is_log_x();
+        let log_y = self.log_y;
+        let categorical = !self.x_categories.is_empty();
         let tx = |x: f64| if log_x { x.log2() } else { x };
-        let pts: Vec<(f64, f64)> = self.finite_points().map(|(x, y)| (tx(x), y)).collect();
+        let ty = |y: f64| if log_y { y.log2() } else { y };
+        let pts: Vec<(f64, f64)> = self.finite_points().map(|(x, y)| (tx(x), ty(y))).collect();
         let (xmin, xmax) = pts
             .iter()
             .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), p| {
                 (a.min(p.0), b.max(p.0))
             });
-        let (ymin, ymax) = pts.iter().fold((0.0f64, f64::NEG_INFINITY), |(a, b), p| {
+        // A linear vertical axis always shows 0; a logarithmic one cannot.
+        let y_start = if log_y { f64::INFINITY } else { 0.0 };
+        let (ymin, ymax) = pts.iter().fold((y_start, f64::NEG_INFINITY), |(a, b), p| {
             (a.min(p.1), b.max(p.1))
         });
         let (xmin, xmax) = if pts.is_empty() {
@@ -170,20 +248,36 @@ impl Figure {
         } else {
             (xmin, xmax)
         };
-        let ymax = if pts.is_empty() { 1.0 } else { ymax };
+        let (ymin, ymax) = if pts.is_empty() {
+            (0.0, 1.0)
+        } else {
+            (ymin, ymax)
+        };
         let (x_lo, x_hi, x_ticks, x_dec) = if !self.x_categories.is_empty() {
             let last = self.x_categories.len() as f64 - 1.0;
             let ticks = (0..self.x_categories.len()).map(|i| i as f64).collect();
             (-0.5, last + 0.5, ticks, 0)
         } else if log_x {
-            let (a, b) = (xmin.floor(), xmax.ceil().max(xmin.floor() + 1.0));
-            let ticks = (0..=((b - a) as i64)).map(|i| a + i as f64).collect();
+            let (a, b, ticks) = log_ticks(xmin, xmax);
             (a, b, ticks, 0)
         } else {
             linear_ticks(xmin, xmax)
         };
-        let (y_lo, y_hi, y_ticks, y_dec) = linear_ticks(ymin, ymax);
+        let (y_lo, y_hi, y_ticks, y_dec) = if log_y {
+            let (a, b, ticks) = log_ticks(ymin, ymax);
+            (a, b, ticks, 0)
+        } else {
+            linear_ticks(ymin, ymax)
+        };
+        // The plot area is fixed; the canvas grows to fit the legend.
         let (pw, ph) = (WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM);
+        let legend_text = self
+            .series
+            .iter()
+            .map(|s| text_width(&s.name, FONT_SIZE))
+            .fold(0.0, f64::max);
+        let width = WIDTH.max(LEFT + pw + LEGEND_GAP + LEGEND_SAMPLE + legend_text + LEGEND_MARGIN);
+        let height = HEIGHT.max(TOP + LEGEND_STEP * self.series.len() as f64 + LEGEND_MARGIN);
         let px = |x: f64| LEFT + (x - x_lo) / (x_hi - x_lo) * pw;
         let py = |y: f64| TOP + ph - (y - y_lo) / (y_hi - y_lo) * ph;
 
@@ -195,8 +289,8 @@ impl Figure {
         let _ = writeln!(
             s,
             "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\" font-family=\"sans-serif\" font-size=\"12\">",
-            w = WIDTH,
-            h = HEIGHT
+            w = num_short(width),
+            h = num_short(height)
         );
         let _ = writeln!(
             s,
@@ -211,12 +305,14 @@ impl Figure {
         let _ = writeln!(s, "<title>{}</title>", xml(&self.title));
         let _ = writeln!(
             s,
-            "<rect x=\"0\" y=\"0\" width=\"{WIDTH}\" height=\"{HEIGHT}\" fill=\"white\"/>"
+            "<rect x=\"0\" y=\"0\" width=\"{}\" height=\"{}\" fill=\"white\"/>",
+            num_short(width),
+            num_short(height)
         );
         let _ = writeln!(
             s,
             "<text x=\"{}\" y=\"24\" text-anchor=\"middle\" font-size=\"14\">{}</text>",
-            num(WIDTH / 2.0),
+            num(width / 2.0),
             xml(&self.title)
         );
         // Grid, ticks and tick labels.
@@ -232,7 +328,7 @@ impl Figure {
                     xml(name)
                 }
             } else if log_x {
-                format!("2<tspan dy=\"-5\" font-size=\"9\">{}</tspan>", t as i64)
+                power_of_two(t)
             } else {
                 tick(t, x_dec)
             };
@@ -252,7 +348,11 @@ impl Figure {
                 num(LEFT - 5.0),
                 num(LEFT + pw),
                 num(LEFT - 8.0),
-                tick(t, y_dec)
+                if log_y {
+                    power_of_two(t)
+                } else {
+                    tick(t, y_dec)
+                }
             );
         }
         // Axes and their labels.
@@ -268,7 +368,7 @@ impl Figure {
             s,
             "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>",
             num(LEFT + pw / 2.0),
-            num(HEIGHT - 18.0),
+            num(TOP + ph + BOTTOM - 18.0),
             xml(&self.x_label)
         );
         let _ = writeln!(
@@ -277,35 +377,51 @@ impl Figure {
             xml(&self.y_label),
             y = num(TOP + ph / 2.0)
         );
-        // Series: polyline, markers, legend entry.
+        // Series: polyline (numeric axis only), markers, error bars, legend entry.
         for (i, series) in self.series.iter().enumerate() {
             let color = PALETTE[i % PALETTE.len()];
             let drawn: Vec<(String, String)> = series
                 .points
                 .iter()
-                .filter(|&&(x, y)| x.is_finite() && y.is_finite() && (!log_x || x > 0.0))
-                .map(|&(x, y)| (num(px(tx(x))), num(py(y))))
+                .filter(|&&p| self.drawable(p))
+                .map(|&(x, y)| (num(px(tx(x))), num(py(ty(y)))))
                 .collect();
-            let coords: Vec<String> = drawn.iter().map(|(x, y)| format!("{x},{y}")).collect();
-            let _ = writeln!(
-                s,
-                "<polyline points=\"{}\" fill=\"none\" stroke=\"{color}\" stroke-width=\"1.5\"/>",
-                coords.join(" ")
-            );
+            if !categorical {
+                let coords: Vec<String> = drawn.iter().map(|(x, y)| format!("{x},{y}")).collect();
+                let _ = writeln!(
+                    s,
+                    "<polyline points=\"{}\" fill=\"none\" stroke=\"{color}\" stroke-width=\"1.5\"/>",
+                    coords.join(" ")
+                );
+            }
             for (x, y) in &drawn {
                 let _ = writeln!(s, "{}", marker(i, x, y, color));
             }
             for bar in self.error_bars.iter().filter(|b| b.series == i) {
                 let finite = [bar.x, bar.low, bar.high].iter().all(|v| v.is_finite());
-                if !finite || (log_x && bar.x <= 0.0) {
+                if !finite || (log_x && bar.x <= 0.0) || (log_y && bar.high <= 0.0) {
                     continue;
                 }
-                let (x, lo, hi) = (px(tx(bar.x)), py(bar.low), py(bar.high));
+                let x = px(tx(bar.x));
+                let hi = py(ty(bar.high));
+                // On a log axis a bar reaching 0 runs to the bottom of the plot, uncapped.
+                let (lo, low_cap) = if log_y && bar.low <= 0.0 {
+                    (TOP + ph, String::new())
+                } else {
+                    let lo = py(ty(bar.low));
+                    (
+                        lo,
+                        format!(
+                            "M {} {lo} L {} {lo} ",
+                            num(x - 4.0),
+                            num(x + 4.0),
+                            lo = num(lo)
+                        ),
+                    )
+                };
                 let _ = writeln!(
                     s,
-                    "<path d=\"M {} {lo} L {} {lo} M {x} {lo} L {x} {hi} M {} {hi} L {} {hi}\" fill=\"none\" stroke=\"{color}\"/>",
-                    num(x - 4.0),
-                    num(x + 4.0),
+                    "<path d=\"{low_cap}M {x} {lo} L {x} {hi} M {} {hi} L {} {hi}\" fill=\"none\" stroke=\"{color}\"/>",
                     num(x - 4.0),
                     num(x + 4.0),
                     x = num(x),
@@ -313,15 +429,23 @@ impl Figure {
                     hi = num(hi)
                 );
             }
-            let ly = TOP + 10.0 + 20.0 * i as f64;
-            let lx = LEFT + pw + 15.0;
+            let ly = TOP + 10.0 + LEGEND_STEP * i as f64;
+            let lx = LEFT + pw + LEGEND_GAP;
+            let sample = if categorical {
+                String::new()
+            } else {
+                format!(
+                    "<line x1=\"{}\" y1=\"{y}\" x2=\"{}\" y2=\"{y}\" stroke=\"{color}\" stroke-width=\"1.5\"/>",
+                    num(lx),
+                    num(lx + 24.0),
+                    y = num(ly)
+                )
+            };
             let _ = writeln!(
                 s,
-                "<line x1=\"{}\" y1=\"{y}\" x2=\"{}\" y2=\"{y}\" stroke=\"{color}\" stroke-width=\"1.5\"/>{}<text x=\"{}\" y=\"{y}\" dominant-baseline=\"middle\">{}</text>",
-                num(lx),
-                num(lx + 24.0),
+                "{sample}{}<text x=\"{}\" y=\"{y}\" dominant-baseline=\"middle\">{}</text>",
                 marker(i, &num(lx + 12.0), &num(ly), color),
-                num(lx + 30.0),
+                num(lx + LEGEND_SAMPLE),
                 xml(&series.name),
                 y = num(ly)
             );
@@ -333,16 +457,21 @@ impl Figure {
                 series
                     .points
                     .iter()
-                    .filter(|&&(x, y)| !(x.is_finite() && y.is_finite() && (!log_x || x > 0.0)))
+                    .filter(|&&p| !self.drawable(p))
                     .map(|&(x, y)| format!("{} ({x}, {y})", series.name))
             })
             .collect();
         if !undrawn.is_empty() {
             let _ = writeln!(
                 s,
-                "<text x=\"{}\" y=\"{}\" font-size=\"9\" fill=\"#d62728\">not drawn (missing or non-finite, listed in the CSV): {}</text>",
+                "<text x=\"{}\" y=\"{}\" font-size=\"9\" fill=\"#d62728\">not drawn ({}, listed in the CSV): {}</text>",
                 num(LEFT),
-                num(HEIGHT - 4.0),
+                num(TOP + ph + BOTTOM - 4.0),
+                if log_x || log_y {
+                    "missing, non-finite, or not positive on a log axis"
+                } else {
+                    "missing or non-finite"
+                },
                 xml(&undrawn.join("; "))
             );
         }
@@ -394,6 +523,15 @@ impl Figure {
             "# {}: x = {}, y = {}; generated by `{command}` ({seed_text})\n{body}",
             self.title, self.x_label, self.y_label
         ))
+    }
+}
+
+/// A canvas dimension: whole pixels without decimals (`720`), else two decimals.
+fn num_short(v: f64) -> String {
+    if v.fract() == 0.0 {
+        format!("{v}")
+    } else {
+        num(v)
     }
 }
 
@@ -482,7 +620,7 @@ mod tests {
         // Two finite points per series are drawn; the NaN point is not, and the note says so.
         assert_eq!(a.matches("<circle").count(), 2 + 1);
         assert!(
-            a.contains("not drawn (missing or non-finite, listed in the CSV): GREEDY (FixedPriority) (1024, NaN)</text>"),
+            a.contains("not drawn (missing, non-finite, or not positive on a log axis, listed in the CSV): GREEDY (FixedPriority) (1024, NaN)</text>"),
             "{a}"
         );
         assert_eq!(point(Some(1.0), None).0, 1.0);
@@ -529,6 +667,7 @@ mod tests {
                 },
             ],
             x_categories: vec!["worm".into(), "store".into()],
+            log_y: false,
         };
         let svg = f.to_svg("cmd", Some(1));
         // Category names are the tick labels; the log axis is ignored for categories.
@@ -541,5 +680,149 @@ mod tests {
         let csv = f.to_csv("cmd", Some(1)).unwrap();
         assert!(csv.contains("series,x,y,low,high\n"));
         assert!(csv.contains("s,store,20,15,47\n"), "{csv}");
+    }
+
+    /// The value of attribute `name` in the tag starting at `tag`.
+    fn attr(tag: &str, name: &str) -> f64 {
+        let start = tag.find(&format!(" {name}=\"")).unwrap() + name.len() + 3;
+        tag[start..].split('"').next().unwrap().parse().unwrap()
+    }
+
+    #[test]
+    fn legend_fits_the_canvas_however_long_its_labels() {
+        let long = "topology=karyntree:k=4,levels=3, traffic=uniform:self=false, WWW";
+        let f = Figure {
+            id: "wide",
+            title: "t".into(),
+            x_label: "x".into(),
+            y_label: "y".into(),
+            series: (0..30)
+                .map(|i| Series {
+                    name: if i == 7 { long.into() } else { format!("s{i}") },
+                    points: vec![(1.0, i as f64), (2.0, 1.0 + i as f64)],
+                })
+                .collect(),
+            ..Figure::default()
+        };
+        let svg = f.to_svg("cmd", None);
+        let head = svg.lines().next().unwrap();
+        let (width, height) = (attr(head, "width"), attr(head, "height"));
+        assert!(width > WIDTH && height > HEIGHT, "{head}");
+        // Every legend text (left-anchored, vertically centred) ends inside the canvas.
+        let mut legend = 0;
+        for piece in svg.split("<text").skip(1) {
+            let tag = piece.split('>').next().unwrap();
+            if !tag.contains("dominant-baseline") || tag.contains("text-anchor") {
+                continue;
+            }
+            let label = piece[tag.len() + 1..].split("</text>").next().unwrap();
+            let right = attr(tag, "x") + text_width(label, FONT_SIZE);
+            assert!(right <= width, "{label}: {right} > {width}");
+            assert!(attr(tag, "y") + FONT_SIZE / 2.0 <= height, "{label}");
+            legend += 1;
+        }
+        assert_eq!(legend, 30);
+        assert!(svg.contains(long));
+        // The estimate is an upper bound of real fonts: 66 characters at 12 px, wider than
+        // the old fixed 185 px of legend.
+        assert!(text_width(long, 12.0) > 400.0);
+        // A figure whose legend fits keeps the 720 x 440 canvas.
+        let small = figure().to_svg("cmd", None);
+        assert!(
+            small.starts_with(
+                "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"720\" height=\"440\""
+            )
+        );
+    }
+
+    #[test]
+    fn categorical_series_are_markers_and_numeric_ones_lines() {
+        let categorical = Figure {
+            id: "c",
+            title: "t".into(),
+            x_label: "traffic".into(),
+            y_label: "latency".into(),
+            series: vec![
+                Series {
+                    name: "a".into(),
+                    points: vec![(0.0, 10.0), (1.0, 20.0)],
+                },
+                Series {
+                    name: "b".into(),
+                    points: vec![(0.0, 12.0), (1.0, 25.0)],
+                },
+            ],
+            error_bars: vec![ErrorBar {
+                series: 1,
+                x: 1.0,
+                low: 20.0,
+                high: 30.0,
+            }],
+            x_categories: vec!["permutation".into(), "uniform".into()],
+            ..Figure::default()
+        };
+        let svg = categorical.to_svg("cmd", None);
+        assert!(!svg.contains("<polyline"), "{svg}");
+        assert!(
+            !svg.contains("<line x1=\"505.00\""),
+            "no line in the legend either"
+        );
+        // Markers: 2 circles + 2 squares on the plot, one of each in the legend.
+        assert_eq!(svg.matches("<circle").count(), 3);
+        assert_eq!(svg.matches("<rect x=").count() - 1, 3);
+        // Only the axes and the one error bar are paths: nothing joins the points.
+        assert_eq!(svg.matches("<path").count(), 2);
+        let numeric = Figure {
+            x_categories: Vec::new(),
+            ..categorical
+        };
+        let svg = numeric.to_svg("cmd", None);
+        assert_eq!(svg.matches("<polyline").count(), 2);
+    }
+
+    #[test]
+    fn log_y_ticks_powers_of_two_and_names_what_it_cannot_draw() {
+        let f = Figure {
+            id: "logy",
+            title: "t".into(),
+            x_label: "x".into(),
+            y_label: "y".into(),
+            series: vec![Series {
+                name: "s".into(),
+                points: vec![(1.0, 3.0), (2.0, 100.0), (3.0, 0.0)],
+            }],
+            log_y: true,
+            error_bars: vec![ErrorBar {
+                series: 0,
+                x: 1.0,
+                low: -1.0,
+                high: 5.0,
+            }],
+            ..Figure::default()
+        };
+        let svg = f.to_svg("cmd", None);
+        // 3 .. 100 (and the bar's top, 5) span 2^1 .. 2^7: one tick per power.
+        for k in 1..=7 {
+            assert!(
+                svg.contains(&format!("font-size=\"9\">{k}</tspan></text>")),
+                "2^{k}: {svg}"
+            );
+        }
+        assert!(!svg.contains("font-size=\"9\">0</tspan>") && !svg.contains(">8</tspan>"));
+        // y = 0 cannot be drawn on a log axis: named in the note, not plotted.
+        assert_eq!(svg.matches("<circle").count(), 2 + 1);
+        assert!(
+            svg.contains("not positive on a log axis, listed in the CSV): s (3, 0)"),
+            "{svg}"
+        );
+        // The bar reaching below 0 runs to the bottom of the plot (y = 380) without a low cap.
+        assert!(svg.contains("<path d=\"M 70.00 380.00 L 70.00 "), "{svg}");
+        // Twenty powers of two are thinned to every second one.
+        let (lo, hi, ticks) = log_ticks(0.0, 20.0);
+        assert_eq!((lo, hi), (0.0, 20.0));
+        assert_eq!(ticks.len(), 11);
+        assert_eq!(ticks[1], 2.0);
+        let (lo, hi, ticks) = log_ticks(-3.2, 30.5);
+        assert_eq!((lo, hi, ticks.len()), (-4.0, 32.0, 10));
     }
 }

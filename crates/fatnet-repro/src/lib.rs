@@ -170,6 +170,48 @@ pub enum ReproError {
         /// The simulator's error.
         reason: String,
     },
+    /// A plot asked for a metric that is not one of its sweep's kind.
+    #[error("metric `{metric}` is not a metric of {kind}; choose one of {}", known.join(", "))]
+    UnknownMetric {
+        /// The name asked for.
+        metric: String,
+        /// The sweep's kind.
+        kind: sweep::SweepKind,
+        /// The kind's metrics.
+        known: Vec<&'static str>,
+    },
+    /// A plot option names a parameter that the sweep does not sweep.
+    #[error("{role} `{name}` is not a swept parameter of this sweep; {}", if swept.is_empty() { "it sweeps nothing".to_string() } else { format!("swept: {}", swept.join(", ")) })]
+    NotSwept {
+        /// The option naming it.
+        role: sweep_summary::PlotRole,
+        /// The name given.
+        name: String,
+        /// The swept parameters.
+        swept: Vec<String>,
+    },
+    /// A plot asked for the same parameter on the horizontal axis and as its series.
+    #[error("x and series are both `{name}`: choose two different swept parameters")]
+    XIsSeries {
+        /// The parameter.
+        name: String,
+    },
+    /// A logarithmic horizontal axis over a parameter with a value that is not a number.
+    #[error("log x axis over `{name}`, whose values are not all numbers ({}): drop the log axis or choose a numeric x", values.join(", "))]
+    LogAxisNotNumeric {
+        /// The parameter.
+        name: String,
+        /// Its values, in the sweep file's order.
+        values: Vec<String>,
+    },
+    /// A logarithmic horizontal axis over a parameter with a value ≤ 0.
+    #[error("log x axis over `{name}`, whose values are not all positive ({}): drop the log axis or choose another x", values.join(", "))]
+    LogAxisNotPositive {
+        /// The parameter.
+        name: String,
+        /// Its values, in the sweep file's order.
+        values: Vec<String>,
+    },
     /// Reading or writing a file failed.
     #[error("{}: {source}", path.display())]
     Io {

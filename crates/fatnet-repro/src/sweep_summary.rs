@@ -12,11 +12,25 @@
 //!
 //! # The plots
 //!
-//! One figure per swept parameter `k` (a key taking more than one value over the grid): the
-//! horizontal axis is `k`'s values (numeric if they are all integers, else categorical, in the
-//! order of the sweep file), the vertical axis the mean of the chosen [`Metric`] with its 95%
-//! confidence interval as an error bar, and one series per combination of the *other* swept
-//! parameters (`[zip]` keys vary together with `k` and so do not split series).
+//! By default, one figure per swept parameter `k` (a key taking more than one value over the
+//! grid): the horizontal axis is `k`'s values (numeric if they are all numbers, else
+//! categorical, in the order of the sweep file), the vertical axis the mean of the chosen
+//! [`Metric`] with its 95% confidence interval as an error bar, and one series per combination
+//! of the *other* swept parameters (`[zip]` keys vary together with `k` and so do not split
+//! series). A numeric axis joins a series' points with a line; a categorical one draws markers
+//! only, as its values have no order.
+//!
+//! [`PlotOptions`] choose instead: `x`, the one swept parameter on the horizontal axis;
+//! `series`, the swept parameter whose values name the lines (`series=value` first in each
+//! legend entry, the lines in the sweep file's order of its values; any further swept
+//! parameters still split lines, after it); `log_x` and `log_y`, base-2 logarithmic axes
+//! (ticks at powers of two, labelled `2^k`, as the sweeps' sizes and loads mostly are).
+//! [`SweepSummary::figures`] refuses, with a typed [`ReproError`], a metric of another kind of
+//! sweep, a parameter that is not swept, the same parameter as `x` and `series`, and a
+//! logarithmic horizontal axis over a parameter with a non-numeric or non-positive value (the
+//! values come from the sweep file, so the figure could never be drawn). A mean ≤ 0 on a
+//! logarithmic vertical axis is measured, not chosen: it is not refused but listed in the
+//! CSV and named in the figure's "not drawn" note.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -309,6 +323,59 @@ impl Metric {
     pub fn by_name(kind: SweepKind, name: &str) -> Option<&'static Metric> {
         metrics(kind).iter().find(|m| m.name == name)
     }
+
+    /// The metric called `name` of a kind of sweep, or its first metric for `None`.
+    ///
+    /// # Errors
+    ///
+    /// [`ReproError::UnknownMetric`], listing the kind's metrics, if it has none called `name`.
+    pub fn named(kind: SweepKind, name: Option<&str>) -> Result<&'static Metric, ReproError> {
+        match name {
+            None => Ok(&metrics(kind)[0]),
+            Some(name) => Metric::by_name(kind, name).ok_or_else(|| ReproError::UnknownMetric {
+                metric: name.to_string(),
+                kind,
+                known: metrics(kind).iter().map(|m| m.name).collect(),
+            }),
+        }
+    }
+}
+
+/// What [`SweepSummary::figures`] draws; `PlotOptions::default()` is one figure per swept
+/// parameter of the kind's first metric, on linear axes.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PlotOptions {
+    /// The metric on the vertical axis, by [`Metric::name`]; `None` for the first of
+    /// [`metrics`] of the sweep's kind.
+    pub metric: Option<String>,
+    /// The swept parameter on the horizontal axis; `None` for one figure per swept parameter.
+    pub x: Option<String>,
+    /// The swept parameter whose values name the lines; `None` for one line per combination of
+    /// the other swept parameters.
+    pub series: Option<String>,
+    /// Logarithmic (base 2) horizontal axis.
+    pub log_x: bool,
+    /// Logarithmic (base 2) vertical axis.
+    pub log_y: bool,
+}
+
+/// Which choice of [`PlotOptions`] names a parameter, as errors report it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum PlotRole {
+    /// [`PlotOptions::x`].
+    X,
+    /// [`PlotOptions::series`].
+    Series,
+}
+
+impl std::fmt::Display for PlotRole {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            PlotRole::X => "x",
+            PlotRole::Series => "series",
+        })
+    }
 }
 
 /// One grid point's statistics.
@@ -361,6 +428,15 @@ fn describe(params: &BTreeMap<String, ParamValue>, keys: &[&String]) -> String {
         .filter_map(|k| params.get(*k).map(|v| format!("{k}={v}")))
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+/// A parameter's value as a number, if it is one.
+fn param_number(v: &ParamValue) -> Option<f64> {
+    match v {
+        ParamValue::Int(n) => Some(*n as f64),
+        ParamValue::Float(x) => Some(*x),
+        _ => None,
+    }
 }
 
 /// Three decimals, whatever the value, so a column lines up.
@@ -554,26 +630,8 @@ impl SweepSummary {
         Ok(String::from_utf8(bytes).expect("csv of strings is UTF-8"))
     }
 
-    /// One figure per swept parameter, of `metric`: `(parameter, figure)`; none if `metric`
-    /// is not one of this sweep's [`SweepSummary::metrics`].
-    pub fn figures(&self, metric: &Metric) -> Vec<(String, Figure)> {
-        let Some(m) = self.metric_index(metric) else {
-            return Vec::new();
-        };
-        self.swept
-            .iter()
-            .map(|key| (key.clone(), self.figure(key, m, metric)))
-            .collect()
-    }
-
-    fn figure(&self, key: &String, m: usize, metric: &Metric) -> Figure {
-        // The other dimensions: swept keys that do not vary together with `key`.
-        let in_zip = self.zip_keys.contains(key);
-        let others: Vec<&String> = self
-            .swept
-            .iter()
-            .filter(|k| *k != key && !(in_zip && self.zip_keys.contains(k)))
-            .collect();
+    /// The values `key` takes over the grid, in grid order (the sweep file's order).
+    fn values_of(&self, key: &str) -> Vec<&ParamValue> {
         let mut values: Vec<&ParamValue> = Vec::new();
         for p in &self.points {
             if let Some(v) = p.params.get(key)
@@ -582,36 +640,152 @@ impl SweepSummary {
                 values.push(v);
             }
         }
-        let numeric = values
+        values
+    }
+
+    /// `name` if it is a swept parameter.
+    fn swept_param(&self, role: PlotRole, name: &str) -> Result<&String, ReproError> {
+        self.swept
             .iter()
-            .all(|v| matches!(v, ParamValue::Int(_) | ParamValue::Float(_)));
-        let x_of = |v: &ParamValue| match v {
-            ParamValue::Int(n) if numeric => *n as f64,
-            ParamValue::Float(x) if numeric => *x,
+            .find(|k| *k == name)
+            .ok_or_else(|| ReproError::NotSwept {
+                role,
+                name: name.to_string(),
+                swept: self.swept.clone(),
+            })
+    }
+
+    /// Whether `a` and `b` are `[zip]` keys, which vary together.
+    fn zipped(&self, a: &str, b: &str) -> bool {
+        self.zip_keys.iter().any(|k| k == a) && self.zip_keys.iter().any(|k| k == b)
+    }
+
+    /// The figures `options` ask for: `(file stem, figure)`, the stem
+    /// `<metric>-vs-<x>` or, with a series parameter, `<metric>-vs-<x>-by-<series>`. Without
+    /// [`PlotOptions::x`], one figure per swept parameter (but the series parameter).
+    ///
+    /// # Errors
+    ///
+    /// [`ReproError::UnknownMetric`] for a metric of another kind of sweep;
+    /// [`ReproError::NotSwept`] for an `x` or `series` that is not a swept parameter;
+    /// [`ReproError::XIsSeries`] if they are the same; [`ReproError::LogAxisNotNumeric`] and
+    /// [`ReproError::LogAxisNotPositive`] for a logarithmic horizontal axis over a parameter
+    /// with a non-numeric or a non-positive value.
+    pub fn figures(&self, options: &PlotOptions) -> Result<Vec<(String, Figure)>, ReproError> {
+        let metric = Metric::named(self.kind, options.metric.as_deref())?;
+        let m = self
+            .metric_index(metric)
+            .expect("Metric::named returns one of the kind's metrics");
+        let x = match &options.x {
+            Some(name) => Some(self.swept_param(PlotRole::X, name)?),
+            None => None,
+        };
+        let series = match &options.series {
+            Some(name) => Some(self.swept_param(PlotRole::Series, name)?),
+            None => None,
+        };
+        if let (Some(x), Some(series)) = (x, series)
+            && x == series
+        {
+            return Err(ReproError::XIsSeries { name: x.clone() });
+        }
+        let xs: Vec<&String> = match x {
+            Some(x) => vec![x],
+            None => self.swept.iter().filter(|k| Some(*k) != series).collect(),
+        };
+        if options.log_x {
+            for key in &xs {
+                let values = self.values_of(key);
+                let text = || values.iter().map(|v| v.to_string()).collect();
+                if !values.iter().all(|v| param_number(v).is_some()) {
+                    return Err(ReproError::LogAxisNotNumeric {
+                        name: (*key).clone(),
+                        values: text(),
+                    });
+                }
+                if values
+                    .iter()
+                    .any(|v| param_number(v).is_some_and(|x| x <= 0.0))
+                {
+                    return Err(ReproError::LogAxisNotPositive {
+                        name: (*key).clone(),
+                        values: text(),
+                    });
+                }
+            }
+        }
+        Ok(xs
+            .into_iter()
+            .map(|key| {
+                let stem = match series {
+                    Some(s) => format!("{}-vs-{key}-by-{s}", metric.name),
+                    None => format!("{}-vs-{key}", metric.name),
+                };
+                (stem, self.figure(key, series, m, metric, options))
+            })
+            .collect())
+    }
+
+    fn figure(
+        &self,
+        key: &String,
+        by: Option<&String>,
+        m: usize,
+        metric: &Metric,
+        options: &PlotOptions,
+    ) -> Figure {
+        // The other dimensions: swept keys that vary neither together with `key` nor with
+        // the series parameter.
+        let others: Vec<&String> = self
+            .swept
+            .iter()
+            .filter(|k| *k != key && !self.zipped(k, key))
+            .filter(|k| by.is_none_or(|b| *k != b && !self.zipped(k, b)))
+            .collect();
+        let values = self.values_of(key);
+        let by_values = by.map(|b| self.values_of(b)).unwrap_or_default();
+        let numeric = values.iter().all(|v| param_number(v).is_some());
+        let x_of = |v: &ParamValue| match param_number(v) {
+            Some(x) if numeric => x,
             _ => values.iter().position(|w| *w == v).unwrap_or(0) as f64,
         };
-        let mut series: Vec<Series> = Vec::new();
+        // (rank of the series parameter's value, series), in order of appearance.
+        let mut series: Vec<(usize, Series)> = Vec::new();
         let mut error_bars = Vec::new();
         for p in &self.points {
             let Some(v) = p.params.get(key) else { continue };
-            let name = if others.is_empty() {
-                metric.name.to_string()
-            } else {
-                describe(&p.params, &others)
+            let rest = describe(&p.params, &others);
+            let (rank, name) = match by.and_then(|b| Some((b, p.params.get(b)?))) {
+                Some((b, bv)) => (
+                    by_values.iter().position(|w| *w == bv).unwrap_or(0),
+                    if rest.is_empty() {
+                        format!("{b}={bv}")
+                    } else {
+                        format!("{b}={bv}, {rest}")
+                    },
+                ),
+                None if others.is_empty() => (0, metric.name.to_string()),
+                None => (0, rest),
             };
-            let index = match series.iter().position(|s| s.name == name) {
+            let index = match series.iter().position(|(_, s)| s.name == name) {
                 Some(i) => i,
                 None => {
-                    series.push(Series {
-                        name,
-                        points: Vec::new(),
-                    });
+                    series.push((
+                        rank,
+                        Series {
+                            name,
+                            points: Vec::new(),
+                        },
+                    ));
                     series.len() - 1
                 }
             };
             let st = &p.stats[m];
             let x = x_of(v);
-            series[index].points.push((x, st.mean.unwrap_or(f64::NAN)));
+            series[index]
+                .1
+                .points
+                .push((x, st.mean.unwrap_or(f64::NAN)));
             if let (Some(low), Some(high)) = (st.ci95_low, st.ci95_high) {
                 error_bars.push(ErrorBar {
                     series: index,
@@ -621,13 +795,39 @@ impl SweepSummary {
                 });
             }
         }
+        // Lines in the order of the series parameter's values (stable: then of appearance).
+        let mut order: Vec<usize> = (0..series.len()).collect();
+        order.sort_by_key(|&i| series[i].0);
+        let mut new_index = vec![0; series.len()];
+        for (new, &old) in order.iter().enumerate() {
+            new_index[old] = new;
+        }
+        for bar in &mut error_bars {
+            bar.series = new_index[bar.series];
+        }
+        let mut series: Vec<Option<Series>> = series.into_iter().map(|(_, s)| Some(s)).collect();
+        let series: Vec<Series> = order
+            .iter()
+            .map(|&i| series[i].take().expect("each series once"))
+            .collect();
+        let log = |label: String, on: bool| {
+            if on {
+                format!("{label}, log scale")
+            } else {
+                label
+            }
+        };
         Figure {
             id: "sweep",
-            title: format!("{} vs {key} (mean, 95% CI)", metric.name),
-            x_label: key.clone(),
-            y_label: metric.label.to_string(),
+            title: match by {
+                Some(b) => format!("{} vs {key} by {b} (mean, 95% CI)", metric.name),
+                None => format!("{} vs {key} (mean, 95% CI)", metric.name),
+            },
+            x_label: log(key.clone(), options.log_x),
+            y_label: log(metric.label.to_string(), options.log_y),
             series,
-            log_x: false,
+            log_x: options.log_x,
+            log_y: options.log_y,
             error_bars,
             x_categories: if numeric {
                 Vec::new()
@@ -637,25 +837,26 @@ impl SweepSummary {
         }
     }
 
-    /// Writes `summary.md`, `summary.csv` and, per swept parameter `k`, `<metric>-vs-<k>.svg`
-    /// and its `.csv` into `out_dir`, each atomically (a temporary file renamed into place).
-    /// Returns the paths written.
+    /// Writes `summary.md`, `summary.csv` and, per figure of [`SweepSummary::figures`], its
+    /// `<stem>.svg` and `<stem>.csv` into `out_dir`, each atomically (a temporary file renamed
+    /// into place). Checks `options` before writing anything. Returns the paths written.
     ///
     /// # Errors
     ///
-    /// [`ReproError::Io`] or [`ReproError::Csv`] if a file cannot be written.
+    /// As [`SweepSummary::figures`], before any file is written; [`ReproError::Io`] or
+    /// [`ReproError::Csv`] if a file cannot be written.
     pub fn write(
         &self,
         out_dir: &Path,
-        metric: &Metric,
+        options: &PlotOptions,
         command: &str,
     ) -> Result<Vec<PathBuf>, ReproError> {
+        let figures = self.figures(options)?;
         let mut outputs = vec![
             ("summary.md".to_string(), self.to_markdown(command)),
             ("summary.csv".to_string(), self.to_csv()?),
         ];
-        for (key, figure) in self.figures(metric) {
-            let stem = format!("{}-vs-{key}", metric.name);
+        for (stem, figure) in figures {
             outputs.push((
                 format!("{stem}.svg"),
                 figure.to_svg(command, Some(self.seed)),
@@ -672,5 +873,208 @@ impl SweepSummary {
             written.push(path);
         }
         Ok(written)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A packet sweep over flits (4, 16, 64) × traffic (permutation, uniform) × delay (0, 2),
+    /// 3 trials per point; at point `i` every metric's samples are `i + 1 ± 1`, so the mean is
+    /// `i + 1`.
+    fn summary() -> SweepSummary {
+        let mut points = Vec::new();
+        for flits in [4u64, 16, 64] {
+            for traffic in ["permutation", "uniform"] {
+                for delay in [0u64, 2] {
+                    let i = points.len();
+                    let params = BTreeMap::from([
+                        ("flits".to_string(), ParamValue::Int(flits)),
+                        ("traffic".to_string(), ParamValue::Str(traffic.into())),
+                        ("delay".to_string(), ParamValue::Int(delay)),
+                        ("topology".to_string(), ParamValue::Str("bft:n=16".into())),
+                    ]);
+                    let mean = i as f64 + 1.0;
+                    let stats = PACKET_METRICS
+                        .iter()
+                        .map(|_| Summary::of(&[mean - 1.0, mean, mean + 1.0]))
+                        .collect();
+                    points.push(PointSummary {
+                        point: i as u64,
+                        params,
+                        stats,
+                    });
+                }
+            }
+        }
+        SweepSummary {
+            kind: SweepKind::Packet,
+            tasks: 36,
+            trials: 3,
+            seed: 1,
+            finished: 36,
+            partial_bytes: 0,
+            swept: vec!["delay".into(), "flits".into(), "traffic".into()],
+            zip_keys: Vec::new(),
+            points,
+        }
+    }
+
+    fn stems(figures: &[(String, Figure)]) -> Vec<&str> {
+        figures.iter().map(|(s, _)| s.as_str()).collect()
+    }
+
+    #[test]
+    fn default_is_one_figure_per_swept_parameter_split_by_the_others() {
+        let s = summary();
+        let figures = s.figures(&PlotOptions::default()).unwrap();
+        assert_eq!(
+            stems(&figures),
+            ["latency-vs-delay", "latency-vs-flits", "latency-vs-traffic"]
+        );
+        let flits = &figures[1].1;
+        // delay × traffic = 4 lines of 3 points; flits is numeric.
+        assert_eq!(flits.series.len(), 4);
+        assert_eq!(flits.series[0].name, "delay=0, traffic=permutation");
+        assert_eq!(
+            flits.series[0].points,
+            [(4.0, 1.0), (16.0, 5.0), (64.0, 9.0)]
+        );
+        assert!(flits.x_categories.is_empty() && !flits.log_x && !flits.log_y);
+        assert_eq!(flits.error_bars.len(), 12);
+        // traffic is categorical.
+        assert_eq!(figures[2].1.x_categories, ["permutation", "uniform"]);
+    }
+
+    #[test]
+    fn x_and_series_choose_the_axis_and_the_lines() {
+        let s = summary();
+        let options = PlotOptions {
+            metric: Some("mean_latency".into()),
+            x: Some("flits".into()),
+            series: Some("traffic".into()),
+            log_x: true,
+            log_y: true,
+        };
+        let figures = s.figures(&options).unwrap();
+        assert_eq!(stems(&figures), ["mean_latency-vs-flits-by-traffic"]);
+        let f = &figures[0].1;
+        assert!(f.log_x && f.log_y);
+        assert_eq!(f.title, "mean_latency vs flits by traffic (mean, 95% CI)");
+        assert_eq!(f.x_label, "flits, log scale");
+        // Lines grouped by traffic first (in the sweep's order), then by delay.
+        let names: Vec<&str> = f.series.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "traffic=permutation, delay=0",
+                "traffic=permutation, delay=2",
+                "traffic=uniform, delay=0",
+                "traffic=uniform, delay=2"
+            ]
+        );
+        // traffic=uniform, delay=2 is points 3, 7, 11: means 4, 8, 12.
+        assert_eq!(f.series[3].points, [(4.0, 4.0), (16.0, 8.0), (64.0, 12.0)]);
+        // Its error bars follow it to its new place.
+        let bars: Vec<f64> = f
+            .error_bars
+            .iter()
+            .filter(|b| b.series == 3)
+            .map(|b| (b.low + b.high) / 2.0)
+            .collect();
+        assert_eq!(bars, [4.0, 8.0, 12.0]);
+        // Series alone: one figure per other swept parameter, lines named by it first.
+        let by = s
+            .figures(&PlotOptions {
+                series: Some("delay".into()),
+                ..PlotOptions::default()
+            })
+            .unwrap();
+        assert_eq!(
+            stems(&by),
+            ["latency-vs-flits-by-delay", "latency-vs-traffic-by-delay"]
+        );
+        assert_eq!(by[0].1.series[1].name, "delay=0, traffic=uniform");
+        // x alone: one figure, today's lines.
+        let x = s
+            .figures(&PlotOptions {
+                x: Some("traffic".into()),
+                ..PlotOptions::default()
+            })
+            .unwrap();
+        assert_eq!(stems(&x), ["latency-vs-traffic"]);
+        assert_eq!(x[0].1.series.len(), 6);
+    }
+
+    #[test]
+    fn bad_options_are_refused_naming_the_parameter() {
+        let s = summary();
+        let refuse = |options: PlotOptions| s.figures(&options).unwrap_err();
+        let e = refuse(PlotOptions {
+            metric: Some("cycles".into()),
+            ..PlotOptions::default()
+        });
+        assert!(
+            matches!(&e, ReproError::UnknownMetric { metric, kind: SweepKind::Packet, known } if metric == "cycles" && known.contains(&"mean_latency"))
+        );
+        assert!(
+            e.to_string()
+                .contains("not a metric of simulator = \"packet\""),
+            "{e}"
+        );
+        let e = refuse(PlotOptions {
+            x: Some("topology".into()),
+            ..PlotOptions::default()
+        });
+        assert!(
+            matches!(&e, ReproError::NotSwept { role: PlotRole::X, name, .. } if name == "topology")
+        );
+        assert_eq!(
+            e.to_string(),
+            "x `topology` is not a swept parameter of this sweep; swept: delay, flits, traffic"
+        );
+        let e = refuse(PlotOptions {
+            series: Some("speed".into()),
+            ..PlotOptions::default()
+        });
+        assert!(
+            matches!(&e, ReproError::NotSwept { role: PlotRole::Series, name, .. } if name == "speed")
+        );
+        let e = refuse(PlotOptions {
+            x: Some("flits".into()),
+            series: Some("flits".into()),
+            ..PlotOptions::default()
+        });
+        assert!(matches!(&e, ReproError::XIsSeries { name } if name == "flits"));
+        let e = refuse(PlotOptions {
+            x: Some("traffic".into()),
+            log_x: true,
+            ..PlotOptions::default()
+        });
+        assert!(
+            matches!(&e, ReproError::LogAxisNotNumeric { name, values } if name == "traffic" && values == &["permutation", "uniform"])
+        );
+        let e = refuse(PlotOptions {
+            x: Some("delay".into()),
+            log_x: true,
+            ..PlotOptions::default()
+        });
+        assert!(matches!(&e, ReproError::LogAxisNotPositive { name, .. } if name == "delay"));
+        assert!(e.to_string().contains("(0, 2)"), "{e}");
+        // Without --x, a log x axis must suit every swept parameter plotted.
+        let e = refuse(PlotOptions {
+            log_x: true,
+            ..PlotOptions::default()
+        });
+        assert!(matches!(&e, ReproError::LogAxisNotPositive { name, .. } if name == "delay"));
+        // A mean <= 0 on a log y axis is drawn around, not refused.
+        assert!(
+            s.figures(&PlotOptions {
+                log_y: true,
+                ..PlotOptions::default()
+            })
+            .is_ok()
+        );
     }
 }

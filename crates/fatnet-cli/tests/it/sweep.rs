@@ -11,7 +11,7 @@ use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
 use serde_json::Value;
 
-use crate::common::{fatnet, stderr_of_failure, stdout_of};
+use crate::common::{assert_one_line_error, fatnet, stderr_of_failure, stdout_of};
 
 /// 2 × 2 points × 100 trials = 400 tasks of about 3 ms each on bft:n=1024 (about a second on
 /// two threads in a test build): long enough to be killed in the middle.
@@ -390,6 +390,71 @@ fn summarize_reports_the_means_of_the_results_and_plots_each_swept_parameter() {
         "speed",
     ]);
     assert!(err.contains("latency"), "{err}");
+}
+
+#[test]
+fn summarize_draws_the_x_axis_series_and_log_scale_asked_for_and_refuses_bad_choices() {
+    let tmp = tempfile::tempdir().unwrap();
+    let sweep = write_sweep(tmp.path(), SMALL);
+    let out = tmp.path().join("out");
+    fatnet().args(run_args(&sweep, &out)).assert().success();
+    let dir = out.to_str().unwrap();
+    let text = stdout_of([
+        "sweep",
+        "summarize",
+        dir,
+        "--x",
+        "flits",
+        "--series",
+        "traffic",
+        "--log-y",
+    ]);
+    // One plot, not one per swept parameter.
+    assert_eq!(text.matches(".svg").count(), 1, "{text}");
+    assert!(!out.join("latency-vs-flow.svg").exists());
+    let svg = fs::read_to_string(out.join("latency-vs-flits-by-traffic.svg")).unwrap();
+    assert!(out.join("latency-vs-flits-by-traffic.csv").exists());
+    // flits is numeric: lines; traffic leads each legend entry, flow still splits lines.
+    assert_eq!(svg.matches("<polyline").count(), 4, "{svg}");
+    assert!(
+        svg.contains(">traffic=permutation, flow=worm</text>"),
+        "{svg}"
+    );
+    // Log y axis: powers-of-two tick labels; the command is recorded.
+    assert!(svg.contains("2<tspan dy=\"-5\""), "{svg}");
+    assert!(svg.contains("--x flits --series traffic --log-y"), "{svg}");
+    // A categorical x axis is drawn as points with error bars, never joined.
+    stdout_of(["sweep", "summarize", dir, "--x", "flow"]);
+    let flow = fs::read_to_string(out.join("latency-vs-flow.svg")).unwrap();
+    assert!(
+        !flow.contains("<polyline") && flow.contains("<circle"),
+        "{flow}"
+    );
+    // Refusals: exit 2, one line naming the parameter, nothing written.
+    fs::remove_file(out.join("summary.md")).unwrap();
+    for (args, named) in [
+        (
+            vec!["--x", "topology"],
+            "`topology` is not a swept parameter",
+        ),
+        (
+            vec!["--series", "speed"],
+            "`speed` is not a swept parameter",
+        ),
+        (vec!["--x", "flow", "--series", "flow"], "both `flow`"),
+        (
+            vec!["--x", "traffic", "--log-x"],
+            "`traffic`, whose values are not all numbers",
+        ),
+        (vec!["--metric", "cycles"], "`cycles` is not a metric"),
+    ] {
+        let mut all = vec!["sweep", "summarize", dir];
+        all.extend(&args);
+        assert_one_line_error(&all);
+        let err = stderr_of_failure(&all);
+        assert!(err.contains(named), "{args:?}: {err}");
+    }
+    assert!(!out.join("summary.md").exists());
 }
 
 #[test]

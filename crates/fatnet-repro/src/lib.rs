@@ -212,6 +212,18 @@ pub enum ReproError {
         /// Its values, in the sweep file's order.
         values: Vec<String>,
     },
+    /// `fatnet sweep summarize` would hold more per-trial metrics than its budget.
+    #[error(
+        "the summary of {tasks} tasks would hold about {estimate} bytes of per-trial metrics, over the {max}-byte budget: summarize a smaller sweep"
+    )]
+    SummaryTooLarge {
+        /// Tasks in the sweep.
+        tasks: u64,
+        /// Estimated bytes.
+        estimate: u64,
+        /// The budget ([`sweep_summary::SUMMARY_BUDGET`]).
+        max: u64,
+    },
     /// Reading or writing a file failed.
     #[error("{}: {source}", path.display())]
     Io {

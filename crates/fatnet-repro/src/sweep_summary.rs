@@ -5,10 +5,16 @@
 //! delivery cycles for the routers and the scheduler.
 //!
 //! **Key design decision: a summary is a function of the results file's set of records.** It
-//! reads [`read_results`] (sorted by task, a partial last line ignored and reported) and never
-//! modifies the directory's results, so it can run while a sweep is still writing, and any
-//! thread count, rank count or interruption that gives the same records gives the same summary
-//! byte for byte. Summaries of an unfinished sweep say how many tasks are missing.
+//! reads the records ([`for_each_record`]: a partial last line ignored and reported), puts each
+//! trial's metrics in task order, and never modifies the directory's results, so it can run
+//! while a sweep is still writing, and any thread count, rank count or interruption that gives
+//! the same records gives the same summary byte for byte. Summaries of an unfinished sweep say
+//! how many tasks are missing.
+//!
+//! **Memory.** [`summarize_sweep`] streams the results file: it keeps each finished trial's
+//! metrics (16 bytes per metric: the trial index and the value, sorted by trial before the
+//! statistics), never the records, and refuses a sweep whose metrics alone would exceed
+//! [`SUMMARY_BUDGET`] before reading it.
 //!
 //! # The plots
 //!
@@ -41,8 +47,8 @@ use fatnet::online::packet::PacketReport;
 use crate::figure::{ErrorBar, Figure, Series};
 use crate::runner::Summary;
 use crate::sweep::{
-    DynamicResult, ParamValue, RouteResult, ScheduleResult, SweepKind, SweepResults, TrialResult,
-    read_results,
+    DynamicResult, ParamValue, RouteResult, SWEEP_FILE, ScheduleResult, SweepKind, SweepResults,
+    SweepSpec, TrialResult, for_each_record,
 };
 use crate::{ReproError, write_atomically};
 
@@ -413,13 +419,64 @@ pub struct SweepSummary {
     pub points: Vec<PointSummary>,
 }
 
-/// Summarizes the sweep in `out_dir` (read-only).
+/// The most memory [`summarize_sweep`] gives the per-trial metrics (2 GiB, the workspace's
+/// memory budget): 16 bytes per metric per task.
+pub const SUMMARY_BUDGET: u64 = fatnet::topology::MEMORY_BUDGET;
+
+/// Summarizes the sweep in `out_dir` (read-only), streaming its results file.
 ///
 /// # Errors
 ///
-/// As [`read_results`].
+/// As [`read_results`](crate::sweep::read_results), and [`ReproError::SummaryTooLarge`] when the sweep's tasks × metrics × 16 bytes exceed
+/// [`SUMMARY_BUDGET`], before the results are read.
 pub fn summarize_sweep(out_dir: &Path) -> Result<SweepSummary, ReproError> {
-    Ok(SweepSummary::of(&read_results(out_dir)?))
+    let spec = SweepSpec::from_file(&out_dir.join(SWEEP_FILE))?;
+    let list = metrics(spec.kind());
+    let bytes = u128::from(spec.tasks()) * list.len() as u128 * 16;
+    if bytes > u128::from(SUMMARY_BUDGET) {
+        return Err(ReproError::SummaryTooLarge {
+            tasks: spec.tasks(),
+            estimate: u64::try_from(bytes).unwrap_or(u64::MAX),
+            max: SUMMARY_BUDGET,
+        });
+    }
+    let mut samples = Samples::new(&spec);
+    let mut finished = 0u64;
+    let partial_bytes = for_each_record(&spec, out_dir, &mut |record| {
+        finished += 1;
+        samples.push(&record);
+    })?;
+    Ok(SweepSummary::from_samples(
+        &spec,
+        samples,
+        finished,
+        partial_bytes,
+    ))
+}
+
+/// Each point's metric values with their trial index, as records arrive in any order.
+struct Samples {
+    kind: SweepKind,
+    /// `values[point][metric]`: (trial, value).
+    values: Vec<Vec<Vec<(u64, f64)>>>,
+}
+
+impl Samples {
+    fn new(spec: &SweepSpec) -> Samples {
+        let kind = spec.kind();
+        Samples {
+            kind,
+            values: vec![vec![Vec::new(); metrics(kind).len()]; spec.points() as usize],
+        }
+    }
+
+    fn push(&mut self, record: &crate::sweep::TrialRecord) {
+        for (m, metric) in metrics(self.kind).iter().enumerate() {
+            if let Some(v) = (metric.of)(&record.result) {
+                self.values[record.point as usize][m].push((record.trial, v));
+            }
+        }
+    }
 }
 
 /// `name=value` pairs of `keys` in `params`, comma-separated.
@@ -445,27 +502,44 @@ fn fmt_num(v: f64) -> String {
 }
 
 impl SweepSummary {
-    /// Summarizes `results`.
+    /// Summarizes `results` (held in memory; [`summarize_sweep`] streams a results file).
     pub fn of(results: &SweepResults) -> SweepSummary {
-        let spec = &results.spec;
-        let kind = spec.kind();
-        let list = metrics(kind);
-        let mut samples: Vec<Vec<Vec<f64>>> =
-            vec![vec![Vec::new(); list.len()]; spec.points() as usize];
+        let mut samples = Samples::new(&results.spec);
         for record in &results.records {
-            for (m, metric) in list.iter().enumerate() {
-                if let Some(v) = (metric.of)(&record.result) {
-                    samples[record.point as usize][m].push(v);
-                }
-            }
+            samples.push(record);
         }
+        SweepSummary::from_samples(
+            &results.spec,
+            samples,
+            results.records.len() as u64,
+            results.partial_bytes,
+        )
+    }
+
+    /// The statistics of every point, each metric's values taken in trial order: the same
+    /// summary whatever order the records came in.
+    fn from_samples(
+        spec: &SweepSpec,
+        samples: Samples,
+        finished: u64,
+        partial_bytes: u64,
+    ) -> SweepSummary {
+        let kind = spec.kind();
         let points = samples
-            .iter()
+            .values
+            .into_iter()
             .enumerate()
             .map(|(point, per_metric)| PointSummary {
                 point: point as u64,
                 params: spec.params(point as u64).cloned().unwrap_or_default(),
-                stats: per_metric.iter().map(|s| Summary::of(s)).collect(),
+                stats: per_metric
+                    .into_iter()
+                    .map(|mut s| {
+                        s.sort_unstable_by_key(|&(trial, _)| trial);
+                        let values: Vec<f64> = s.into_iter().map(|(_, v)| v).collect();
+                        Summary::of(&values)
+                    })
+                    .collect(),
             })
             .collect();
         SweepSummary {
@@ -473,8 +547,8 @@ impl SweepSummary {
             tasks: spec.tasks(),
             trials: spec.trials(),
             seed: spec.seed(),
-            finished: results.records.len() as u64,
-            partial_bytes: results.partial_bytes,
+            finished,
+            partial_bytes,
             swept: spec.swept(),
             zip_keys: spec.zip_keys().to_vec(),
             points,

@@ -118,5 +118,6 @@ pub use run::{
 };
 pub use spec::{MAX_TASKS, SweepKind, SweepSpec};
 pub use store::{
-    MAX_RECORD_BYTES, RESULTS_FILE, SWEEP_FILE, SweepResults, TrialRecord, read_results,
+    MAX_RECORD_BYTES, RESULTS_FILE, SWEEP_FILE, SweepResults, TrialRecord, for_each_record,
+    read_results,
 };

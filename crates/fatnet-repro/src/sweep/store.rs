@@ -206,15 +206,30 @@ pub struct SweepResults {
 ///   a record of this sweep or repeats a task.
 pub fn read_results(out_dir: &Path) -> Result<SweepResults, ReproError> {
     let spec = SweepSpec::from_file(&out_dir.join(SWEEP_FILE))?;
-    let path = out_dir.join(RESULTS_FILE);
-    let file = fs::File::open(&path).map_err(io_error(&path))?;
-    check_regular(&file, &path)?;
     let mut records = Vec::new();
-    let scan = scan_records(&spec, &path, BufReader::new(file), &mut |r| records.push(r))?;
+    let partial_bytes = for_each_record(&spec, out_dir, &mut |r| records.push(r))?;
     records.sort_by_key(|r| r.task);
     Ok(SweepResults {
         spec,
         records,
-        partial_bytes: scan.partial,
+        partial_bytes,
     })
+}
+
+/// Hands every record of `out_dir/results.jsonl` to `on_record`, in file order, checked as
+/// [`read_results`] checks them but never held together: one line in memory at a time.
+/// Returns the bytes of an ignored partial last line.
+///
+/// # Errors
+///
+/// As [`read_results`], for the results file of `spec` (the caller read the sweep file).
+pub fn for_each_record(
+    spec: &SweepSpec,
+    out_dir: &Path,
+    on_record: &mut dyn FnMut(TrialRecord),
+) -> Result<u64, ReproError> {
+    let path = out_dir.join(RESULTS_FILE);
+    let file = fs::File::open(&path).map_err(io_error(&path))?;
+    check_regular(&file, &path)?;
+    Ok(scan_records(spec, &path, BufReader::new(file), on_record)?.partial)
 }

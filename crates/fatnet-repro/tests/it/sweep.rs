@@ -707,3 +707,46 @@ fn hostile_results_files_are_refused() {
     let err = run_sweep(&spec, dir.path(), &resume).unwrap_err();
     assert!(err.to_string().contains("not a regular file"), "{err}");
 }
+
+/// `summarize_sweep` streams the results file and puts the trials back in task order: records
+/// written in any order give the summary of the sorted, in-memory path byte for byte; a sweep
+/// whose per-trial metrics would exceed the budget is refused before its results are read.
+#[test]
+fn streamed_summary_equals_the_in_memory_one_and_is_bounded() {
+    use fatnet_repro::sweep::{SWEEP_FILE, read_results};
+    use fatnet_repro::sweep_summary::{SUMMARY_BUDGET, SweepSummary, summarize_sweep};
+    let spec = SweepSpec::parse(SWEEP).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    run(&spec, dir.path(), 1, 64, false);
+    let results = dir.path().join(RESULTS_FILE);
+    let text = fs::read_to_string(&results).unwrap();
+    let mut lines: Vec<&str> = text.lines().collect();
+    lines.reverse();
+    fs::write(&results, lines.join("\n") + "\n").unwrap();
+    let streamed = summarize_sweep(dir.path()).unwrap();
+    let in_memory = SweepSummary::of(&read_results(dir.path()).unwrap());
+    assert_eq!(streamed.finished, 24);
+    assert_eq!(streamed.to_csv().unwrap(), in_memory.to_csv().unwrap());
+    assert_eq!(
+        streamed.to_markdown("fatnet sweep summarize"),
+        in_memory.to_markdown("fatnet sweep summarize")
+    );
+
+    let big = tempfile::tempdir().unwrap();
+    let source = "simulator = \"packet\"\ntrials = 536870912\nseed = 1\n[params]\n\
+                  topology = \"bft:n=16\"\ntraffic = \"permutation\"\n";
+    fs::write(big.path().join(SWEEP_FILE), source).unwrap();
+    // No results file: the refusal comes first.
+    match summarize_sweep(big.path()) {
+        Err(ReproError::SummaryTooLarge {
+            tasks,
+            estimate,
+            max,
+            ..
+        }) => {
+            assert_eq!(tasks, 536_870_912);
+            assert!(estimate > max && max == SUMMARY_BUDGET, "{estimate}");
+        }
+        other => panic!("expected SummaryTooLarge, got {other:?}"),
+    }
+}

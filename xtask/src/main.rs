@@ -11,6 +11,8 @@
 //! - `cargo xtask tidy` checks the crate layering of `docs/architecture.md` with
 //!   `cargo metadata` (a crate may depend only on crates above it), and that only the
 //!   engines advance simulated time (`clock.rs`).
+//! - `cargo xtask guide [--release]` builds the CLI and runs every ```` ```sh ```` block of
+//!   `docs/guide.md`, in order, in one fresh temporary directory (`guide.rs`).
 
 use std::fs;
 use std::num::NonZeroUsize;
@@ -20,6 +22,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 mod clock;
+mod guide;
 
 use anyhow::{Context, Result, bail};
 use clap::{Parser, Subcommand};
@@ -57,6 +60,13 @@ enum Cmd {
     /// Check the crate layering (a crate depends only on crates above it) and that only the
     /// engines advance simulated time.
     Tidy,
+    /// Run every ```sh block of docs/guide.md, in order, in a fresh temporary directory with
+    /// the workspace's `fatnet` on the PATH and the repository root in $FATNET_REPO.
+    Guide {
+        /// Build and run the release CLI instead of the dev one.
+        #[arg(long)]
+        release: bool,
+    },
 }
 
 fn main() -> ExitCode {
@@ -99,6 +109,7 @@ fn run(cli: Cli) -> Result<()> {
             )
         }
         Cmd::Tidy => tidy(),
+        Cmd::Guide { release } => guide::run(&root(), release),
     }
 }
 

@@ -274,6 +274,8 @@ pub fn run(root: &Path, release: bool) -> Result<()> {
             .current_dir(&work)
             .env("PATH", &path)
             .env("FATNET_REPO", root)
+            // A non-interactive bash sources $BASH_ENV first: keep the user's setup out.
+            .env_remove("BASH_ENV")
             .stdin(Stdio::null())
             .output()
             .context("cannot run bash")?;

@@ -12,6 +12,8 @@
 //!   `cargo metadata` (a crate may depend only on crates above it), and that only the
 //!   engines advance simulated time (`clock.rs`), and that rustdoc comments cite papers by
 //!   authors and title, not by our file numbers, notes or issues (`citations.rs`).
+//! - `cargo xtask guide [--release]` builds the CLI and runs every ```` ```sh ```` block of
+//!   `docs/guide.md`, in order, in one fresh temporary directory (`guide.rs`).
 
 use std::fs;
 use std::num::NonZeroUsize;
@@ -22,6 +24,7 @@ use std::time::{Duration, Instant};
 
 mod citations;
 mod clock;
+mod guide;
 
 use anyhow::{Context, Result, bail};
 use clap::{Parser, Subcommand};
@@ -59,6 +62,13 @@ enum Cmd {
     /// Check the crate layering (a crate depends only on crates above it), that only the
     /// engines advance simulated time, and that doc comments cite no internal references.
     Tidy,
+    /// Run every ```sh block of docs/guide.md, in order, in a fresh temporary directory with
+    /// the workspace's `fatnet` on the PATH and the repository root in $FATNET_REPO.
+    Guide {
+        /// Build and run the release CLI instead of the dev one.
+        #[arg(long)]
+        release: bool,
+    },
 }
 
 fn main() -> ExitCode {
@@ -101,6 +111,7 @@ fn run(cli: Cli) -> Result<()> {
             )
         }
         Cmd::Tidy => tidy(),
+        Cmd::Guide { release } => guide::run(&root(), release),
     }
 }
 

@@ -442,7 +442,8 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), ScenarioError> 
     };
     // The rename would replace whatever is there: a symbolic link, a device (`/dev/null`), a
     // FIFO. Only a regular file (or nothing) is replaced.
-    if let Ok(meta) = std::fs::symlink_metadata(path)
+    let existing = std::fs::symlink_metadata(path).ok();
+    if let Some(meta) = &existing
         && !meta.file_type().is_file()
     {
         return Err(io(std::io::Error::new(
@@ -454,7 +455,21 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), ScenarioError> 
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
     };
-    let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(io)?;
+    // A temporary file is private (0600) by default; the file it becomes is not. A new file
+    // gets the mode any program's new file gets (0666 less the umask, applied by open(2)); a
+    // replaced file keeps its own mode.
+    let mut builder = tempfile::Builder::new();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        builder.permissions(std::fs::Permissions::from_mode(0o666));
+    }
+    let mut tmp = builder.tempfile_in(dir).map_err(io)?;
+    if let Some(meta) = &existing {
+        tmp.as_file()
+            .set_permissions(meta.permissions())
+            .map_err(io)?;
+    }
     tmp.write_all(bytes)
         .and_then(|()| tmp.as_file().sync_all())
         .map_err(io)?;
@@ -465,6 +480,26 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), ScenarioError> 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// An output file is created like any program's new file (0666 less the umask), not
+    /// private like the temporary file it was written through; a replaced file keeps its mode.
+    #[cfg(unix)]
+    #[test]
+    fn written_files_have_the_usual_modes() {
+        use std::os::unix::fs::PermissionsExt as _;
+        let dir = tempfile::tempdir().unwrap();
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        // What this process's umask gives a new file.
+        let probe = dir.path().join("probe");
+        std::fs::write(&probe, b"").unwrap();
+        let path = dir.path().join("out.txt");
+        write_atomically(&path, b"one").unwrap();
+        assert_eq!(mode(&path), mode(&probe));
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o640)).unwrap();
+        write_atomically(&path, b"two").unwrap();
+        assert_eq!(mode(&path), 0o640);
+        assert_eq!(std::fs::read(&path).unwrap(), b"two");
+    }
 
     #[test]
     fn one_line_lists_each_cause_once() {

@@ -80,7 +80,7 @@ pub use graph::{
 };
 pub use hypercube::{Hypercube, MAX_HYPERCUBE_DIMENSION};
 pub use karyntree::KAryNTree;
-pub use names::UnknownName;
+pub use names::{UnknownName, option_help};
 pub use spec::TopologySpec;
 
 use serde::{Deserialize, Serialize};

@@ -5,7 +5,8 @@
 //! `name()`, `Display`, `FromStr` (with an [`UnknownName`] error listing every accepted name),
 //! serde (the name as a string, in both directions) and, when the crate that expands it has
 //! a `clap` feature and it is on, `clap::ValueEnum` (so `--help` lists the names with the
-//! first line of each variant's documentation). Front ends therefore never mirror a library
+//! first paragraph of each variant's documentation, rustdoc links shown as plain text:
+//! [`option_help`]). Front ends therefore never mirror a library
 //! enum: they parse into it.
 
 use thiserror::Error;
@@ -31,6 +32,49 @@ impl UnknownName {
             expected,
         }
     }
+}
+
+/// The `--help` text of an option's value: the first paragraph of its documentation (`lines`,
+/// one doc attribute each, up to the first blank one) on one line, with rustdoc links shown as
+/// their text (`` [`RandomRouter`] `` and `` [the proof](crate::x) `` become `` `RandomRouter` ``
+/// and `the proof`).
+///
+/// ```
+/// use fatnet_topology::option_help;
+/// let doc = [" Greedy concentrator ([`Greedy`]): the", " first `cap(c)` win.", "", " More."];
+/// assert_eq!(option_help(&doc), "Greedy concentrator (`Greedy`): the first `cap(c)` win.");
+/// ```
+pub fn option_help(lines: &[&str]) -> String {
+    let paragraph: Vec<&str> = lines
+        .iter()
+        .map(|l| l.trim())
+        .take_while(|l| !l.is_empty())
+        .collect();
+    let text = paragraph.join(" ");
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text.as_str();
+    while let Some(open) = rest.find('[') {
+        out.push_str(&rest[..open]);
+        let after = &rest[open + 1..];
+        match after.find(']') {
+            Some(close) => {
+                out.push_str(&after[..close]);
+                rest = &after[close + 1..];
+                // An inline link's target, `(...)`, is dropped.
+                if rest.starts_with('(')
+                    && let Some(end) = rest.find(')')
+                {
+                    rest = &rest[end + 1..];
+                }
+            }
+            None => {
+                out.push('[');
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 /// Declares an enum of unit variants with one user-facing name per variant.
@@ -136,7 +180,8 @@ macro_rules! named_options {
             }
             fn to_possible_value(&self) -> Option<::clap::builder::PossibleValue> {
                 Some(match self {
-                    $($name::$variant => ::clap::builder::PossibleValue::new($text).help($doc.trim()),)+
+                    $($name::$variant => ::clap::builder::PossibleValue::new($text)
+                        .help($crate::option_help(&[$doc, $($more),*])),)+
                 })
             }
         }

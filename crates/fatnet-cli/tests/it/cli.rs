@@ -368,3 +368,35 @@ fn load_names_the_bound_and_the_routing() {
         "{table}"
     );
 }
+
+/// `--help` explains every value of an option with its whole first paragraph (it used to stop
+/// at the end of the doc comment's first line, mid-sentence) and shows rustdoc links as text.
+#[test]
+fn help_texts_are_whole_sentences_without_rustdoc_links() {
+    let commands: &[&[&str]] = &[
+        &["topology"],
+        &["load"],
+        &["schedule"],
+        &["schedule", "verify"],
+        &["clos", "check"],
+        &["fabric", "check"],
+        &["fabric", "load"],
+        &["route"],
+        &["simulate"],
+        &["sweep", "summarize"],
+        &["queue"],
+        &["traffic"],
+    ];
+    for command in commands {
+        let help = crate::common::stdout_of(command.iter().copied().chain(["--help"]));
+        assert!(!help.contains("[`"), "{command:?}: {help}");
+        assert!(!help.contains("`]"), "{command:?}: {help}");
+    }
+    let route = crate::common::stdout_of(["route", "--help"]);
+    assert!(
+        route.contains("whose path uses `c` outnumber `cap(c)`"),
+        "{route}"
+    );
+    let load = crate::common::stdout_of(["load", "--help"]);
+    assert!(load.contains("d-mod-k on trees."), "{load}");
+}

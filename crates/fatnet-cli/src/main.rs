@@ -458,6 +458,8 @@ struct LoadSummary {
     congestion_channel: Option<u32>,
     /// The busiest channel, `from -> to`.
     congestion_at: Option<String>,
+    /// The busiest channel's capacity: congestion counts messages, λ divides by capacity.
+    congestion_capacity: Option<u64>,
     dilation: u64,
     total_path_length: u64,
     hottest: Vec<HotBundle>,
@@ -559,6 +561,7 @@ impl LoadSummary {
                     node_label(topo, ch.to)
                 )
             }),
+            congestion_capacity: report.congestion_channel.map(|c| topo.channel(c).capacity),
             dilation: report.loads.dilation,
             total_path_length: report.loads.total_path_length,
             hottest,
@@ -589,11 +592,12 @@ fn print_load(out: &mut impl Write, s: &LoadSummary) -> Result<()> {
             "not one-cycle"
         }
     )?;
-    match (&s.congestion_at, s.congestion_channel) {
-        (Some(at), Some(c)) => writeln!(
+    match (&s.congestion_at, s.congestion_channel, s.congestion_capacity) {
+        (Some(at), Some(c), Some(cap)) => writeln!(
             out,
-            "congestion      {} on channel {c} ({at})  (messages on the busiest channel under \
-             --paths {})",
+            "congestion      {} on channel {c} ({at}, capacity {cap})  (messages on the busiest \
+             channel under --paths {}, not divided by its capacity; by routes over capacity see \
+             the hottest channels below)",
             s.congestion, s.paths
         )?,
         _ => writeln!(

@@ -68,11 +68,20 @@ pub fn run_route(args: RouteArgs, out: &mut impl Write) -> Result<()> {
     )?;
     writeln!(out, "router        {} ({} drops)", o.router, o.policy)?;
     writeln!(out, "messages      {}", o.messages)?;
-    writeln!(
-        out,
-        "load factor   {:.4}  (lower bound {} cycles)",
-        o.load_factor, o.lower_bound
-    )?;
+    if o.traffic_per_trial {
+        writeln!(
+            out,
+            "load factor   {:.4}  (mean λ(M) of the trials' instances; the smallest ⌈λ(M)⌉, {} \
+             cycles, bounds every trial from below)",
+            o.load_factor, o.lower_bound
+        )?;
+    } else {
+        writeln!(
+            out,
+            "load factor   {:.4}  (λ(M); ⌈λ(M)⌉ = {} cycles is a lower bound for every router)",
+            o.load_factor, o.lower_bound
+        )?;
+    }
     let s = &o.cycles_summary;
     writeln!(
         out,

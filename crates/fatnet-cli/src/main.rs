@@ -592,7 +592,11 @@ fn print_load(out: &mut impl Write, s: &LoadSummary) -> Result<()> {
             "not one-cycle"
         }
     )?;
-    match (&s.congestion_at, s.congestion_channel, s.congestion_capacity) {
+    match (
+        &s.congestion_at,
+        s.congestion_channel,
+        s.congestion_capacity,
+    ) {
         (Some(at), Some(c), Some(cap)) => writeln!(
             out,
             "congestion      {} on channel {c} ({at}, capacity {cap})  (messages on the busiest \

@@ -40,8 +40,8 @@ pub use adaptive::{
     nonblocking_adaptive,
 };
 pub use check::{
-    Counterexample, LinkPairs, NonblockingReport, WorstContention, check_nonblocking,
-    verify_counterexample, worst_contention,
+    Counterexample, LinkPairs, MAX_CHECKED_PAIRS, NonblockingReport, WorstContention,
+    check_nonblocking, verify_counterexample, worst_contention,
 };
 pub use routing::{ClosRouting, ClosRoutingKind, DModM, RoutingTable, SModM, Tops, YuanRouting};
 pub use search::{

@@ -139,7 +139,8 @@ pub enum OfflineError {
         /// The first message whose source or destination was already used.
         message: u32,
     },
-    /// An exhaustive search would exceed its budget before it could start.
+    /// An exhaustive search or check would exceed its budget (of work or of memory) before it
+    /// could start.
     #[error("{what} is too large: {size} exceeds the limit {limit}")]
     SearchTooLarge {
         /// What is too large.

@@ -169,3 +169,19 @@ fn capacities_near_u64_max_are_refused_by_the_packet_engine_not_wrapped() {
         &["too many wires", "33554432"],
     );
 }
+
+/// Yuan's Lemma 1 check and the worst-case contention over every pair: refused before any
+/// work when the pairs or the per-link state are too many (they used to abort asking 96 GB).
+#[test]
+fn clos_checks_too_large_to_run_are_refused() {
+    for command in ["check", "worst"] {
+        refused(
+            &["clos", command, "ftree:n=100,m=10000,r=100000"],
+            &["every ordered pair", "100000000000000", "4294967296"],
+        );
+        refused(
+            &["clos", command, "ftree:n=1,m=1048576,r=1024"],
+            &["per-link state", "2147483648"],
+        );
+    }
+}

@@ -10,6 +10,32 @@ use serde::Serialize;
 use super::{ClosChannel, ClosRouting, down_link, is_cross, link_channel, simulate, up_link};
 use crate::OfflineError;
 
+/// The most ordered pairs of processors [`check_nonblocking`] and [`worst_contention`] visit
+/// (2^32: 65,536 processors, the largest fabric `fatnet-fabric` analyses; seconds to minutes).
+pub const MAX_CHECKED_PAIRS: u64 = 1 << 32;
+
+/// Refuses a check of `clos` over [`MAX_CHECKED_PAIRS`] pairs or whose per-link state would
+/// exceed [`fatnet_topology::MEMORY_BUDGET`], before anything is allocated.
+fn check_size(clos: &FoldedClos) -> Result<(), OfflineError> {
+    let pairs = u64::from(clos.ports()).pow(2);
+    if pairs > MAX_CHECKED_PAIRS {
+        return Err(OfflineError::SearchTooLarge {
+            what: "Lemma 1's check over every ordered pair of processors",
+            size: pairs,
+            limit: MAX_CHECKED_PAIRS,
+        });
+    }
+    let bytes = 2 * u64::from(clos.r()) * u64::from(clos.m()) * size_of::<LinkPairs>() as u64;
+    if bytes > fatnet_topology::MEMORY_BUDGET {
+        return Err(OfflineError::SearchTooLarge {
+            what: "the per-link state of Lemma 1's check, in bytes",
+            size: bytes,
+            limit: fatnet_topology::MEMORY_BUDGET,
+        });
+    }
+    Ok(())
+}
+
 /// Calls `visit(s, d, t)` for every pair across bottom switches and every top switch `t` the
 /// routing gives it, in `(s, d, t)` order, after validating the tops.
 fn for_each_route(
@@ -145,11 +171,13 @@ impl LinkPairs {
 /// # Errors
 ///
 /// [`OfflineError::TopOutOfRange`] or [`OfflineError::NoTopSwitch`] when the routing names a
-/// top switch `clos` does not have, or none.
+/// top switch `clos` does not have, or none; [`OfflineError::SearchTooLarge`] for more than
+/// [`MAX_CHECKED_PAIRS`] pairs or per-link state over the memory budget, before any work.
 pub fn check_nonblocking(
     clos: &FoldedClos,
     routing: &(impl ClosRouting + ?Sized),
 ) -> Result<NonblockingReport, OfflineError> {
+    check_size(clos)?;
     let links = 2 * clos.r() as usize * clos.m() as usize;
     let mut state = vec![LinkPairs::default(); links];
     let (mut cross, mut paths, mut last) = (0u64, 0u64, None);
@@ -272,6 +300,7 @@ pub fn worst_contention(
     clos: &FoldedClos,
     routing: &(impl ClosRouting + ?Sized),
 ) -> Result<WorstContention, OfflineError> {
+    check_size(clos)?;
     let links = 2 * clos.r() as usize * clos.m() as usize;
     // Pass 1: which links have two pairs with distinct sources and destinations (Lemma 1).
     let mut state = vec![LinkPairs::default(); links];
@@ -371,6 +400,32 @@ fn max_matching(pairs: &[(u32, u32)], processors: u32) -> Vec<Message> {
 mod tests {
     use super::*;
     use crate::clos::{DModM, RoutingTable, YuanRouting};
+
+    /// Checks too large to finish or to fit are refused before any work (they used to
+    /// allocate 96 GB and abort).
+    #[test]
+    fn huge_checks_are_refused_up_front() {
+        let too_many_pairs = FoldedClos::new(1000, 1000, 1000).unwrap();
+        let routing = DModM::new(&too_many_pairs);
+        for e in [
+            check_nonblocking(&too_many_pairs, &routing).unwrap_err(),
+            worst_contention(&too_many_pairs, &routing)
+                .map(|_| ())
+                .unwrap_err(),
+        ] {
+            assert!(
+                matches!(e, OfflineError::SearchTooLarge { size: 1_000_000_000_000, limit, .. } if limit == MAX_CHECKED_PAIRS),
+                "{e}"
+            );
+        }
+        // Few pairs, but 2·r·m links of state over the memory budget.
+        let too_wide = FoldedClos::new(1, 1 << 20, 1 << 10).unwrap();
+        let e = check_nonblocking(&too_wide, &DModM::new(&too_wide)).unwrap_err();
+        assert!(
+            matches!(e, OfflineError::SearchTooLarge { limit, .. } if limit == fatnet_topology::MEMORY_BUDGET),
+            "{e}"
+        );
+    }
 
     #[test]
     fn witness_covers_the_three_cases() {

@@ -947,28 +947,13 @@ pub enum DynamicSummary {
     Broadcast(BroadcastSummary),
 }
 
-/// The report of a routing run.
+/// What both reports give in the same words, in their JSON at the same place (flattened):
+/// the run's protocol, trials and seed, and the delay pooled over its trials.
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct RoutingSummary {
-    /// The topology spec, canonical.
-    pub topology: String,
-    /// `hypercube` or `butterfly`.
-    pub network: &'static str,
-    /// The dimension.
-    pub d: u32,
-    /// How packets arrive.
-    pub arrivals: Arrivals,
-    /// λ.
-    pub rate: f64,
-    /// The bit-flip probability.
-    pub p: f64,
-    /// The load factor.
-    pub rho: f64,
-    /// The routing scheme.
-    pub router: DynamicRouter,
-    /// The horizon.
+pub struct PooledRun {
+    /// The horizon (in slots).
     pub slots: f64,
-    /// The warm-up.
+    /// The warm-up (in slots).
     pub warmup: f64,
     /// Batches.
     pub batches: u32,
@@ -988,6 +973,30 @@ pub struct RoutingSummary {
     pub delay_ci: Option<f64>,
     /// Mean of the trials' delay trends.
     pub delay_trend: Option<f64>,
+}
+
+/// The report of a routing run.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RoutingSummary {
+    /// The topology spec, canonical.
+    pub topology: String,
+    /// `hypercube` or `butterfly`.
+    pub network: &'static str,
+    /// The dimension.
+    pub d: u32,
+    /// How packets arrive.
+    pub arrivals: Arrivals,
+    /// λ.
+    pub rate: f64,
+    /// The bit-flip probability.
+    pub p: f64,
+    /// The load factor.
+    pub rho: f64,
+    /// The routing scheme.
+    pub router: DynamicRouter,
+    /// The run and its pooled delay.
+    #[serde(flatten)]
+    pub run: PooledRun,
     /// Mean of the trials' hops per packet.
     pub hops_mean: Option<f64>,
     /// Mean of the trials' number in the network.
@@ -1021,28 +1030,9 @@ pub struct BroadcastSummary {
     pub rate: f64,
     /// The load factor λ(2^d − 1)/d.
     pub rho: f64,
-    /// The horizon, in slots.
-    pub slots: f64,
-    /// The warm-up, in slots.
-    pub warmup: f64,
-    /// Batches.
-    pub batches: u32,
-    /// Trials run.
-    pub trials: u64,
-    /// The master seed.
-    pub seed: u64,
-    /// [`CONFIDENCE`].
-    pub confidence: f64,
-    /// Packets generated, all trials.
-    pub packets: u64,
-    /// Packets measured, all trials.
-    pub measured: u64,
-    /// The mean delay T.
-    pub delay_mean: Option<f64>,
-    /// Its half-width.
-    pub delay_ci: Option<f64>,
-    /// Mean of the trials' delay trends (per batch).
-    pub delay_trend: Option<f64>,
+    /// The run (its horizon and warm-up in slots) and its pooled delay.
+    #[serde(flatten)]
+    pub run: PooledRun,
     /// Mean of the trials' backlog trends (direct schemes).
     pub backlog_trend: Option<f64>,
     /// The thesis' numbers.
@@ -1095,10 +1085,20 @@ impl DynamicSummary {
                 .zip(delay_ci)
                 .map(|(t, h)| t + h >= lower - 1e-12 && upper.is_none_or(|u| t - h <= u + 1e-12))
         };
-        let packets = trials.iter().map(|t| t.report.packets).sum();
-        let measured = trials.iter().map(|t| t.report.measured).sum();
-        let delay_trend = mean_of(&trials, |r| r.delay_trend);
         let n = trials.len() as u64;
+        let run = PooledRun {
+            slots: s.protocol.horizon,
+            warmup: s.protocol.warmup,
+            batches: s.protocol.batches,
+            trials: n,
+            seed,
+            confidence: CONFIDENCE,
+            packets: trials.iter().map(|t| t.report.packets).sum(),
+            measured: trials.iter().map(|t| t.report.measured).sum(),
+            delay_mean,
+            delay_ci,
+            delay_trend: mean_of(&trials, |r| r.delay_trend),
+        };
         match &s.model {
             DynamicModel::Routing {
                 arrivals,
@@ -1125,17 +1125,7 @@ impl DynamicSummary {
                     p: *p,
                     rho: s.rho,
                     router: *router,
-                    slots: s.protocol.horizon,
-                    warmup: s.protocol.warmup,
-                    batches: s.protocol.batches,
-                    trials: n,
-                    seed,
-                    confidence: CONFIDENCE,
-                    packets,
-                    measured,
-                    delay_mean,
-                    delay_ci,
-                    delay_trend,
+                    run,
                     hops_mean: mean_of(&trials, |r| r.hops_mean),
                     number_mean: mean_of(&trials, |r| r.number_mean),
                     arc_rate: avg_vec(levels, |r| &r.arc_rate),
@@ -1153,17 +1143,7 @@ impl DynamicSummary {
                     d: s.d,
                     rate: s.rate,
                     rho: s.rho,
-                    slots: s.protocol.horizon,
-                    warmup: s.protocol.warmup,
-                    batches: s.protocol.batches,
-                    trials: n,
-                    seed,
-                    confidence: CONFIDENCE,
-                    packets,
-                    measured,
-                    delay_mean,
-                    delay_ci,
-                    delay_trend,
+                    run,
                     backlog_trend: mean_of(&trials, |r| r.backlog_trend),
                     within_bounds: within(bounds.lower, bounds.upper),
                     bounds: bounds.clone(),

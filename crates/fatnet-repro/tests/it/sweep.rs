@@ -12,8 +12,8 @@ use fatnet::traffic::TrafficSpec;
 use fatnet_repro::ReproError;
 use fatnet_repro::derive_seed;
 use fatnet_repro::sweep::{
-    RESULTS_FILE, SweepKind, SweepOptions, SweepProblem, SweepProblemKind, SweepSpec, TrialRecord,
-    TrialResult, run_sweep,
+    RESULTS_FILE, SweepKind, SweepOptions, SweepProblem, SweepProblemKind, SweepSpec, Task,
+    TrialRecord, TrialResult, run_sweep,
 };
 
 /// 2 × 2 cross product, 2 zipped pairs: 8 points × 3 trials = 24 tasks, a randomized and a
@@ -71,10 +71,22 @@ fn the_grid_has_every_combination_and_its_seeds() {
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
     assert_eq!(records.len(), 24);
+    assert_eq!(spec.task(24), None);
     for (k, r) in records.iter().enumerate() {
         assert_eq!(r.task, k as u64);
         assert_eq!((r.point, r.trial), (r.task / 3, r.task % 3));
-        assert_eq!(r.seed, spec.task_seed(r.task));
+        assert_eq!(
+            r.seed,
+            derive_seed(derive_seed(spec.seed(), r.point), r.trial)
+        );
+        assert_eq!(
+            spec.task(r.task),
+            Some(Task {
+                point: r.point,
+                trial: r.trial,
+                seed: r.seed
+            })
+        );
         assert_eq!(Some(&r.params), spec.params(r.point));
         let TrialResult::Packet(result) = &r.result else {
             panic!("a packet sweep gave {:?}", r.result);

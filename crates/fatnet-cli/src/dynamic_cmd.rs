@@ -144,14 +144,14 @@ fn routing_text(out: &mut impl Write, o: &RoutingSummary) -> std::io::Result<()>
     writeln!(
         out,
         "run: time [0, {}), measured from {}, {} batches, {} trial(s), seed {}",
-        o.slots, o.warmup, o.batches, o.trials, o.seed
+        o.run.slots, o.run.warmup, o.run.batches, o.run.trials, o.run.seed
     )?;
     writeln!(
         out,
         "packets generated {}, measured {}, packet-hops {}",
-        o.packets, o.measured, o.packet_hops
+        o.run.packets, o.run.measured, o.packet_hops
     )?;
-    delay_line(out, o.delay_mean, o.delay_ci)?;
+    delay_line(out, o.run.delay_mean, o.run.delay_ci)?;
     match o.bounds.upper {
         Some(upper) => writeln!(
             out,
@@ -174,7 +174,7 @@ fn routing_text(out: &mut impl Write, o: &RoutingSummary) -> std::io::Result<()>
         writeln!(out, "within bounds      {}", if w { "yes" } else { "NO" })?;
     }
     writeln!(out, "mean hops          {}", num(o.hops_mean))?;
-    let little = o.delay_mean.map(|t| o.rate * (1u64 << o.d) as f64 * t);
+    let little = o.run.delay_mean.map(|t| o.rate * (1u64 << o.d) as f64 * t);
     writeln!(
         out,
         "mean number in network {} (Little: rate x nodes x T = {})",
@@ -184,7 +184,8 @@ fn routing_text(out: &mut impl Write, o: &RoutingSummary) -> std::io::Result<()>
     writeln!(
         out,
         "delay trend        {} per time unit (about 0 in steady state)",
-        o.delay_trend
+        o.run
+            .delay_trend
             .map_or("-".to_string(), |v| format!("{v:.2e}"))
     )?;
     per_trial_text(out, o.per_trial.as_deref())
@@ -199,14 +200,14 @@ fn broadcast_text(out: &mut impl Write, o: &BroadcastSummary) -> std::io::Result
     writeln!(
         out,
         "run: slots [0, {}), measured from {}, {} batches, {} trial(s), seed {}",
-        o.slots, o.warmup, o.batches, o.trials, o.seed
+        o.run.slots, o.run.warmup, o.run.batches, o.run.trials, o.run.seed
     )?;
     writeln!(
         out,
         "packets generated {}, measured {}",
-        o.packets, o.measured
+        o.run.packets, o.run.measured
     )?;
-    delay_line(out, o.delay_mean, o.delay_ci)?;
+    delay_line(out, o.run.delay_mean, o.run.delay_ci)?;
     writeln!(
         out,
         "lower bound        {:.4} ({})",

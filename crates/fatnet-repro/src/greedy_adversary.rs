@@ -151,6 +151,7 @@ impl Tabular for GreedyAdversary {
                         let mut r = RandomRouter::new(RandomParams::default(), n);
                         online::run(&tree, &m, policy, &mut r, seed, config)
                     })
+                    .map_err(|e| EXPERIMENT.error(e))?
                     .map_err(|e| EXPERIMENT.error(e))?;
                     row += 1;
                     let cycles: Vec<f64> = outcomes.iter().map(|o| o.cycles as f64).collect();

@@ -120,6 +120,7 @@ fn trials(
         }?;
         Ok((report.cycles, report.finished, report.lower_bound))
     })
+    .map_err(|e| EXPERIMENT.error(e))?
     .map_err(|e: online::OnlineError| EXPERIMENT.error(e))
 }
 

@@ -374,6 +374,7 @@ pub fn runs(
             congestion: r.congestion,
         })
     })
+    .map_err(|e| EXPERIMENT.error(e))?
     .map_err(|e: Failure| {
         EXPERIMENT.error_in(
             format!("{} on {} at N = {n}", algorithm.label(), pattern.label()),

@@ -53,6 +53,7 @@ fn cell_runs(
         }
         Ok((r.delay_mean, r.measured))
     })
+    .map_err(|e| ExperimentId::new(Paper::Stamoulis, "table6").error(e))?
 }
 
 /// Table 6.1 as printed (d = 8; one 5,000-slot run per row): ρ, simulation, approximation
@@ -573,7 +574,8 @@ impl Tabular for IndirectScheme {
                 seed,
             })
             .map_err(|e| ExperimentId::new(Paper::Stamoulis, "indirect").error(e))
-        })?;
+        })
+        .map_err(|e| ExperimentId::new(Paper::Stamoulis, "indirect").error(e))??;
         Ok(grid
             .into_iter()
             .zip(reports)
@@ -777,7 +779,8 @@ impl Tabular for Figure7_7 {
                 seed,
             })
             .map_err(|e| ExperimentId::new(Paper::Stamoulis, "fig7_7").error(e))
-        })?;
+        })
+        .map_err(|e| ExperimentId::new(Paper::Stamoulis, "fig7_7").error(e))??;
         let mut rows = Vec::new();
         for (i, (&(d, rho), r)) in grid.iter().zip(&reports).enumerate() {
             let scale = f64::from(d) / f64::from(1u32 << d);

@@ -197,7 +197,8 @@ fn run_grid(
     let runs = try_run_trials(seed, grid.len() as u64 * trials, |i, s| {
         let (scheme, d, rho) = grid[(i / trials) as usize];
         sims.run(id, scheme, d, rho, horizon, s)
-    })?;
+    })
+    .map_err(|e| ExperimentId::new(Paper::Stamoulis, id).error(e))??;
     Ok(grid
         .iter()
         .zip(runs.chunks(trials as usize))

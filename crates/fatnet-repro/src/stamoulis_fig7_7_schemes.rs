@@ -336,7 +336,8 @@ impl Tabular for Figure7_7Schemes {
                 )));
             }
             Ok((report.queue_size, report.measured))
-        })?;
+        })
+        .map_err(|e| EXPERIMENT.error(e))??;
         grid.iter()
             .zip(results.chunks(runs as usize))
             .map(|(&(scheme, k), rs)| {

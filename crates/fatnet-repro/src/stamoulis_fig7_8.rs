@@ -162,7 +162,8 @@ impl Tabular for Figure7_8 {
                 busiest: r.node_means.iter().copied().fold(0.0, f64::max),
                 at_root: r.max_node.is_power_of_two(),
             })
-        })?;
+        })
+        .map_err(|e| EXPERIMENT.error(e))??;
         Ok(ds
             .iter()
             .zip(results.chunks(runs as usize))

@@ -154,7 +154,8 @@ impl Tabular for GreedyGrid {
             let per_slot = f64::from(1u32 << d) * rho / p;
             let horizon = ((budget / per_slot) as u64).clamp(2_000, 200_000);
             greedy_run(d, rho, p, horizon, horizon / 10, batches, seed)
-        })?;
+        })
+        .map_err(|e| EXPERIMENT.error(e))??;
         let t = crate::runner::student_t_995(batches - 1).unwrap_or(f64::NAN);
         grid.iter()
             .zip(&runs)
@@ -393,7 +394,8 @@ impl Tabular for Figure5_3 {
                 seed: crate::derive_seed(FIG5_3_SEED, u64::from(d)),
             })
             .map_err(|e| EXPERIMENT.error_in(format!("d = {d}, {scheme:?}"), e))
-        })?;
+        })
+        .map_err(|e| EXPERIMENT.error(e))??;
         grid.iter()
             .zip(&reports)
             .map(|(&(d, scheme), r)| {
@@ -581,7 +583,8 @@ impl Tabular for ContinuousGrid {
                 window: None,
             })
             .map_err(|e| EXPERIMENT.error_in(format!("{network:?} d = {d}, ρ = {rho}, p = {p}"), e))
-        })?;
+        })
+        .map_err(|e| EXPERIMENT.error(e))??;
         grid.into_iter()
             .zip(runs)
             .map(|((network, d, rho, p), report)| {
@@ -775,7 +778,8 @@ impl Tabular for ButterflySlotted {
                 seed,
             })
             .map_err(|e| EXPERIMENT.error_in(format!("butterfly d = {d}, ρ = {rho}, p = {p}"), e))
-        })?;
+        })
+        .map_err(|e| EXPERIMENT.error(e))??;
         grid.into_iter()
             .zip(runs)
             .map(|((d, rho, p), report)| {

@@ -901,7 +901,8 @@ impl PreparedDynamic {
     ///
     /// [`ScenarioError::Refused`] before any trial runs if the trials' records would exceed
     /// [`TRIAL_BUDGET_BYTES`](crate::runner::TRIAL_BUDGET_BYTES)
-    /// ([`check_trial_budget`]); the error of the failing trial with the lowest index, as
+    /// ([`check_trial_budget`]) and [`ScenarioError::OutOfRange`] for a thread count
+    /// [`RunnerConfig::check`] refuses; the error of the failing trial with the lowest index, as
     /// [`ScenarioError::Trial`].
     pub fn run(
         &self,
@@ -931,7 +932,7 @@ impl PreparedDynamic {
                 })
             },
             progress,
-        )
+        )?
     }
 }
 
@@ -945,6 +946,34 @@ pub enum DynamicSummary {
     Routing(RoutingSummary),
     /// Multiple broadcasts.
     Broadcast(BroadcastSummary),
+}
+
+/// What both reports give in the same words, in their JSON at the same place (flattened):
+/// the run's protocol, trials and seed, and the delay pooled over its trials.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct PooledRun {
+    /// The horizon (in slots).
+    pub slots: f64,
+    /// The warm-up (in slots).
+    pub warmup: f64,
+    /// Batches.
+    pub batches: u32,
+    /// Trials run.
+    pub trials: u64,
+    /// The master seed.
+    pub seed: u64,
+    /// [`CONFIDENCE`].
+    pub confidence: f64,
+    /// Packets generated, all trials.
+    pub packets: u64,
+    /// Packets measured, all trials.
+    pub measured: u64,
+    /// The mean delay T.
+    pub delay_mean: Option<f64>,
+    /// Its half-width.
+    pub delay_ci: Option<f64>,
+    /// Mean of the trials' delay trends.
+    pub delay_trend: Option<f64>,
 }
 
 /// The report of a routing run.
@@ -966,28 +995,9 @@ pub struct RoutingSummary {
     pub rho: f64,
     /// The routing scheme.
     pub router: DynamicRouter,
-    /// The horizon.
-    pub slots: f64,
-    /// The warm-up.
-    pub warmup: f64,
-    /// Batches.
-    pub batches: u32,
-    /// Trials run.
-    pub trials: u64,
-    /// The master seed.
-    pub seed: u64,
-    /// [`CONFIDENCE`].
-    pub confidence: f64,
-    /// Packets generated, all trials.
-    pub packets: u64,
-    /// Packets measured, all trials.
-    pub measured: u64,
-    /// The mean delay T.
-    pub delay_mean: Option<f64>,
-    /// Its half-width.
-    pub delay_ci: Option<f64>,
-    /// Mean of the trials' delay trends.
-    pub delay_trend: Option<f64>,
+    /// The run and its pooled delay.
+    #[serde(flatten)]
+    pub run: PooledRun,
     /// Mean of the trials' hops per packet.
     pub hops_mean: Option<f64>,
     /// Mean of the trials' number in the network.
@@ -1021,28 +1031,9 @@ pub struct BroadcastSummary {
     pub rate: f64,
     /// The load factor λ(2^d − 1)/d.
     pub rho: f64,
-    /// The horizon, in slots.
-    pub slots: f64,
-    /// The warm-up, in slots.
-    pub warmup: f64,
-    /// Batches.
-    pub batches: u32,
-    /// Trials run.
-    pub trials: u64,
-    /// The master seed.
-    pub seed: u64,
-    /// [`CONFIDENCE`].
-    pub confidence: f64,
-    /// Packets generated, all trials.
-    pub packets: u64,
-    /// Packets measured, all trials.
-    pub measured: u64,
-    /// The mean delay T.
-    pub delay_mean: Option<f64>,
-    /// Its half-width.
-    pub delay_ci: Option<f64>,
-    /// Mean of the trials' delay trends (per batch).
-    pub delay_trend: Option<f64>,
+    /// The run (its horizon and warm-up in slots) and its pooled delay.
+    #[serde(flatten)]
+    pub run: PooledRun,
     /// Mean of the trials' backlog trends (direct schemes).
     pub backlog_trend: Option<f64>,
     /// The thesis' numbers.
@@ -1095,10 +1086,20 @@ impl DynamicSummary {
                 .zip(delay_ci)
                 .map(|(t, h)| t + h >= lower - 1e-12 && upper.is_none_or(|u| t - h <= u + 1e-12))
         };
-        let packets = trials.iter().map(|t| t.report.packets).sum();
-        let measured = trials.iter().map(|t| t.report.measured).sum();
-        let delay_trend = mean_of(&trials, |r| r.delay_trend);
         let n = trials.len() as u64;
+        let run = PooledRun {
+            slots: s.protocol.horizon,
+            warmup: s.protocol.warmup,
+            batches: s.protocol.batches,
+            trials: n,
+            seed,
+            confidence: CONFIDENCE,
+            packets: trials.iter().map(|t| t.report.packets).sum(),
+            measured: trials.iter().map(|t| t.report.measured).sum(),
+            delay_mean,
+            delay_ci,
+            delay_trend: mean_of(&trials, |r| r.delay_trend),
+        };
         match &s.model {
             DynamicModel::Routing {
                 arrivals,
@@ -1125,17 +1126,7 @@ impl DynamicSummary {
                     p: *p,
                     rho: s.rho,
                     router: *router,
-                    slots: s.protocol.horizon,
-                    warmup: s.protocol.warmup,
-                    batches: s.protocol.batches,
-                    trials: n,
-                    seed,
-                    confidence: CONFIDENCE,
-                    packets,
-                    measured,
-                    delay_mean,
-                    delay_ci,
-                    delay_trend,
+                    run,
                     hops_mean: mean_of(&trials, |r| r.hops_mean),
                     number_mean: mean_of(&trials, |r| r.number_mean),
                     arc_rate: avg_vec(levels, |r| &r.arc_rate),
@@ -1153,17 +1144,7 @@ impl DynamicSummary {
                     d: s.d,
                     rate: s.rate,
                     rho: s.rho,
-                    slots: s.protocol.horizon,
-                    warmup: s.protocol.warmup,
-                    batches: s.protocol.batches,
-                    trials: n,
-                    seed,
-                    confidence: CONFIDENCE,
-                    packets,
-                    measured,
-                    delay_mean,
-                    delay_ci,
-                    delay_trend,
+                    run,
                     backlog_trend: mean_of(&trials, |r| r.backlog_trend),
                     within_bounds: within(bounds.lower, bounds.upper),
                     bounds: bounds.clone(),

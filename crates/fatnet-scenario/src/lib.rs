@@ -48,7 +48,7 @@ pub mod schedule;
 
 pub use dynamic::{
     BroadcastSummary, DynamicOptions, DynamicReport, DynamicScenario, DynamicSetup, DynamicSummary,
-    DynamicTrial, PreparedDynamic, RoutingSummary, RunProtocol,
+    DynamicTrial, PooledRun, PreparedDynamic, RoutingSummary, RunProtocol,
 };
 pub use network::Network;
 pub use packet::{

@@ -450,7 +450,8 @@ impl PreparedPacket {
     ///
     /// [`ScenarioError::Refused`] before any trial runs if the trials' records would exceed
     /// [`TRIAL_BUDGET_BYTES`](crate::runner::TRIAL_BUDGET_BYTES)
-    /// ([`check_trial_budget`]); the error of the failing trial with the lowest index, as
+    /// ([`check_trial_budget`]) and [`ScenarioError::OutOfRange`] for a thread count
+    /// [`RunnerConfig::check`] refuses; the error of the failing trial with the lowest index, as
     /// [`ScenarioError::Trial`].
     pub fn run(
         &self,
@@ -485,7 +486,7 @@ impl PreparedPacket {
                 })
             },
             progress,
-        )
+        )?
     }
 }
 

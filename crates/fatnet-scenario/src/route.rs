@@ -374,7 +374,8 @@ impl PreparedRoute {
     ///
     /// [`ScenarioError::Refused`] before any trial runs if the trials' records would exceed
     /// [`TRIAL_BUDGET_BYTES`](crate::runner::TRIAL_BUDGET_BYTES)
-    /// ([`check_trial_budget`]); the error of the failing trial with the lowest index, as
+    /// ([`check_trial_budget`]) and [`ScenarioError::OutOfRange`] for a thread count
+    /// [`RunnerConfig::check`] refuses; the error of the failing trial with the lowest index, as
     /// [`ScenarioError::Trial`].
     pub fn run(
         &self,
@@ -402,7 +403,7 @@ impl PreparedRoute {
                 })
             },
             progress,
-        )
+        )?
     }
 }
 

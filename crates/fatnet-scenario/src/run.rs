@@ -54,7 +54,8 @@ impl RunOptions {
     ///
     /// # Errors
     ///
-    /// [`ScenarioError::OutOfRange`] for 0 trials, or threads outside `1..=`[`MAX_THREADS`].
+    /// [`ScenarioError::OutOfRange`] for 0 trials, or threads outside `1..=`[`MAX_THREADS`]
+    /// ([`RunnerConfig::check`]).
     pub fn resolve(&self) -> Result<Run, ScenarioError> {
         let trials = self.trials.unwrap_or(1);
         if trials == 0 {
@@ -64,21 +65,14 @@ impl RunOptions {
                 expected: "at least 1",
             });
         }
-        if let Some(threads) = self.threads
-            && !(1..=MAX_THREADS).contains(&threads)
-        {
-            return Err(ScenarioError::OutOfRange {
-                param: Parameter::Threads,
-                value: threads.to_string(),
-                expected: "1 to 4096 (omit it to use every core)",
-            });
-        }
+        let runner = RunnerConfig {
+            threads: self.threads,
+        };
+        runner.check()?;
         Ok(Run {
             trials,
             seed: self.seed.unwrap_or(1),
-            runner: RunnerConfig {
-                threads: self.threads,
-            },
+            runner,
         })
     }
 }

@@ -25,11 +25,12 @@
 //! let delays: Vec<f64> = run_trials(SEED, 100, |_i, trial_seed| {
 //!     let mut rng = Pcg64::seed_from_u64(trial_seed);
 //!     (0..10).map(|_| rng.random::<f64>()).sum::<f64>()
-//! });
+//! })?;
 //! let summary = Summary::of(&delays);
 //! assert_eq!(summary.n, 100);
 //! let (low, high) = (summary.ci95_low.unwrap(), summary.ci95_high.unwrap());
 //! assert!(low < summary.mean.unwrap() && summary.mean.unwrap() < high);
+//! # Ok::<(), fatnet_scenario::ScenarioError>(())
 //! ```
 //!
 //! - Give each experiment one constant master seed (recorded in its output, as
@@ -45,11 +46,15 @@
 //!   [`run_trials`] within `pool.install(|| ...)`.
 //! - [`try_run_trials`] is for trials that can fail: it returns the error of the failing trial
 //!   with the lowest index, whichever thread fails first.
+//! - Every entry point checks its numbers before a trial runs: a thread count outside
+//!   `1..=`[`MAX_THREADS`] ([`RunnerConfig::check`]) or a trial count whose results would not
+//!   fit [`TRIAL_BUDGET_BYTES`] ([`check_trial_budget`]) is a [`ScenarioError`], not a panic.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use rayon::prelude::*;
 
+use crate::run::MAX_THREADS;
 use crate::{Parameter, ScenarioError, derive_seed};
 
 /// The most memory the per-trial results of one run may take: 1 GiB.
@@ -112,8 +117,37 @@ fn human_bytes(bytes: u128) -> String {
 pub struct RunnerConfig {
     /// Worker threads: `None` runs in the current rayon pool (the global pool, sized to the
     /// machine, unless called inside `ThreadPool::install`); `Some(n)` builds a pool of `n`
-    /// threads for the run (`Some(0)` lets rayon pick, as for its global pool).
+    /// threads for the run, `n` from 1 to [`MAX_THREADS`] ([`check`](Self::check)).
     pub threads: Option<usize>,
+}
+
+impl RunnerConfig {
+    /// Checks the thread count: `None`, or from 1 to [`MAX_THREADS`]. Every runner entry
+    /// point checks it before a trial runs, and so does
+    /// [`RunOptions::resolve`](crate::RunOptions::resolve): one rule.
+    ///
+    /// # Errors
+    ///
+    /// [`ScenarioError::OutOfRange`] naming [`Parameter::Threads`] for another count.
+    pub fn check(&self) -> Result<(), ScenarioError> {
+        match self.threads {
+            Some(threads) if !(1..=MAX_THREADS).contains(&threads) => {
+                Err(ScenarioError::OutOfRange {
+                    param: Parameter::Threads,
+                    value: threads.to_string(),
+                    expected: "1 to 4096 (omit it to use every core)",
+                })
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
+/// What every entry point checks before a trial runs: the thread count and the budget of the
+/// run's slots and results ([`check_trial_budget`] of `T` with error `E`, no heap).
+fn admit<T, E>(config: &RunnerConfig, trials: u64) -> Result<(), ScenarioError> {
+    config.check()?;
+    check_trial_budget::<T, E>(trials, 0)
 }
 
 /// Runs `trials` independent trials in the current rayon pool and returns their results in
@@ -122,11 +156,15 @@ pub struct RunnerConfig {
 /// Trial `i` (for `i` in `0..trials`) is `f(i, derive_seed(seed, i))`. The result is the same for
 /// any number of threads; see the [module documentation](self).
 ///
+/// # Errors
+///
+/// [`ScenarioError::Refused`] before any trial runs if `trials` results would exceed
+/// [`TRIAL_BUDGET_BYTES`] ([`check_trial_budget`]).
+///
 /// # Panics
 ///
-/// If `trials` does not fit in `usize` (only possible on targets narrower than 64 bits), and if
-/// a trial panics (the panic is propagated once the other running trials end).
-pub fn run_trials<T, F>(seed: u64, trials: u64, f: F) -> Vec<T>
+/// If a trial panics (the panic is propagated once the other running trials end).
+pub fn run_trials<T, F>(seed: u64, trials: u64, f: F) -> Result<Vec<T>, ScenarioError>
 where
     F: Fn(u64, u64) -> T + Sync,
     T: Send,
@@ -145,6 +183,11 @@ where
 /// If the pool of `config.threads` cannot be built (the system refuses new threads), the trials
 /// run one after another on the calling thread: the same results, more slowly.
 ///
+/// # Errors
+///
+/// Before any trial runs: [`ScenarioError::OutOfRange`] if `config` asks for a thread count
+/// outside `1..=`[`MAX_THREADS`] ([`RunnerConfig::check`]); as [`run_trials`].
+///
 /// # Panics
 ///
 /// As [`run_trials`].
@@ -154,17 +197,18 @@ pub fn run_trials_with<T, F>(
     trials: u64,
     f: F,
     progress: &(dyn Fn(u64) + Sync),
-) -> Vec<T>
+) -> Result<Vec<T>, ScenarioError>
 where
     F: Fn(u64, u64) -> T + Sync,
     T: Send,
 {
+    admit::<T, std::convert::Infallible>(config, trials)?;
     let done = AtomicU64::new(0);
-    execute(config, trials, &|i| {
+    Ok(execute(config, trials, &|i| {
         let result = f(i, derive_seed(seed, i));
         progress(done.fetch_add(1, Ordering::Relaxed) + 1);
         result
-    })
+    }))
 }
 
 /// [`run_trials`] for trials that can fail: all results in trial order, or the error of the
@@ -176,12 +220,18 @@ where
 ///
 /// # Errors
 ///
-/// The error of the lowest-index trial for which `f` returned `Err`.
+/// The outer error refuses the run before any trial runs, as [`run_trials`] does (the budget
+/// counts a slot `Option<Result<T, E>>` and a result `T` per trial); the inner one is the error
+/// of the lowest-index trial for which `f` returned `Err`.
 ///
 /// # Panics
 ///
 /// As [`run_trials`].
-pub fn try_run_trials<T, E, F>(seed: u64, trials: u64, f: F) -> Result<Vec<T>, E>
+pub fn try_run_trials<T, E, F>(
+    seed: u64,
+    trials: u64,
+    f: F,
+) -> Result<Result<Vec<T>, E>, ScenarioError>
 where
     F: Fn(u64, u64) -> Result<T, E> + Sync,
     T: Send,
@@ -197,7 +247,7 @@ where
 ///
 /// # Errors
 ///
-/// As [`try_run_trials`].
+/// As [`try_run_trials`], and the thread count's refusal as in [`run_trials_with`].
 ///
 /// # Panics
 ///
@@ -208,12 +258,13 @@ pub fn try_run_trials_with<T, E, F>(
     trials: u64,
     f: F,
     progress: &(dyn Fn(u64) + Sync),
-) -> Result<Vec<T>, E>
+) -> Result<Result<Vec<T>, E>, ScenarioError>
 where
     F: Fn(u64, u64) -> Result<T, E> + Sync,
     T: Send,
     E: Send,
 {
+    admit::<T, E>(config, trials)?;
     // Lowest index known to have failed (u64::MAX: none yet). It only decreases, so a trial
     // skipped because its index was above it is above the final lowest failure too: every
     // trial below the lowest failure runs.
@@ -230,15 +281,14 @@ where
         progress(done.fetch_add(1, Ordering::Relaxed) + 1);
         Some(outcome)
     });
-    let mut results = Vec::with_capacity(outcomes.len());
-    for outcome in outcomes {
-        match outcome {
-            Some(Ok(result)) => results.push(result),
-            Some(Err(error)) => return Err(error),
-            None => unreachable!("a trial was skipped below the lowest failing trial"),
-        }
-    }
-    Ok(results)
+    // In index order, the first error wins. Collected from the slots' own iterator, so the
+    // standard library reuses their buffer for the results where the layouts allow (a result
+    // no more aligned than its slot, as for every record of this crate): the run's peak is its
+    // slots, not its slots and a second vector of results.
+    Ok(outcomes
+        .into_iter()
+        .map(|outcome| outcome.expect("a trial was skipped below the lowest failing trial"))
+        .collect())
 }
 
 /// Evaluates `body(i)` for `i` in `0..trials` on the pool `config` asks for, results in index
@@ -249,7 +299,8 @@ fn execute<T: Send>(
     trials: u64,
     body: &(dyn Fn(u64) -> T + Sync),
 ) -> Vec<T> {
-    let n = usize::try_from(trials).expect("the number of trials exceeds the address space");
+    // The entry points refused a count over the budget, which is far below the address space.
+    let n = usize::try_from(trials).expect("the number of trials fits the trial budget");
     // usize -> u64 is lossless on every target Rust supports.
     let parallel = || (0..n).into_par_iter().map(|i| body(i as u64)).collect();
     match config.threads {
@@ -598,7 +649,8 @@ mod tests {
                     if i % 10 == 7 { Err(i) } else { Ok(i) }
                 },
                 &|_| {},
-            );
+            )
+            .unwrap();
             assert_eq!(result, Err(7));
             let mut ran = ran.into_inner().unwrap();
             ran.sort_unstable();

@@ -24,7 +24,7 @@ use serde::{Deserialize, Serialize};
 use super::check::{ParamValue, Value};
 use super::problem::{Problems, SweepProblem, SweepProblemKind};
 use super::store::TrialRecord;
-use super::{SweepKind, SweepSpec};
+use super::{SweepKind, SweepSpec, Task};
 use crate::{ReproError, derive_seed};
 
 /// One trial of `simulator = "route"`: the library's record ([`PreparedRoute::trial`]).
@@ -85,6 +85,18 @@ enum Job {
     Dynamic(PreparedDynamic),
 }
 
+impl Job {
+    /// The trial of seed `seed` (the scenario seeds its simulator itself, from it).
+    fn trial(&self, seed: u64) -> Result<TrialResult, ScenarioError> {
+        match self {
+            Job::Packet(prepared) => prepared.trial(seed).map(TrialResult::Packet),
+            Job::Route(prepared) => prepared.trial(seed).map(TrialResult::Route),
+            Job::Schedule(prepared) => prepared.trial(seed).map(TrialResult::Schedule),
+            Job::Dynamic(prepared) => prepared.trial(seed).map(TrialResult::Dynamic),
+        }
+    }
+}
+
 impl SweepSpec {
     /// Runs task `task` and returns its line of `results.jsonl`: the [`TrialRecord`] as one
     /// JSON object and a newline. The line is a function of the sweep file and `task` only.
@@ -101,35 +113,17 @@ impl SweepSpec {
 
     /// Runs task `task`.
     fn run_task(&self, task: u64) -> Result<TrialRecord, ReproError> {
-        if task >= self.tasks() {
+        let Some(Task { point, trial, seed }) = self.task(task) else {
             return Err(ReproError::SweepTask {
                 task,
                 reason: format!("no such task: the sweep has {}", self.tasks()),
             });
-        }
-        let (point, trial) = (task / self.trials, task % self.trials);
-        let p = &self.points[point as usize];
-        let seed = self.task_seed(task);
-        let fail = |reason: String| ReproError::SweepTask { task, reason };
-        let result = match &p.job {
-            // The scenario seeds its simulator itself, from the trial seed.
-            Job::Packet(prepared) => prepared
-                .trial(seed)
-                .map(TrialResult::Packet)
-                .map_err(|e| fail(fatnet::scenario::one_line(&e)))?,
-            Job::Schedule(prepared) => prepared
-                .trial(seed)
-                .map(TrialResult::Schedule)
-                .map_err(|e| fail(fatnet::scenario::one_line(&e)))?,
-            Job::Route(prepared) => prepared
-                .trial(seed)
-                .map(TrialResult::Route)
-                .map_err(|e| fail(fatnet::scenario::one_line(&e)))?,
-            Job::Dynamic(prepared) => prepared
-                .trial(seed)
-                .map(TrialResult::Dynamic)
-                .map_err(|e| fail(fatnet::scenario::one_line(&e)))?,
         };
+        let p = &self.points[point as usize];
+        let result = p.job.trial(seed).map_err(|e| ReproError::SweepTask {
+            task,
+            reason: fatnet::scenario::one_line(&e),
+        })?;
         Ok(TrialRecord {
             task,
             point,
@@ -229,11 +223,11 @@ pub(super) fn prepare(
                 continue;
             }
         };
+        // Each kind's options deserialise into its command's own struct, and its scenario
+        // resolves them as that command does.
         let job = match net {
-            Built::Packet(net) => {
-                // The options deserialise into the command's own struct, and the scenario
-                // resolves them as `fatnet simulate` does.
-                let prepared = scenario_of(&values).and_then(|(topology, traffic, options)| {
+            Built::Packet(net) => scenario_of(&values)
+                .and_then(|(topology, traffic, options)| {
                     PacketScenario {
                         topology,
                         traffic,
@@ -241,48 +235,30 @@ pub(super) fn prepare(
                     }
                     .prepare_on(net, derive_seed(seed, point))
                     .map_err(|e| blame(&e))
-                });
-                match prepared {
-                    Ok(prepared) => {
-                        prepared_points.push(Point {
-                            params,
-                            job: Job::Packet(prepared),
-                        });
-                    }
-                    Err((key, reason)) => point_problem(key, reason),
-                }
-                continue;
-            }
+                })
+                .map(Job::Packet),
+            // As `fatnet schedule` does; trial 0 runs now, so that Corollary 2's capacity
+            // condition is checked before any work starts.
             Built::Tree(tree) if kind == SweepKind::Schedule => {
-                // As `fatnet schedule` does; trial 0 runs now, so that Corollary 2's
-                // capacity condition is checked before any work starts.
                 let point_seed = derive_seed(seed, point);
-                let prepared = scenario_of(&values).and_then(|(topology, traffic, options)| {
-                    let prepared = ScheduleScenario {
-                        topology,
-                        traffic,
-                        options,
-                    }
-                    .prepare_on(tree, point_seed)
-                    .map_err(|e| blame(&e))?;
-                    prepared
-                        .trial(derive_seed(point_seed, 0))
+                scenario_of(&values)
+                    .and_then(|(topology, traffic, options)| {
+                        let prepared = ScheduleScenario {
+                            topology,
+                            traffic,
+                            options,
+                        }
+                        .prepare_on(tree, point_seed)
                         .map_err(|e| blame(&e))?;
-                    Ok(prepared)
-                });
-                match prepared {
-                    Ok(prepared) => {
-                        prepared_points.push(Point {
-                            params,
-                            job: Job::Schedule(prepared),
-                        });
-                    }
-                    Err((key, reason)) => point_problem(key, reason),
-                }
-                continue;
+                        prepared
+                            .trial(derive_seed(point_seed, 0))
+                            .map_err(|e| blame(&e))?;
+                        Ok(prepared)
+                    })
+                    .map(Job::Schedule)
             }
-            Built::Tree(tree) if kind == SweepKind::Route => {
-                let prepared = scenario_of(&values).and_then(|(topology, traffic, options)| {
+            Built::Tree(tree) if kind == SweepKind::Route => scenario_of(&values)
+                .and_then(|(topology, traffic, options)| {
                     RouteScenario {
                         topology,
                         traffic,
@@ -290,36 +266,21 @@ pub(super) fn prepare(
                     }
                     .prepare_on(tree, derive_seed(seed, point))
                     .map_err(|e| blame(&e))
-                });
-                match prepared {
-                    Ok(prepared) => {
-                        prepared_points.push(Point {
-                            params,
-                            job: Job::Route(prepared),
-                        });
-                    }
-                    Err((key, reason)) => point_problem(key, reason),
-                }
-                continue;
-            }
-            Built::Dynamic(topology) => {
-                // The options deserialise into `fatnet simulate --arrivals`'s own struct.
-                let prepared = options_of(&values).and_then(|options| {
+                })
+                .map(Job::Route),
+            Built::Dynamic(topology) => options_of(&values)
+                .and_then(|options| {
                     DynamicScenario { topology, options }
                         .prepare()
                         .map_err(|e| blame(&e))
-                });
-                match prepared {
-                    Ok(prepared) => Job::Dynamic(prepared),
-                    Err((key, reason)) => {
-                        point_problem(key, reason);
-                        continue;
-                    }
-                }
-            }
-            Built::Tree(_) => unreachable!("route and schedule points are handled above"),
+                })
+                .map(Job::Dynamic),
+            Built::Tree(_) => unreachable!("a fat-tree is built for route and schedule only"),
         };
-        prepared_points.push(Point { params, job });
+        match job {
+            Ok(job) => prepared_points.push(Point { params, job }),
+            Err((key, reason)) => point_problem(key, reason),
+        }
     }
     prepared_points
 }

@@ -116,7 +116,7 @@ pub use problem::{SweepProblem, SweepProblemKind};
 pub use run::{
     LOCK_FILE, LocalTasks, SweepOptions, SweepRun, TaskRunner, run_sweep, run_sweep_with,
 };
-pub use spec::{MAX_TASKS, SweepKind, SweepSpec};
+pub use spec::{MAX_TASKS, SweepKind, SweepSpec, Task};
 pub use store::{
     MAX_RECORD_BYTES, RESULTS_FILE, SWEEP_FILE, SweepResults, TrialRecord, for_each_record,
     read_results,

@@ -95,6 +95,18 @@ impl std::fmt::Display for SweepKind {
     }
 }
 
+/// One task of a sweep ([`SweepSpec::task`]): trial `trial` of grid point `point`, run with
+/// seed `seed`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Task {
+    /// Grid point index.
+    pub point: u64,
+    /// Trial index within the point.
+    pub trial: u64,
+    /// The trial's seed, `derive_seed(derive_seed(seed, point), trial)`.
+    pub seed: u64,
+}
+
 /// A validated sweep: its text, its grid points, trials and seed.
 #[derive(Debug)]
 pub struct SweepSpec {
@@ -418,10 +430,19 @@ impl SweepSpec {
         &self.zip_keys
     }
 
-    /// The seed of task `task`: `derive_seed(derive_seed(seed, point), trial)`.
-    pub fn task_seed(&self, task: u64) -> u64 {
-        let (point, trial) = (task / self.trials, task % self.trials);
-        derive_seed(derive_seed(self.seed, point), trial)
+    /// Task `index`, `point · trials + trial`: its grid point, its trial within the point and
+    /// its seed, `derive_seed(derive_seed(seed, point), trial)`; `None` past the last task.
+    /// The one place a task index is split.
+    pub fn task(&self, index: u64) -> Option<Task> {
+        if index >= self.tasks() {
+            return None;
+        }
+        let (point, trial) = (index / self.trials, index % self.trials);
+        Some(Task {
+            point,
+            trial,
+            seed: derive_seed(derive_seed(self.seed, point), trial),
+        })
     }
 
     /// The sweep file's text, exactly as parsed.

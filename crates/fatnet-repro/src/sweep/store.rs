@@ -12,9 +12,9 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use super::SweepSpec;
 use super::check::ParamValue;
 use super::job::TrialResult;
+use super::{SweepSpec, Task};
 use crate::ReproError;
 
 /// Name of the results file in the output directory.
@@ -123,10 +123,12 @@ fn scan_records(
             line: index + 1,
         };
         let record: TrialRecord = serde_json::from_slice(&line).map_err(|_| corrupt())?;
-        let consistent = record.task < spec.tasks()
-            && record.point == record.task / spec.trials
-            && record.trial == record.task % spec.trials
-            && record.seed == spec.task_seed(record.task)
+        let consistent = spec.task(record.task)
+            == Some(Task {
+                point: record.point,
+                trial: record.trial,
+                seed: record.seed,
+            })
             && spec.params(record.point) == Some(&record.params)
             && record.result.kind() == spec.kind;
         if !consistent {

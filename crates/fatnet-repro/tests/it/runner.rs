@@ -34,6 +34,7 @@ fn with_threads(threads: usize, seed: u64, trials: u64) -> Vec<(u64, f64)> {
         trial,
         &|_| {},
     )
+    .unwrap()
 }
 
 fn close(a: f64, b: f64) -> bool {
@@ -47,7 +48,7 @@ fn same_seed_same_results_for_1_2_and_4_threads() {
     // Bit-identical, floats included.
     assert_eq!(with_threads(2, 42, 300), one);
     assert_eq!(with_threads(4, 42, 300), one);
-    assert_eq!(run_trials(42, 300, trial), one);
+    assert_eq!(run_trials(42, 300, trial).unwrap(), one);
     // And identical to the sequential definition.
     let sequential: Vec<_> = (0..300).map(|i| trial(i, derive_seed(42, i))).collect();
     assert_eq!(one, sequential);
@@ -69,8 +70,8 @@ fn summaries_do_not_depend_on_thread_count() {
 
 #[test]
 fn different_master_seeds_give_different_results() {
-    let a = run_trials(1, 50, trial);
-    let b = run_trials(2, 50, trial);
+    let a = run_trials(1, 50, trial).unwrap();
+    let b = run_trials(2, 50, trial).unwrap();
     assert_ne!(a, b);
     // Not just a permutation or a shift: no trial of one run reappears in the other.
     assert!(a.iter().all(|x| !b.contains(x)));
@@ -89,11 +90,12 @@ fn results_are_in_trial_order_with_derived_seeds() {
             1000,
             |i, trial_seed| (i, trial_seed),
             &|_| {},
-        );
+        )
+        .unwrap();
         let expected: Vec<_> = (0..1000).map(|i| (i, derive_seed(99, i))).collect();
         assert_eq!(results, expected);
     }
-    assert!(run_trials(99, 0, |i, _| i).is_empty());
+    assert!(run_trials(99, 0, |i, _| i).unwrap().is_empty());
 }
 
 #[test]
@@ -103,7 +105,8 @@ fn progress_hook_is_called_once_per_trial() {
     let results = run_trials_with(&RunnerConfig { threads: Some(4) }, 5, 257, trial, &|done| {
         calls.fetch_add(1, Ordering::Relaxed);
         seen.lock().unwrap().push(done);
-    });
+    })
+    .unwrap();
     assert_eq!(calls.load(Ordering::Relaxed), 257);
     let mut seen = seen.into_inner().unwrap();
     seen.sort_unstable();
@@ -114,7 +117,7 @@ fn progress_hook_is_called_once_per_trial() {
 
 #[test]
 fn try_run_trials_returns_all_results_when_nothing_fails() {
-    let ok: Result<Vec<_>, String> = try_run_trials(3, 64, |i, s| Ok((i, s)));
+    let ok: Result<Vec<_>, String> = try_run_trials(3, 64, |i, s| Ok((i, s))).unwrap();
     let expected: Vec<_> = (0..64).map(|i| (i, derive_seed(3, i))).collect();
     assert_eq!(ok.unwrap(), expected);
 }
@@ -149,7 +152,8 @@ fn try_run_trials_returns_the_lowest_failing_index_even_if_it_fails_last() {
         &|_| {
             calls.fetch_add(1, Ordering::Relaxed);
         },
-    );
+    )
+    .unwrap();
     assert_eq!(result, Err("trial 3".to_string()));
     assert!(
         fifty_was_first.load(Ordering::SeqCst),
@@ -169,7 +173,8 @@ fn try_run_trials_returns_the_lowest_failing_index_even_if_it_fails_last() {
             200,
             |i, _| if i == 17 || i > 120 { Err(i) } else { Ok(i) },
             &|_| {},
-        );
+        )
+        .unwrap();
         assert_eq!(result, Err(17));
     }
 }

@@ -12,8 +12,8 @@ use fatnet::traffic::TrafficSpec;
 use fatnet_repro::ReproError;
 use fatnet_repro::derive_seed;
 use fatnet_repro::sweep::{
-    RESULTS_FILE, SweepKind, SweepOptions, SweepProblem, SweepProblemKind, SweepSpec, TrialRecord,
-    TrialResult, run_sweep,
+    RESULTS_FILE, SweepKind, SweepOptions, SweepProblem, SweepProblemKind, SweepSpec, Task,
+    TrialRecord, TrialResult, run_sweep,
 };
 
 /// 2 × 2 cross product, 2 zipped pairs: 8 points × 3 trials = 24 tasks, a randomized and a
@@ -71,10 +71,22 @@ fn the_grid_has_every_combination_and_its_seeds() {
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
     assert_eq!(records.len(), 24);
+    assert_eq!(spec.task(24), None);
     for (k, r) in records.iter().enumerate() {
         assert_eq!(r.task, k as u64);
         assert_eq!((r.point, r.trial), (r.task / 3, r.task % 3));
-        assert_eq!(r.seed, spec.task_seed(r.task));
+        assert_eq!(
+            r.seed,
+            derive_seed(derive_seed(spec.seed(), r.point), r.trial)
+        );
+        assert_eq!(
+            spec.task(r.task),
+            Some(Task {
+                point: r.point,
+                trial: r.trial,
+                seed: r.seed
+            })
+        );
         assert_eq!(Some(&r.params), spec.params(r.point));
         let TrialResult::Packet(result) = &r.result else {
             panic!("a packet sweep gave {:?}", r.result);
@@ -615,20 +627,24 @@ fn a_grid_too_large_to_run_is_refused_before_it_is_built() {
     ));
 }
 
-/// Stops the sweep at its first batch, keeping the batch: enough to see that a sweep runs.
-struct FirstBatch(Vec<u64>);
+/// Runs the first batch it is handed on this process's threads and refuses the second,
+/// keeping every batch: enough to see that a sweep runs and records its first batch.
+struct FirstBatch(Vec<Vec<u64>>);
 
 impl fatnet_repro::sweep::TaskRunner for FirstBatch {
     fn run_tasks(
         &mut self,
-        _spec: &SweepSpec,
+        spec: &SweepSpec,
         tasks: &[u64],
     ) -> Result<Vec<Result<Vec<u8>, ReproError>>, ReproError> {
-        self.0 = tasks.to_vec();
-        Err(ReproError::Io {
-            path: "first batch".into(),
-            source: std::io::Error::other("stopped after the first batch"),
-        })
+        self.0.push(tasks.to_vec());
+        if self.0.len() > 1 {
+            return Err(ReproError::Io {
+                path: "second batch".into(),
+                source: std::io::Error::other("stopped after the first batch"),
+            });
+        }
+        Ok(fatnet_repro::sweep::LocalTasks::new(Some(1)).run(spec, tasks))
     }
 }
 
@@ -641,33 +657,84 @@ fn every_sweep_check_accepts_can_start_running() {
              topology = \"bft:n=16\"\ntraffic = \"permutation\"\n"
         )
     };
-    // One rule, in the parser both `check` and `run` use: MAX_TASKS tasks, not one more.
-    let over = problems(&file(MAX_TASKS + 1));
-    assert!(matches!(
-        over[..],
-        [SweepProblem {
-            line: Some(2),
-            kind: SweepProblemKind::TooManyTasks { .. }
-        }]
-    ));
-    // The largest sweep starts at once: the runner used to collect the pending task indices
-    // first (8 bytes a task, 8 GiB here) and abort out of memory. Now its only per-task
-    // memory is a done flag, a byte.
-    let spec = SweepSpec::parse(&file(MAX_TASKS)).unwrap();
+    // One rule, in the reader both `fatnet sweep check` and `run` use: MAX_TASKS tasks, not
+    // one more, refused with the counts on the line of `trials`.
+    let files = tempfile::tempdir().unwrap();
+    let (over, largest) = (
+        files.path().join("over.toml"),
+        files.path().join("max.toml"),
+    );
+    fs::write(&over, file(MAX_TASKS + 1)).unwrap();
+    fs::write(&largest, file(MAX_TASKS)).unwrap();
+    match SweepSpec::from_file(&over) {
+        Err(ReproError::InvalidSweep { problems }) => assert_eq!(
+            problems,
+            [SweepProblem {
+                line: Some(2),
+                kind: SweepProblemKind::TooManyTasks {
+                    points: 1,
+                    trials: MAX_TASKS + 1,
+                    max: MAX_TASKS,
+                },
+            }]
+        ),
+        other => panic!("expected the task limit, got {other:?}"),
+    }
+    let spec = SweepSpec::from_file(&largest).unwrap();
+    assert_eq!(
+        (spec.points(), spec.trials(), spec.tasks()),
+        (1, MAX_TASKS, MAX_TASKS)
+    );
+    assert_eq!(spec.task(MAX_TASKS), None);
+
+    // The largest sweep starts at once and records its first batch: the runner used to
+    // collect the pending task indices first (8 bytes a task, 8 GiB here) and abort out of
+    // memory. Now its only per-task memory is a done flag, a byte.
     let dir = tempfile::tempdir().unwrap();
-    let mut runner = FirstBatch(Vec::new());
-    let mut counts = Vec::new();
     let options = SweepOptions {
         batch: 3,
         ..SweepOptions::default()
     };
-    let error = run_sweep_with(&spec, dir.path(), &options, &mut runner, &mut |r| {
-        counts.push((r.total, r.skipped, r.ran))
-    })
-    .unwrap_err();
-    assert!(matches!(error, ReproError::Io { .. }), "{error:?}");
-    assert_eq!(runner.0, [0, 1, 2]);
-    assert_eq!(counts, [(MAX_TASKS, 0, 0)]);
+    let run_until_second_batch = |resume: bool| {
+        let mut runner = FirstBatch(Vec::new());
+        let mut counts = Vec::new();
+        let error = run_sweep_with(
+            &spec,
+            dir.path(),
+            &SweepOptions { resume, ..options },
+            &mut runner,
+            &mut |r| counts.push((r.total, r.skipped, r.ran)),
+        )
+        .unwrap_err();
+        // The runner's own refusal of the second batch, not a failure before it.
+        assert!(
+            matches!(&error, ReproError::Io { path, .. } if path.as_os_str() == "second batch"),
+            "{error:?}"
+        );
+        (runner.0, counts)
+    };
+    let (batches, counts) = run_until_second_batch(false);
+    assert_eq!(batches, [[0, 1, 2], [3, 4, 5]]);
+    // (total, skipped, ran): before the first batch, and after it.
+    assert_eq!(counts, [(MAX_TASKS, 0, 0), (MAX_TASKS, 0, 3)]);
+    let lines = lines_of(dir.path());
+    assert_eq!(lines.len(), 3);
+    for (task, line) in (0..3).zip(&lines) {
+        let record: TrialRecord = serde_json::from_str(line).unwrap();
+        assert_eq!(
+            (record.task, record.point, record.trial, record.seed),
+            (task, 0, task, derive_seed(derive_seed(1, 0), task))
+        );
+        assert_eq!(
+            format!("{line}\n").into_bytes(),
+            spec.run_task_line(task).unwrap()
+        );
+    }
+    // Resumed, it keeps the batch it recorded and starts from the next task.
+    let (batches, counts) = run_until_second_batch(true);
+    assert_eq!(batches, [[3, 4, 5], [6, 7, 8]]);
+    assert_eq!(counts, [(MAX_TASKS, 3, 0), (MAX_TASKS, 3, 3)]);
+    assert_eq!(lines_of(dir.path()).len(), 6);
 }
 
 /// A results file of one endless line is refused after its first MiB, not read into memory,

@@ -1066,7 +1066,10 @@ fn pooled_delay(trials: &[DynamicTrial]) -> (Option<f64>, Option<f64>) {
         return (None, None);
     };
     let s = Summary::of(&means);
-    let t = stats::student_t(trials.len() as u64 - 1, CONFIDENCE);
+    // No trial (a direct library call may summarize none): no interval, not an underflow.
+    let t = (trials.len() as u64)
+        .checked_sub(1)
+        .and_then(|df| stats::student_t(df, CONFIDENCE));
     (s.mean, t.zip(s.std_err).map(|(t, e)| t * e))
 }
 

@@ -178,3 +178,23 @@ fn runs_too_large_for_memory_or_time_are_refused_with_the_estimate() {
     };
     assert!(fits.resolve(&cube).is_ok());
 }
+
+/// A summary of no trial (a direct library call) has no delay and no interval; it used to
+/// underflow computing the interval's degrees of freedom.
+#[test]
+fn a_summary_of_no_trial_has_no_interval() {
+    let prepared = DynamicScenario {
+        topology: cube(3),
+        options: DynamicOptions {
+            slots: Some(100.0),
+            ..rate(0.5)
+        },
+    }
+    .prepare()
+    .unwrap();
+    let summary = fatnet_scenario::DynamicSummary::of(&prepared, 1, Vec::new(), false);
+    let json = serde_json::to_value(&summary).unwrap();
+    assert_eq!(json["trials"], 0, "{json}");
+    assert!(json["delay_mean"].is_null(), "{json}");
+    assert!(json["delay_ci"].is_null(), "{json}");
+}

@@ -9,7 +9,8 @@
 //! Where the side files are looked for (the conventions of the tools that write them):
 //! - ib_flit_sim: the tables' switch index is `<ROUTES>.ini` (the `.fdbs.ini` beside the
 //!   `.fdbs`); the CA order is `ftree.hcas` beside the `.fdbs` when present.
-//! - OpenSM: the topology is `opensm-subnet.lst`, or a dump folder holding it; the tables are
+//! - OpenSM: the topology is `opensm-subnet.lst`, or a dump folder holding it (or whose parent
+//!   holds it: one subnet, a folder of tables per routing engine); the tables are
 //!   a folder's `opensm-lfts.dump` or a table file (`opensm-lfts.dump`, `ibroute`/`dump_fts`
 //!   output, or `opensm.fdbs`), by default the topology folder's when it has one; the CA order
 //!   is `opensm-ftree-ca-order.dump` beside the tables when present and not empty (OpenSM
@@ -210,7 +211,12 @@ impl FabricFiles {
     fn load_opensm(&self) -> Result<LoadedFabric, FabricError> {
         let topo_dir = self.fabric.is_dir();
         let lst = if topo_dir {
-            self.fabric.join(SUBNET_LST)
+            // An engine's folder of tables beside the one subnet dump of its fabric.
+            let own = self.fabric.join(SUBNET_LST);
+            match self.fabric.parent().map(|p| p.join(SUBNET_LST)) {
+                Some(parent) if !own.exists() && parent.is_file() => parent,
+                _ => own,
+            }
         } else {
             self.fabric.clone()
         };

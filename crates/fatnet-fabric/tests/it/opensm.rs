@@ -331,3 +331,33 @@ fn fresh_opensm_dumps() {
         root.display()
     );
 }
+
+/// An engine's folder of tables, beside the one subnet dump of its fabric (the fixtures'
+/// layout), is a fabric on its own: the subnet comes from the parent folder, the tables from
+/// the folder; the same fabric and routes as naming both.
+#[test]
+fn an_engine_folder_finds_the_subnet_in_its_parent() {
+    use fatnet_fabric::FabricFiles;
+    let dir = fixtures().join("ftree-2-4-4");
+    let folder = FabricFiles {
+        fabric: dir.join("updn"),
+        routes: None,
+        ca_order: None,
+        format: Default::default(),
+    }
+    .load()
+    .unwrap();
+    let both = FabricFiles {
+        fabric: dir.join("opensm-subnet.lst"),
+        routes: Some(dir.join("updn")),
+        ca_order: None,
+        format: Default::default(),
+    }
+    .load()
+    .unwrap();
+    assert_eq!(folder.fabric.cas().count(), 8);
+    let (a, b) = (folder.fabric.trace_all(), both.fabric.trace_all());
+    assert!(a.all_valid(), "{a:?}");
+    assert_eq!((a.delivered, a.total_hops), (b.delivered, b.total_hops));
+    assert_eq!((a.delivered, a.total_hops), (56, 208));
+}

@@ -103,6 +103,9 @@ struct RouteOut {
     r: u64,
     routing: &'static str,
     traffic: String,
+    /// The traffic with its seed when the seed matters (text output only).
+    #[serde(skip)]
+    traffic_shown: String,
     seed: u64,
     messages: u64,
     cross: u64,
@@ -189,6 +192,7 @@ pub fn run(args: ClosArgs, out: &mut impl Write) -> Result<()> {
                 r,
                 routing: args.routing.name(),
                 traffic: traffic.to_string(),
+                traffic_shown: traffic.shown_with_seed(args.seed),
                 seed: args.seed,
                 messages: report.messages,
                 cross: report.cross,
@@ -253,7 +257,7 @@ fn print_check(out: &mut impl Write, o: &CheckOut, worst: bool) -> Result<()> {
 fn print_route(out: &mut impl Write, o: &RouteOut) -> Result<()> {
     writeln!(out, "network           {}", o.network)?;
     writeln!(out, "routing           {}", o.routing)?;
-    writeln!(out, "traffic           {} (seed {})", o.traffic, o.seed)?;
+    writeln!(out, "traffic           {}", o.traffic_shown)?;
     writeln!(
         out,
         "messages          {} ({} across bottom switches)",

@@ -521,10 +521,9 @@ fn load_cmd(
     let mut s = String::new();
     writeln!(
         s,
-        "fabric {}: traffic {} (seed {}) on {} CAs, CA order {}",
+        "fabric {}: traffic {} on {} CAs, CA order {}",
         j.topology,
-        j.traffic,
-        seed,
+        spec.shown_with_seed(seed),
         j.end_nodes,
         j.ca_order.as_deref().unwrap_or("node order")
     )?;

@@ -445,6 +445,9 @@ struct HotChannel {
 struct LoadSummary {
     topology: String,
     traffic: String,
+    /// The traffic with its seed when the seed matters (text output only).
+    #[serde(skip)]
+    traffic_shown: String,
     seed: u64,
     messages: u64,
     self_messages: u64,
@@ -540,6 +543,7 @@ impl LoadSummary {
         Self {
             topology: spec.to_string(),
             traffic: traffic.to_string(),
+            traffic_shown: traffic.shown_with_seed(seed),
             seed,
             messages: report.loads.messages,
             self_messages: messages.self_messages() as u64,
@@ -572,7 +576,7 @@ impl LoadSummary {
 
 fn print_load(out: &mut impl Write, s: &LoadSummary) -> Result<()> {
     writeln!(out, "topology        {}", s.topology)?;
-    writeln!(out, "traffic         {} (seed {})", s.traffic, s.seed)?;
+    writeln!(out, "traffic         {}", s.traffic_shown)?;
     writeln!(
         out,
         "messages        {} ({} to self)",

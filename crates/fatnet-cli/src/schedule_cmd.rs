@@ -106,6 +106,7 @@ pub fn run(args: ScheduleArgs, out: &mut impl Write) -> Result<ExitCode> {
     let (Some(topology), Some(traffic)) = (args.spec, args.traffic) else {
         bail!("fatnet schedule needs a topology and --traffic");
     };
+    let traffic_shown = traffic.shown_with_seed(args.seed);
     let scenario = ScheduleScenario {
         topology,
         traffic,
@@ -119,7 +120,7 @@ pub fn run(args: ScheduleArgs, out: &mut impl Write) -> Result<ExitCode> {
     } else {
         let t = &o.trial;
         writeln!(out, "topology        {}", o.topology)?;
-        writeln!(out, "traffic         {} (seed {})", o.traffic, o.seed)?;
+        writeln!(out, "traffic         {traffic_shown}")?;
         match o.fictitious {
             Some(f) => writeln!(out, "algorithm       {} (fictitious {f})", o.algorithm)?,
             None => writeln!(out, "algorithm       {}", o.algorithm)?,

@@ -185,6 +185,23 @@ impl TrafficSpec {
         }
     }
 
+    /// The spec as a report shows it beside its result: with the seed when the seed matters
+    /// (`permutation (seed 7)`), alone when it does not (`transpose`, `file:t.txt`).
+    ///
+    /// ```
+    /// use fatnet_traffic::TrafficSpec;
+    /// let shown = |s: &str| s.parse::<TrafficSpec>().unwrap().shown_with_seed(7);
+    /// assert_eq!(shown("permutation"), "permutation (seed 7)");
+    /// assert_eq!(shown("file:t.txt"), "file:t.txt");
+    /// ```
+    pub fn shown_with_seed(&self, seed: u64) -> String {
+        if self.is_randomized() {
+            format!("{self} (seed {seed})")
+        } else {
+            self.to_string()
+        }
+    }
+
     /// Whether [`generate`](Self::generate)'s output depends on the seed.
     pub fn is_randomized(&self) -> bool {
         match self {

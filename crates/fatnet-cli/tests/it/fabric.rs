@@ -334,10 +334,15 @@ fn opensm_bad_input_is_one_line_exit_2() {
     // another format.
     let lfts = ftree.join("ftree/opensm-lfts.dump");
     assert_one_line_error(&["fabric", "check", s(&lfts), "--format", "opensm"]);
-    assert_one_line_error(&["fabric", "check", s(&ftree.join("ftree"))]);
+    // (An engine's folder whose parent holds the subnet list is a fabric: see
+    // `fabric_check_reads_an_engine_folder`.) A folder with neither:
+    let empty = tempfile::tempdir().unwrap();
+    let engine = empty.path().join("engine");
+    std::fs::create_dir(&engine).unwrap();
+    std::fs::copy(&lfts, engine.join("opensm-lfts.dump")).unwrap();
+    assert_one_line_error(&["fabric", "check", s(&engine)]);
     assert_one_line_error(&["fabric", "check", s(&ftree), "--format", "flitsim"]);
     // A folder of tables missing its opensm-lfts.dump.
-    let empty = tempfile::tempdir().unwrap();
     assert_one_line_error(&["fabric", "check", s(&ftree), "--routes", s(empty.path())]);
 }
 
@@ -398,4 +403,28 @@ fn export_writes_ibsim_nets() {
         .code(2);
     let err = String::from_utf8(a.get_output().stderr.clone()).unwrap();
     assert!(err.contains("`ftree:n=N,m=M,r=R`") && err.contains("`karyntree:k=K,levels=L`"));
+}
+
+/// The fixtures' layout (one subnet dump, a folder of tables per routing engine): an engine's
+/// folder is checked with the subnet list of its parent.
+#[test]
+fn fabric_check_reads_an_engine_folder() {
+    let ftree = opensm_fixtures().join("ftree-2-4-4");
+    let folder = crate::common::stdout_of(["fabric", "check", s(&ftree.join("updn")), "--json"]);
+    let both = crate::common::stdout_of([
+        "fabric",
+        "check",
+        s(&ftree.join("opensm-subnet.lst")),
+        "--routes",
+        s(&ftree.join("updn")),
+        "--json",
+    ]);
+    let (a, b): (serde_json::Value, serde_json::Value) = (
+        serde_json::from_str(&folder).unwrap(),
+        serde_json::from_str(&both).unwrap(),
+    );
+    assert_eq!(a["end_nodes"], 8, "{a}");
+    for key in ["routes_valid", "nonblocking", "worst_contention", "links"] {
+        assert_eq!(a[key], b[key], "{key}");
+    }
 }

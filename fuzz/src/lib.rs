@@ -13,7 +13,7 @@
 use fatnet_fabric::{FabricTopology, flitsim, ibdm, ibnetdiscover, opensm};
 use fatnet_load::{PathSelection, analyze};
 use fatnet_repro::sweep::SweepSpec;
-use fatnet_scenario::PacketRunFile;
+use fatnet_scenario::{Network, PacketRunFile, PacketScenario};
 use fatnet_topology::{Topology, TopologySpec};
 use fatnet_traffic::TrafficSpec;
 use fatnet_traffic::io::{read_json, read_text};
@@ -134,13 +134,21 @@ pub fn traffic_spec(bytes: &[u8]) {
     // `replicated:k=K` on 16 processors is 16·K messages, legitimately seconds of work for a
     // large K (the first finding of the 10-minute runs, a timeout at K = 3,031,982, 48 M
     // messages, 5 s in a dev build): the body generates small sets only.
-    let small = !matches!(spec, TrafficSpec::Replicated { k } if k > 64);
-    if small
-        && !matches!(spec, TrafficSpec::File { .. })
+    if generates_small(&spec)
         && let Ok(set) = spec.generate(16, 7)
     {
         // Errors are fine (a pattern may need more processors); panics are not.
         assert!(set.messages().iter().all(|m| m.src < 16 && m.dst < 16));
+    }
+}
+
+/// Whether `spec` makes a small set on a small network without reading a file: every pattern
+/// but `file:` and `replicated:k=K` for K over 64.
+fn generates_small(spec: &TrafficSpec) -> bool {
+    match spec {
+        TrafficSpec::File { .. } => false,
+        TrafficSpec::Replicated { k } => *k <= 64,
+        _ => true,
     }
 }
 
@@ -157,9 +165,28 @@ pub fn sweep_toml(bytes: &[u8]) {
     let _ = SweepSpec::parse(text(bytes));
 }
 
-/// `fatnet simulate --config` files: the typed options read from TOML.
+/// `fatnet simulate --config` files: the typed options read from TOML, then the checks that
+/// run before any trial, the CLI's argument-to-config path: the run options (trial budget,
+/// threads) and, on a small built-in network with a generated traffic, the whole preparation
+/// (options resolved against the network, the network built, trial 0's traffic made).
 pub fn simulate_config(bytes: &[u8]) {
-    let _ = PacketRunFile::parse(text(bytes));
+    let Ok(file) = PacketRunFile::parse(text(bytes)) else {
+        return;
+    };
+    let Ok(run) = file.run.resolve() else {
+        return;
+    };
+    if let (Some(Network::Topology(spec)), Some(traffic)) = (&file.topology, &file.traffic)
+        && is_small(spec)
+        && generates_small(traffic)
+    {
+        let scenario = PacketScenario {
+            topology: Network::Topology(spec.clone()),
+            traffic: traffic.clone(),
+            options: file.options,
+        };
+        let _ = scenario.prepare(run.seed);
+    }
 }
 
 /// Every fabric reader on the same text: ib_flit_sim `.ned` and `.fdbs`, ibdm `.topo`,

@@ -74,7 +74,7 @@ pub use trees::UnbalancedTree;
 pub const MAX_DIMENSION: u32 = 12;
 
 /// The `d`-cube, for `1 <= d <= MAX_DIMENSION`.
-fn cube(d: u32) -> Result<Hypercube, OfflineError> {
+pub(crate) fn cube(d: u32) -> Result<Hypercube, OfflineError> {
     if !(1..=MAX_DIMENSION).contains(&d) {
         return Err(OfflineError::OutOfRange {
             param: "d",

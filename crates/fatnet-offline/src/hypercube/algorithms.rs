@@ -117,6 +117,8 @@ impl BroadcastAlgorithm {
     /// algorithm (`d`, the node ids, `K`).
     pub fn build(self, d: u32, sources: &[u32], seed: u64) -> Result<BuiltBroadcast, OfflineError> {
         use BroadcastAlgorithm as A;
+        // The dimension first: a bad `d` is the error, whatever the sources.
+        super::cube(d)?;
         let k = sources.len() as u64;
         let sources_allowed = match self {
             _ if self.multinode() => "none: multinode algorithms broadcast from every node",
@@ -218,6 +220,21 @@ impl BroadcastAlgorithm {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A bad dimension is named first, whatever the sources (it used to be reported as missing
+    /// sources).
+    #[test]
+    fn the_dimension_is_checked_before_the_sources() {
+        for algorithm in BroadcastAlgorithm::ALL.iter().copied() {
+            for d in [0, 40] {
+                let e = algorithm.build(d, &[], 1).map(|_| ()).unwrap_err();
+                assert!(
+                    matches!(e, OfflineError::OutOfRange { param: "d", .. }),
+                    "{algorithm}: {e}"
+                );
+            }
+        }
+    }
 
     #[test]
     fn every_algorithm_meets_the_thesis_claim() {

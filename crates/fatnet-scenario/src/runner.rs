@@ -502,6 +502,28 @@ impl Proportion {
 mod tests {
     use super::*;
 
+    /// The refusal's text states the same limit as [`MAX_THREADS`] (it is a `&'static str`,
+    /// so the number is written out; this keeps the two together).
+    #[test]
+    fn the_thread_refusal_names_the_limit() {
+        let e = RunnerConfig {
+            threads: Some(MAX_THREADS + 1),
+        }
+        .check()
+        .unwrap_err();
+        assert!(
+            e.to_string().contains(&format!("1 to {MAX_THREADS} ")),
+            "{e}"
+        );
+        assert!(
+            RunnerConfig {
+                threads: Some(MAX_THREADS)
+            }
+            .check()
+            .is_ok()
+        );
+    }
+
     /// `t_{0.975, df}` as the nearest `f64`, computed with mpmath at 40 digits by inverting
     /// the regularized incomplete beta function.
     const T_975: [(u64, f64); 17] = [

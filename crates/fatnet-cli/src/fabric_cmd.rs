@@ -232,7 +232,7 @@ struct RoutesJson {
 #[derive(Serialize)]
 struct ShiftJson {
     shift: u32,
-    max_load: u32,
+    congestion: u32,
     link: Option<String>,
 }
 
@@ -349,10 +349,10 @@ fn check(files: &FabricFileArgs, json: bool) -> Result<String> {
         let congested: Vec<ShiftJson> = a
             .shifts
             .iter()
-            .filter(|x| x.max_load > 1)
+            .filter(|x| x.congestion > 1)
             .map(|x| ShiftJson {
                 shift: x.shift,
-                max_load: x.max_load,
+                congestion: x.congestion,
                 link: x.link.map(label),
             })
             .collect();
@@ -416,7 +416,7 @@ fn check(files: &FabricFileArgs, json: bool) -> Result<String> {
         let worst_shift = a
             .shifts
             .iter()
-            .max_by_key(|x| (x.max_load, std::cmp::Reverse(x.shift)));
+            .max_by_key(|x| (x.congestion, std::cmp::Reverse(x.shift)));
         write!(
             s,
             "cyclic shifts i -> i+k: {} of {} congestion-free",
@@ -424,11 +424,11 @@ fn check(files: &FabricFileArgs, json: bool) -> Result<String> {
             a.shifts.len()
         )?;
         match worst_shift {
-            Some(w) if w.max_load > 1 => writeln!(
+            Some(w) if w.congestion > 1 => writeln!(
                 s,
                 "; worst k = {} loads {} routes on {}",
                 w.shift,
-                w.max_load,
+                w.congestion,
                 w.link.map(label).unwrap_or_default()
             )?,
             _ => writeln!(s)?,

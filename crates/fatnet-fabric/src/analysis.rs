@@ -398,7 +398,7 @@ impl LinkRoutes {
         }
     }
 
-    /// The maximum link load of every cyclic shift `i → i + k mod N`, `k = 1..N` (entry
+    /// The congestion (most routes on one link) of every cyclic shift `i → i + k mod N`, `k = 1..N` (entry
     /// `k − 1`), with the first link (port id order) attaining it.
     #[must_use]
     pub fn shifts(&self) -> Vec<ShiftLoad> {
@@ -406,7 +406,7 @@ impl LinkRoutes {
         let mut best = vec![
             ShiftLoad {
                 shift: 0,
-                max_load: 0,
+                congestion: 0,
                 link: None
             };
             n.saturating_sub(1)
@@ -427,8 +427,8 @@ impl LinkRoutes {
             }
             for &k in &touched {
                 let b = &mut best[k - 1];
-                if count[k] > b.max_load {
-                    b.max_load = count[k];
+                if count[k] > b.congestion {
+                    b.congestion = count[k];
                     b.link = Some(PortId(l as u32));
                 }
                 count[k] = 0;
@@ -488,8 +488,8 @@ pub struct WorstCase {
 pub struct ShiftLoad {
     /// `k` of `i → i + k mod N`.
     pub shift: u32,
-    /// The most routes of the shift on one link (1: congestion-free).
-    pub max_load: u32,
+    /// The shift's congestion: the most routes on one link (1: congestion-free).
+    pub congestion: u32,
     /// The first link attaining it.
     pub link: Option<PortId>,
 }

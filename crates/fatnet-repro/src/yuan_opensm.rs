@@ -137,7 +137,7 @@ fn from_analysis(fabric: &Fabric, a: &Analysis, routes_detail: &Detail) -> RowRe
         }
         None => "no route uses a link".into(),
     };
-    let free = a.shifts.iter().filter(|s| s.max_load <= 1).count();
+    let free = a.shifts.iter().filter(|s| s.congestion <= 1).count();
     RowResult {
         nonblocking: a.lemma1.is_nonblocking(),
         lemma1_detail,
@@ -145,7 +145,7 @@ fn from_analysis(fabric: &Fabric, a: &Analysis, routes_detail: &Detail) -> RowRe
         worst_detail,
         shifts_free: free,
         shifts: a.shifts.len(),
-        shifts_detail: shifts_text(a.shifts.iter().map(|s| (s.shift, s.max_load))),
+        shifts_detail: shifts_text(a.shifts.iter().map(|s| (s.shift, s.congestion))),
     }
 }
 
@@ -333,7 +333,7 @@ fn rows(n: u32, m: u32, r: u32) -> Result<(Vec<Row>, String), ReproError> {
     let a = analyze(&fabric).map_err(|e| EXPERIMENT.error(e))?;
     let agree = a.lemma1.is_nonblocking() == res.nonblocking
         && a.worst.contention == res.worst
-        && a.shifts.iter().filter(|s| s.max_load <= 1).count() == res.shifts_free;
+        && a.shifts.iter().filter(|s| s.congestion <= 1).count() == res.shifts_free;
     out.push(Row {
         routing: "d-mod-m (offline)".into(),
         result: Some(res),

@@ -47,7 +47,7 @@ fn check_two_switches() {
     assert_eq!(v["shifts"], 3);
     assert_eq!(v["shifts_congestion_free"], 2);
     assert_eq!(v["congested_shifts"][0]["shift"], 2);
-    assert_eq!(v["congested_shifts"][0]["max_load"], 2);
+    assert_eq!(v["congested_shifts"][0]["congestion"], 2);
     // Text form says the same.
     let out = fatnet()
         .args(["fabric", "check", s(&ned), "--routes", s(&fdbs)])

@@ -83,7 +83,7 @@ fn two_switches_one_cable_used() {
     assert_eq!(a.worst.permutation.len(), 2);
     assert_eq!(count_on_link(&f, &a.worst.permutation, ab), 2);
     // Shift 2 (0->2, 1->3 across, 2->0, 3->1 back) loads each used cable twice; 1 and 3 are free.
-    let loads: Vec<_> = a.shifts.iter().map(|s| (s.shift, s.max_load)).collect();
+    let loads: Vec<_> = a.shifts.iter().map(|s| (s.shift, s.congestion)).collect();
     assert_eq!(loads, vec![(1, 1), (2, 2), (3, 1)]);
     assert_eq!(a.shifts[1].link, Some(ab));
     // The spare cable carries nothing.
@@ -99,7 +99,7 @@ fn two_switches_both_cables_used() {
     assert!(a.lemma1.is_nonblocking());
     assert!(a.lemma1.blocking_links.is_empty());
     assert_eq!(a.worst.contention, 1);
-    assert!(a.shifts.iter().all(|s| s.max_load == 1));
+    assert!(a.shifts.iter().all(|s| s.congestion == 1));
     // Traffic: everyone to H3 (position 2) loads A -> B (IB port 3) twice and H3's link 3 times.
     let t = f
         .traffic_load(&[(0, 2), (1, 2), (3, 2), (2, 2)], 2)
@@ -257,7 +257,7 @@ fn shared_is1_3l_32n() {
     // OpenSM's ftree promise holds: every one of the 31 shifts is congestion-free in the
     // ftree.hcas order.
     assert_eq!(a.shifts.len(), 31);
-    assert!(a.shifts.iter().all(|s| s.max_load == 1));
+    assert!(a.shifts.iter().all(|s| s.congestion == 1));
 }
 
 /// is4_3l_1944n: 1,944 HCAs, 108 leaf switches (18 hosts each) and 3 directors of 36 leaf and
@@ -292,7 +292,7 @@ fn shared_is4_3l_1944n() {
     );
     // And yet all 1,943 shifts are congestion-free, as OpenSM's ftree promises.
     assert_eq!(a.shifts.len(), 1943);
-    assert!(a.shifts.iter().all(|s| s.max_load == 1));
+    assert!(a.shifts.iter().all(|s| s.congestion == 1));
 }
 
 fn histogram(v: &[u32]) -> Vec<(u32, usize)> {

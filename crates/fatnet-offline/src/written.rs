@@ -53,6 +53,10 @@ pub enum WrittenSchedule {
         pairs: Vec<Message>,
         /// Every cycle's message ids.
         cycles: Vec<Vec<u32>>,
+        /// The topology the file says it was made for (`fatnet schedule --json` writes it),
+        /// as written; a front end compares it with the topology it checks on
+        /// ([`WrittenSchedule::made_for`]).
+        made_for: Option<String>,
     },
     /// Cycles of `src->dst` pairs, without a message set (the text format).
     Pairs {
@@ -86,6 +90,8 @@ impl Verdict {
 struct JsonSchedule {
     schedule: Vec<Vec<u32>>,
     pairs: Vec<Message>,
+    #[serde(default)]
+    topology: Option<String>,
 }
 
 impl WrittenSchedule {
@@ -109,6 +115,15 @@ impl WrittenSchedule {
             parse_json(bytes, processors)
         } else {
             parse_text(bytes, processors)
+        }
+    }
+
+    /// The topology a JSON schedule says it was made for, as written (`None` for text, or
+    /// JSON without the field).
+    pub fn made_for(&self) -> Option<&str> {
+        match self {
+            WrittenSchedule::Ids { made_for, .. } => made_for.as_deref(),
+            WrittenSchedule::Pairs { .. } => None,
         }
     }
 
@@ -170,10 +185,10 @@ impl WrittenSchedule {
             })
         };
         let (messages, schedule) = match (self, set) {
-            (WrittenSchedule::Ids { pairs, cycles }, None) => {
+            (WrittenSchedule::Ids { pairs, cycles, .. }, None) => {
                 (owned(pairs.clone())?, Ok(Schedule::new(ids(cycles))))
             }
-            (WrittenSchedule::Ids { pairs, cycles }, Some(set)) => {
+            (WrittenSchedule::Ids { pairs, cycles, .. }, Some(set)) => {
                 let written = cycles
                     .iter()
                     .enumerate()
@@ -303,6 +318,7 @@ fn parse_json(bytes: &[u8], processors: u32) -> Result<WrittenSchedule, OfflineE
     Ok(WrittenSchedule::Ids {
         pairs: raw.pairs,
         cycles: raw.schedule,
+        made_for: raw.topology,
     })
 }
 

@@ -319,3 +319,36 @@ fn verify_refuses_bad_input_with_status_2_naming_the_line() {
         assert!(help.contains(needle), "{needle}: {help}");
     }
 }
+
+/// A JSON schedule names the topology it was made for; checking it on another one is refused
+/// (exit 2) instead of judging paths the schedule was never made for. The same topology in
+/// another spelling is the same topology.
+#[test]
+fn verify_refuses_a_json_schedule_made_for_another_topology() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.json");
+    let json = crate::common::stdout_of(["schedule", TREE, "--traffic", "permutation", "--json"]);
+    std::fs::write(&path, json).unwrap();
+    let other = "fattree:n=64,profile=doubling";
+    let out = crate::common::fatnet()
+        .args(["schedule", "verify"])
+        .arg(&path)
+        .args(["--topology", other])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains("was made for `fattree:n=64,profile=area") && err.contains("pass --topology"),
+        "{err}"
+    );
+    // The canonical spelling of TREE spells out its defaults: still the same topology.
+    let (code, _) = verify(
+        &path,
+        &[
+            "--topology",
+            "fattree:n=64,profile=area,leaf=1,growth=smooth",
+        ],
+    );
+    assert_eq!(code, 0);
+}

@@ -33,6 +33,7 @@ use fatnet::topology::{AreaGrowth, CapacityProfile, FatTree};
 use fatnet::traffic::TrafficSpec;
 
 use crate::cell::{Estimate, field, fixed, power};
+use crate::figure::{Figure, Series, point};
 use crate::runner::{Summary, try_run_trials};
 use crate::{
     Cell, Effort, Experiment, ExperimentId, Frame, Paper, ReproError, Table, Tabular, Verdict,
@@ -141,6 +142,7 @@ fn tree(levels: u32, leaf: u64) -> Result<FatTree, ReproError> {
 fn figure8_cell(row: &Row) -> Cell {
     let s = Summary::of(&row.cycles.iter().map(|&c| c as f64).collect::<Vec<_>>());
     let fine = row.unfinished == 0 && row.cycles.iter().all(|&c| c >= row.lower);
+    let estimate = Estimate::student95(&s, 1);
     Cell {
         key: vec![
             row.part.label().into(),
@@ -148,9 +150,10 @@ fn figure8_cell(row: &Row) -> Cell {
             row.family.into(),
         ],
         paper: Some("O(λ lg² n); ≥ ⌈λ⌉".into()),
-        ours: Estimate::student95(&s, 1).into(),
+        ours: estimate.into(),
         detail: detail![
-            "max ",
+            ..estimate.interval(),
+            ", max ",
             fixed(s.max.unwrap_or(f64::NAN), 0),
             "; ",
             field("λ", fixed(row.lambda, 3)),
@@ -203,6 +206,7 @@ fn theorem11_cell(row: &Row) -> Option<Cell> {
     let bound = row.bound?;
     let s = Summary::of(&row.cycles.iter().map(|&c| c as f64).collect::<Vec<_>>());
     let trials = row.cycles.len();
+    let estimate = Estimate::student95(&s, 1);
     // An unfinished trial stopped at MAX_CYCLES, far above 2z*: it counts as over.
     let within = row
         .cycles
@@ -218,8 +222,10 @@ fn theorem11_cell(row: &Row) -> Option<Cell> {
             row.family.into(),
         ],
         paper: Some(detail!["≤ ", field("2z*", bound.total_cycles), " w.h.p."].into()),
-        ours: Estimate::student95(&s, 1).into(),
+        ours: estimate.into(),
         detail: detail![
+            ..estimate.interval(),
+            ", ",
             field("max", fixed(s.max.unwrap_or(f64::NAN), 0)),
             "; ",
             field("within 2z*", within),
@@ -255,6 +261,39 @@ impl Experiment for ConstantSwitch {
 
     fn quick_differs(&self) -> bool {
         true
+    }
+
+    /// `ratio`: cycles/(λ lg² n) of the Figure 8 rows against lg n, one series per traffic
+    /// family. The points are the table's printed ratios; a flat or falling curve is what the
+    /// paper's `O(λ lg² n)` predicts.
+    fn figures(&self, table: &Table) -> Vec<Figure> {
+        let series = FAMILIES
+            .into_iter()
+            .map(|family| Series {
+                name: family.into(),
+                points: table
+                    .cells
+                    .iter()
+                    .filter(|c| c.key[0] == Part::Figure8.label() && c.key[2] == family)
+                    .map(|c| {
+                        point(
+                            c.key[1].shown().map(f64::log2),
+                            c.detail.field("cycles/(λ lg² n)").and_then(|v| v.shown()),
+                        )
+                    })
+                    .collect(),
+            })
+            .collect();
+        vec![Figure {
+            id: "ratio",
+            title: "Greenberg–Leiserson, §6 (Figure 8): constant-switch fat-tree, cycles/(λ lg² n)"
+                .into(),
+            x_label: "lg n".into(),
+            y_label: "mean cycles / (λ(M) · lg² n)".into(),
+            series,
+            log_x: false,
+            ..Figure::default()
+        }]
     }
 
     fn run(&self, effort: Effort) -> Result<Table, ReproError> {

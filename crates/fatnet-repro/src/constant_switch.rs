@@ -15,7 +15,9 @@
 //! still growing at the sizes we can afford ([`Verdict::Mismatch`], never a "violated bound").
 //! Interpretation choices: the capacities are those of the area-universal tree with leaf
 //! capacity 1 (§6 says "the channel structure and capacities are the same as before"), and λ is
-//! the load factor of `M` on that tree (`λ(M)`, as the rest of the table uses).
+//! the load factor of `M` on that tree (`λ(M)`, as the rest of the table uses). The same rows
+//! evaluate §6's per-wire congestion bound `e·p·λ(M)` exactly on their `M` (see
+//! `WireCongestion`), and their verdict requires it.
 //!
 //! **Theorem 11.** If every capacity is at least `a·lg n` and `λ(M) ≤ n^k`, RANDOM′ (one pass
 //! per `z = 1, 2, 4, …`; the lost line 1 read as `z ← 1`) finishes within `2z*` cycles, `z*`
@@ -28,8 +30,10 @@
 //! failure probability (with all trials within, always), [`Verdict::BoundViolated`] otherwise.
 
 use fatnet::online::{self, DropPolicy, RandomPrime, RunConfig};
-use fatnet::queueing::greenberg_leiserson::{Theorem11Bound, theorem11_bound};
-use fatnet::topology::{AreaGrowth, CapacityProfile, FatTree};
+use fatnet::queueing::greenberg_leiserson::{
+    Theorem11Bound, new_net_wire_congestion, new_net_wire_congestion_bound, theorem11_bound,
+};
+use fatnet::topology::{AreaGrowth, CapacityProfile, ChannelId, FatTree};
 use fatnet::traffic::TrafficSpec;
 
 use crate::cell::{Estimate, field, fixed, power};
@@ -112,6 +116,39 @@ pub struct Row {
     unfinished: usize,
     /// Theorem 11's bound for this row's λ(M) and n (Theorem 11 rows only).
     bound: Option<Theorem11Bound>,
+    /// §6's per-wire congestion bound (Figure 8 rows only).
+    wire: Option<WireCongestion>,
+}
+
+/// §6's per-wire bound on one (n, M): a wire of channel `c`, in a cycle that sends a `p`-subset
+/// of `M` with `p = 1/(rλ)`, `r = 4e·lg n`, is used by some message with probability
+/// `B(1, load(M, c), p/cap(c)) = 1 − (1 − p/cap(c))^{load(M, c)}`, which §6 bounds by
+/// `e·p·λ(M)` (= `1/(4 lg n)` for this `p`). Both are exact evaluations on the row's `M` and
+/// tree (not simulated): the largest probability over all channels against the bound.
+#[derive(Debug, Clone, Copy)]
+struct WireCongestion {
+    /// `max_c B(1, load(M, c), p/cap(c))`.
+    largest: f64,
+    /// `e·p·λ(M)`.
+    bound: f64,
+}
+
+fn wire_congestion(
+    tree: &FatTree,
+    m: &fatnet::traffic::MessageSet,
+    lambda: f64,
+) -> Result<WireCongestion, ReproError> {
+    let loads = fatnet::load::fat_tree_loads(tree, m).map_err(|e| EXPERIMENT.error(e))?;
+    let r = 4.0 * std::f64::consts::E * f64::from(tree.levels());
+    let p = 1.0 / (r * lambda);
+    let mut largest = 0.0f64;
+    for (c, &load) in loads.per_channel.iter().enumerate() {
+        let cap = tree.capacity_at_height(tree.height(ChannelId(c as u32)));
+        largest =
+            largest.max(new_net_wire_congestion(load, cap, p).map_err(|e| EXPERIMENT.error(e))?);
+    }
+    let bound = new_net_wire_congestion_bound(p, lambda).map_err(|e| EXPERIMENT.error(e))?;
+    Ok(WireCongestion { largest, bound })
 }
 
 impl Row {
@@ -141,7 +178,11 @@ fn tree(levels: u32, leaf: u64) -> Result<FatTree, ReproError> {
 
 fn figure8_cell(row: &Row) -> Cell {
     let s = Summary::of(&row.cycles.iter().map(|&c| c as f64).collect::<Vec<_>>());
-    let fine = row.unfinished == 0 && row.cycles.iter().all(|&c| c >= row.lower);
+    let wire_ok = row.wire.is_some_and(|w| w.largest <= w.bound);
+    let fine = wire_ok && row.unfinished == 0 && row.cycles.iter().all(|&c| c >= row.lower);
+    let (largest, bound) = row
+        .wire
+        .map_or((f64::NAN, f64::NAN), |w| (w.largest, w.bound));
     let estimate = Estimate::student95(&s, 1);
     Cell {
         key: vec![
@@ -163,6 +204,10 @@ fn figure8_cell(row: &Row) -> Cell {
             field("passes per z", (u64::from(K) + 1) * u64::from(row.levels)),
             "; ",
             field("cycles/(λ lg² n)", fixed(row.ratio(), 3)),
+            "; ",
+            field("wire congestion max", fixed(largest, 4)),
+            " ≤ ",
+            field("e·p·λ", fixed(bound, 4)),
         ],
         verdict: Verdict::bound(fine),
         note: if row.unfinished > 0 {
@@ -359,6 +404,10 @@ impl Tabular for ConstantSwitch {
                         .first()
                         .ok_or_else(|| EXPERIMENT.failed("no trials"))?;
                     let lambda = first.load_factor.value();
+                    let wire = match part {
+                        Part::Figure8 => Some(wire_congestion(&tree, &m, lambda)?),
+                        Part::Theorem11 => None,
+                    };
                     let bound = match part {
                         Part::Figure8 => None,
                         Part::Theorem11 => Some(
@@ -375,6 +424,7 @@ impl Tabular for ConstantSwitch {
                         cycles: reports.iter().map(|r| r.cycles).collect(),
                         unfinished: reports.iter().filter(|r| !r.finished).count(),
                         bound,
+                        wire,
                     });
                 }
             }
@@ -400,7 +450,7 @@ impl Tabular for ConstantSwitch {
             format!("n ∈ {{{sizes}}}, {count} trials per row, each a run of the delivery-cycle engine with its own seed derived from seed {SEED} and (lg n, family, part); the traffic of an (n, family) is drawn once and shared by both parts."),
             format!("Fig. 8 rows: the constant-switch fat-tree with the capacities of the area-universal tree (leaf 1), the wire-level model (every message takes a uniform wire of every channel on its path; a shared wire loses all its messages), RANDOM′ with (k+1)·lg n passes per value of z, k = {K}. The paper claims O(λ(M)·lg² n) cycles, with no constant; the verdict of a size row checks only that every trial finished and used at least ⌈λ⌉ cycles. The trend row per family judges the claim: \"match\" if cycles/(λ lg² n) at the largest n is no larger than at some smaller n (the ratio is not growing), \"MISMATCH\" if it still sets a new high there."),
             format!("Thm 11 rows: RANDOM′ (one pass per z = 1, 2, 4, …) on the area-universal tree with leaf capacity a·lg n, a = {A}, k = {K}, under the pessimistic model (a congested channel loses all its messages), the model of the proof. 2z* uses z* = the smallest power of 2 above e·2^((k+2)/a)·λ(M). The verdict holds when the fraction of trials over 2z* is at most the theorem's failure bound (4n − 2)·z*·n^−(k+2) (always when every trial is within)."),
-            "Not measured: the per-wire congestion probability e·p·λ of §6 (the engine reports delivered and dropped messages per cycle, not per wire).".into(),
+            "Fig. 8 rows also check §6's per-wire bound, exactly rather than by simulation: with p = 1/(rλ), r = 4e·lg n, a wire of channel c is used by some message of a p-subset with probability 1 − (1 − p/cap(c))^load(M,c); the largest over all channels must be ≤ e·p·λ(M) = 1/(4 lg n). A size row's verdict holds when this bound holds, every trial finished and none used fewer than ⌈λ⌉ cycles.".into(),
         ]
     }
 

@@ -55,6 +55,11 @@ fn quick_run_has_every_row_and_computes_its_bounds_and_verdicts() {
         );
         let lower = c.detail.field("⌈λ⌉").and_then(Value::exact).unwrap();
         assert!(mean >= lower, "{:?}", c.key);
+        // §6's per-wire bound e·p·λ with p = 1/(rλ), r = 4e·lg n, is 1/(4 lg n).
+        let wire = c.detail.field("wire congestion max").and_then(Value::shown);
+        let bound = c.detail.field("e·p·λ").and_then(Value::shown).unwrap();
+        assert!((bound - 1.0 / (4.0 * lg)).abs() < 1e-4, "{:?}", c.key);
+        assert!(wire.unwrap() <= bound, "{:?}", c.key);
         assert_eq!(c.verdict, Verdict::WithinBound, "{:?}", c.key);
     }
     // Trend cells: the verdict is the comparison of the printed ratios.

@@ -26,6 +26,7 @@
 #![deny(missing_docs)]
 
 pub mod cell;
+pub mod constant_switch;
 pub mod figure;
 pub mod greedy_adversary;
 pub mod greenberg_leiserson;
@@ -434,6 +435,7 @@ pub fn registry() -> Vec<Box<dyn Experiment>> {
         Box::new(leiserson::Schedules),
         Box::new(greenberg_leiserson::RandomCycles),
         Box::new(greedy_adversary::GreedyAdversary),
+        Box::new(constant_switch::ConstantSwitch),
         Box::new(lemma6::DeliveryProbability),
         Box::new(yuan::TableOne),
         Box::new(yuan_min_m::MinM),

@@ -1,5 +1,6 @@
 //! Integration tests of fatnet-repro: `paper` compares the generated tables with the papers.
 
+mod constant_switch;
 mod figures;
 mod fuzz_replay;
 mod greenberg_leiserson;

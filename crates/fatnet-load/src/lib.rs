@@ -528,31 +528,19 @@ impl LoadReport {
     /// Keeps at most `k` candidates at a time (not one per loaded bundle, which on a large
     /// network is gigabytes), so `O(bundles · log k)` time and `O(k)` memory for small `k`.
     pub fn hottest_bundles<T: Topology + ?Sized>(&self, topo: &T, k: usize) -> Vec<LoadFactor> {
-        let worse = |x: &LoadFactor, y: &LoadFactor| {
-            y.cmp_value(x).then(x.bundle.cmp(&y.bundle)) == Ordering::Greater
-        };
-        let mut best: Vec<LoadFactor> = Vec::new();
-        if k == 0 {
-            return best;
-        }
-        for (b, &l) in self.per_bundle().iter().enumerate() {
-            if l == 0 {
-                continue;
-            }
-            let cand = LoadFactor {
+        let candidates = self
+            .per_bundle()
+            .iter()
+            .enumerate()
+            .filter(|&(_, &l)| l > 0)
+            .map(|(b, &l)| LoadFactor {
                 load: l,
                 capacity: topo.bundle_capacity(BundleId(b as u32)),
                 bundle: Some(BundleId(b as u32)),
-            };
-            if best.len() == k && !worse(best.last().expect("k > 0"), &cand) {
-                continue;
-            }
-            // `best` is sorted worst-last: insert after every entry not worse than `cand`.
-            let at = best.partition_point(|x| !worse(x, &cand));
-            best.insert(at, cand);
-            best.truncate(k);
-        }
-        best
+            });
+        top_k(candidates, k, |x, y| {
+            y.cmp_value(x).then(x.bundle.cmp(&y.bundle)) == Ordering::Greater
+        })
     }
 
     /// The `k` channels of largest `load / capacity` under the routing of the analysis (its
@@ -562,35 +550,26 @@ impl LoadReport {
     ///
     /// Keeps at most `k` candidates: `O(channels · log k)` time and `O(k)` memory for small `k`.
     pub fn hottest_channels<T: Topology + ?Sized>(&self, topo: &T, k: usize) -> Vec<ChannelLoad> {
-        let worse = |x: &ChannelLoad, y: &ChannelLoad| {
+        let candidates = self
+            .loads
+            .per_channel
+            .iter()
+            .enumerate()
+            .filter(|&(_, &l)| l > 0)
+            .map(|(c, &l)| {
+                let channel = ChannelId(c as u32);
+                ChannelLoad {
+                    channel,
+                    load: l,
+                    capacity: topo.channel(channel).capacity,
+                }
+            });
+        top_k(candidates, k, |x, y| {
             y.cmp_value(x)
                 .then(y.load.cmp(&x.load))
                 .then(x.channel.cmp(&y.channel))
                 == Ordering::Greater
-        };
-        let mut best: Vec<ChannelLoad> = Vec::new();
-        if k == 0 {
-            return best;
-        }
-        for (c, &l) in self.loads.per_channel.iter().enumerate() {
-            if l == 0 {
-                continue;
-            }
-            let channel = ChannelId(c as u32);
-            let cand = ChannelLoad {
-                channel,
-                load: l,
-                capacity: topo.channel(channel).capacity,
-            };
-            if best.len() == k && !worse(best.last().expect("k > 0"), &cand) {
-                continue;
-            }
-            // `best` is sorted worst-last: insert after every entry not worse than `cand`.
-            let at = best.partition_point(|x| !worse(x, &cand));
-            best.insert(at, cand);
-            best.truncate(k);
-        }
-        best
+        })
     }
 
     /// Whether every bundle carries at most its capacity (a one-cycle message set).
@@ -656,6 +635,30 @@ fn check_processors<T: Topology + ?Sized>(topo: &T, m: &MessageSet) -> Result<()
         });
     }
     Ok(())
+}
+
+/// The `k` best of `candidates`, best first, where `worse(x, y)` says `x` ranks below `y`:
+/// at most `k` are held at a time (a sorted insertion), so `O(n · log k)` time and `O(k)`
+/// memory however many candidates there are.
+fn top_k<T>(
+    candidates: impl Iterator<Item = T>,
+    k: usize,
+    worse: impl Fn(&T, &T) -> bool,
+) -> Vec<T> {
+    let mut best: Vec<T> = Vec::new();
+    if k == 0 {
+        return best;
+    }
+    for cand in candidates {
+        if best.len() == k && !worse(best.last().expect("k > 0"), &cand) {
+            continue;
+        }
+        // `best` is sorted worst-last: insert after every entry not worse than `cand`.
+        let at = best.partition_point(|x| !worse(x, &cand));
+        best.insert(at, cand);
+        best.truncate(k);
+    }
+    best
 }
 
 #[cfg(test)]

@@ -28,19 +28,46 @@ fn assert_refused(error: &ScenarioError, trials: u64) {
     assert!(reason.contains("over the 1.0 GiB budget"), "{reason}");
 }
 
+/// The three kinds of run the tests refuse numbers for, each small and prepared.
+fn packet_case() -> fatnet_scenario::PreparedPacket {
+    PacketScenario {
+        topology: "bft:n=64".parse().unwrap(),
+        traffic: "permutation".parse().unwrap(),
+        options: PacketOptions::default(),
+    }
+    .prepare(1)
+    .unwrap()
+}
+
+fn route_case() -> fatnet_scenario::PreparedRoute {
+    RouteScenario {
+        topology: "fattree:n=64,profile=area".parse().unwrap(),
+        traffic: "permutation".parse().unwrap(),
+        options: RouteOptions::default(),
+    }
+    .prepare(1)
+    .unwrap()
+}
+
+fn dynamic_case() -> fatnet_scenario::PreparedDynamic {
+    DynamicScenario {
+        topology: fatnet_topology::TopologySpec::Hypercube { d: 4 },
+        options: DynamicOptions {
+            rate: Some(0.5),
+            ..DynamicOptions::default()
+        },
+    }
+    .prepare()
+    .unwrap()
+}
+
 /// The trial counts that used to panic (capacity overflow) or abort (a result vector of
 /// 100 GB and more), and the first count over the budget for any record of up to 1 KiB.
 const TOO_MANY: [u64; 3] = [u64::MAX, 1_000_000_000, TRIAL_BUDGET_BYTES];
 
 #[test]
 fn packet_runs_refuse_trials_over_the_budget_before_running_one() {
-    let prepared = PacketScenario {
-        topology: "bft:n=64".parse().unwrap(),
-        traffic: "permutation".parse().unwrap(),
-        options: PacketOptions::default(),
-    }
-    .prepare(1)
-    .unwrap();
+    let prepared = packet_case();
     let ran = AtomicU64::new(0);
     let progress = |_| {
         ran.fetch_add(1, Ordering::Relaxed);
@@ -77,13 +104,7 @@ fn packet_runs_refuse_trials_over_the_budget_before_running_one() {
 
 #[test]
 fn route_runs_refuse_trials_over_the_budget_before_running_one() {
-    let prepared = RouteScenario {
-        topology: "fattree:n=64,profile=area".parse().unwrap(),
-        traffic: "permutation".parse().unwrap(),
-        options: RouteOptions::default(),
-    }
-    .prepare(1)
-    .unwrap();
+    let prepared = route_case();
     for trials in TOO_MANY {
         let e = prepared
             .run(1, trials, &RunnerConfig::default(), &|_| {
@@ -96,15 +117,7 @@ fn route_runs_refuse_trials_over_the_budget_before_running_one() {
 
 #[test]
 fn dynamic_runs_refuse_trials_over_the_budget_before_running_one() {
-    let prepared = DynamicScenario {
-        topology: fatnet_topology::TopologySpec::Hypercube { d: 4 },
-        options: DynamicOptions {
-            rate: Some(0.5),
-            ..DynamicOptions::default()
-        },
-    }
-    .prepare()
-    .unwrap();
+    let prepared = dynamic_case();
     for trials in TOO_MANY {
         let e = prepared
             .run(1, trials, &RunnerConfig::default(), &|_| {
@@ -175,29 +188,9 @@ fn the_runner_refuses_bad_numbers_from_a_direct_caller_before_running_a_trial() 
 
 #[test]
 fn scenario_runs_refuse_a_thread_count_before_running_a_trial() {
-    let dynamic = DynamicScenario {
-        topology: fatnet_topology::TopologySpec::Hypercube { d: 4 },
-        options: DynamicOptions {
-            rate: Some(0.5),
-            ..DynamicOptions::default()
-        },
-    }
-    .prepare()
-    .unwrap();
-    let route = RouteScenario {
-        topology: "fattree:n=64,profile=area".parse().unwrap(),
-        traffic: "permutation".parse().unwrap(),
-        options: RouteOptions::default(),
-    }
-    .prepare(1)
-    .unwrap();
-    let packet = PacketScenario {
-        topology: "bft:n=64".parse().unwrap(),
-        traffic: "permutation".parse().unwrap(),
-        options: PacketOptions::default(),
-    }
-    .prepare(1)
-    .unwrap();
+    let dynamic = dynamic_case();
+    let route = route_case();
+    let packet = packet_case();
     let ran = |_| panic!("a trial ran");
     for threads in BAD_THREADS {
         let config = RunnerConfig {

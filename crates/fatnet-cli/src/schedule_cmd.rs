@@ -213,22 +213,9 @@ fn verify(args: VerifyArgs, out: &mut impl Write) -> Result<ExitCode> {
         .with_context(|| format!("cannot read schedule {}", args.file.display()))?;
     let written = WrittenSchedule::parse(&bytes, n)
         .with_context(|| format!("cannot read schedule {}", args.file.display()))?;
-    // A JSON schedule names its topology: checking it on another one would judge paths it was
-    // never made for.
-    if let Some(made_for) = written.made_for() {
-        let same = made_for
-            .parse::<fatnet::topology::TopologySpec>()
-            .is_ok_and(|t| t == args.topology);
-        if !same {
-            bail!(
-                "schedule {} was made for `{}`, not `{}`: pass --topology {}",
-                args.file.display(),
-                made_for,
-                args.topology,
-                made_for
-            );
-        }
-    }
+    written
+        .check_made_for(&args.topology)
+        .with_context(|| format!("schedule {}", args.file.display()))?;
     let verdict = written.check(&topo, set.as_ref())?;
     let lf = verdict.load_factor;
     let report = VerifyReport {

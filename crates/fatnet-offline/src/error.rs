@@ -202,6 +202,14 @@ pub enum OfflineError {
         /// Processors of the topology.
         processors: u32,
     },
+    /// A JSON schedule names another topology than the one it is checked on.
+    #[error("the schedule was made for `{made_for}`, not `{given}`: pass --topology {made_for}")]
+    ScheduleForAnotherTopology {
+        /// The topology the file names, as written.
+        made_for: String,
+        /// The topology it was to be checked on.
+        given: String,
+    },
     /// A load analysis refused the topology (its tables exceed the memory budget).
     #[error(transparent)]
     Load {

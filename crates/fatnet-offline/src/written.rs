@@ -37,7 +37,7 @@
 use std::collections::HashMap;
 
 use fatnet_load::{LoadFactor, PathSelection, analyze, check_analysis};
-use fatnet_topology::{AnyTopology, Topology};
+use fatnet_topology::{AnyTopology, Topology, TopologySpec};
 use fatnet_traffic::{Message, MessageId, MessageSet};
 use serde::Deserialize;
 
@@ -124,6 +124,26 @@ impl WrittenSchedule {
         match self {
             WrittenSchedule::Ids { made_for, .. } => made_for.as_deref(),
             WrittenSchedule::Pairs { .. } => None,
+        }
+    }
+
+    /// Checks that the schedule may be judged on `topology`: a JSON schedule that names the
+    /// topology it was made for must name this one (in any spelling of it); a text schedule,
+    /// or JSON without the field, may be judged on any.
+    ///
+    /// # Errors
+    ///
+    /// [`OfflineError::ScheduleForAnotherTopology`] when the file names another topology (or
+    /// one that does not parse).
+    pub fn check_made_for(&self, topology: &TopologySpec) -> Result<(), OfflineError> {
+        match self.made_for() {
+            Some(made_for) if made_for.parse::<TopologySpec>().ok().as_ref() != Some(topology) => {
+                Err(OfflineError::ScheduleForAnotherTopology {
+                    made_for: made_for.to_string(),
+                    given: topology.to_string(),
+                })
+            }
+            _ => Ok(()),
         }
     }
 
@@ -428,6 +448,25 @@ mod tests {
     const TREE1: &str = "fattree:n=4,profile=constant,cap=1";
     const TREE2: &str = "fattree:n=4,profile=constant,cap=2";
 
+    /// A JSON schedule naming its topology is judged only on that topology (any spelling);
+    /// text, or JSON without the field, on any.
+    #[test]
+    fn a_json_schedule_is_judged_only_on_its_topology() {
+        let json =
+            |t: &str| format!(r#"{{"topology": "{t}", "schedule": [[0]], "pairs": [[0, 1]]}}"#);
+        let spec: TopologySpec = "fattree:n=4,profile=doubling".parse().unwrap();
+        let same =
+            WrittenSchedule::parse(json("fattree:n=4,profile=doubling,leaf=1").as_bytes(), 4)
+                .unwrap();
+        assert_eq!(same.check_made_for(&spec), Ok(()));
+        let other = WrittenSchedule::parse(json("bft:n=4").as_bytes(), 4).unwrap();
+        assert!(matches!(
+            other.check_made_for(&spec),
+            Err(OfflineError::ScheduleForAnotherTopology { ref made_for, .. }) if made_for == "bft:n=4"
+        ));
+        let text = WrittenSchedule::parse(b"0->1\n", 4).unwrap();
+        assert_eq!(text.check_made_for(&spec), Ok(()));
+    }
     #[test]
     fn text_and_json_forms_of_one_schedule_agree() {
         let text = "# comment\n\ncycle 0: 0->2 1->3\r\ncycle 1:   0->3 1->2  # trailing\n";

@@ -97,6 +97,14 @@ pub enum ReproError {
     /// An unknown paper name.
     #[error("unknown paper `{0}` (expected one of: {known})", known = Paper::ALL.iter().map(|p| p.slug()).collect::<Vec<_>>().join(", "))]
     UnknownPaper(String),
+    /// An experiment id that no selected experiment has.
+    #[error("no experiment `{id}` (there are: {})", known.join(", "))]
+    UnknownExperiment {
+        /// The id asked for.
+        id: String,
+        /// The selected experiments, as `paper/id`.
+        known: Vec<String>,
+    },
     /// The library refused what an experiment asked for; its error is the source.
     #[error("experiment {experiment}{}", in_context(context))]
     Experiment {
@@ -329,16 +337,20 @@ pub enum Paper {
     GreenbergOh,
     /// Stamoulis, "Routing and performance evaluation in interconnection networks" (1991).
     Stamoulis,
+    /// Not a paper: the questions the five papers leave open (a conjecture, a missing bound, a
+    /// tight condition), explored with data under `docs/reproduction/open-questions/`.
+    OpenQuestions,
 }
 
 impl Paper {
     /// All papers, in the order of the reproduction report.
-    pub const ALL: [Paper; 5] = [
+    pub const ALL: [Paper; 6] = [
         Paper::Leiserson,
         Paper::GreenbergLeiserson,
         Paper::Yuan,
         Paper::GreenbergOh,
         Paper::Stamoulis,
+        Paper::OpenQuestions,
     ];
 
     /// The folder name under `docs/reproduction/` and the `--paper` value.
@@ -349,6 +361,7 @@ impl Paper {
             Paper::Yuan => "yuan",
             Paper::GreenbergOh => "greenberg-oh",
             Paper::Stamoulis => "stamoulis",
+            Paper::OpenQuestions => "open-questions",
         }
     }
 
@@ -369,6 +382,9 @@ impl Paper {
             }
             Paper::Stamoulis => {
                 "G. D. Stamoulis, \"Routing and Performance Evaluation in Interconnection Networks\", MIT PhD thesis LIDS-TH-2035, 1991"
+            }
+            Paper::OpenQuestions => {
+                "Open questions of the five papers (a conjecture, a missing bound, a tight condition), explored with data; each table names the paper that asks"
             }
         }
     }
@@ -472,6 +488,35 @@ pub fn select(paper: Option<Paper>) -> Vec<Box<dyn Experiment>> {
         .into_iter()
         .filter(|e| paper.is_none_or(|p| e.paper() == p))
         .collect()
+}
+
+/// The experiments of [`select`] whose id is `only` (every one when `None`); an id that no
+/// selected experiment has is [`ReproError::UnknownExperiment`].
+///
+/// # Errors
+///
+/// [`ReproError::UnknownExperiment`] listing the ids there are.
+pub fn select_only(
+    paper: Option<Paper>,
+    only: Option<&str>,
+) -> Result<Vec<Box<dyn Experiment>>, ReproError> {
+    let all = select(paper);
+    let Some(only) = only else {
+        return Ok(all);
+    };
+    let known: Vec<String> = all
+        .iter()
+        .map(|e| format!("{}/{}", e.paper(), e.id()))
+        .collect();
+    let chosen: Vec<_> = all.into_iter().filter(|e| e.id() == only).collect();
+    if chosen.is_empty() {
+        Err(ReproError::UnknownExperiment {
+            id: only.to_string(),
+            known,
+        })
+    } else {
+        Ok(chosen)
+    }
 }
 
 /// The command that regenerates an experiment, as recorded in its output.

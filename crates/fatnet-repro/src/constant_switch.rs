@@ -242,7 +242,7 @@ fn trend_cell(family: &'static str, rows: &[&Row]) -> Option<Cell> {
             ", ",
             field("growth", fixed(growth, 2)),
         ],
-        verdict: Verdict::holds(last.ratio() <= before),
+        verdict: Verdict::not_growing(&rows.iter().map(|r| r.ratio()).collect::<Vec<_>>()),
         note: String::new(),
     })
 }

@@ -205,6 +205,9 @@ struct Claim {
     /// The sizes it was evaluated on.
     sizes: Vec<u32>,
     holds: bool,
+    /// The data cannot decide it: it does not hold only for lack of significance (no
+    /// significant difference against it), so the row is "not significant", not a failure.
+    undecided: bool,
     /// The numbers that decide it.
     detail: Detail,
     /// How we read the claim.
@@ -221,9 +224,20 @@ impl Claim {
         Cell {
             key: vec![format!("claim: {}", self.name).into(), sizes],
             paper: Some(self.paper.into()),
-            ours: if self.holds { "holds" } else { "does not hold" }.into(),
+            ours: if self.holds {
+                "holds"
+            } else if self.undecided {
+                "not significant"
+            } else {
+                "does not hold"
+            }
+            .into(),
             detail: self.detail,
-            verdict: Verdict::holds(self.holds),
+            verdict: if !self.holds && self.undecided {
+                Verdict::NotSignificant
+            } else {
+                Verdict::holds(self.holds)
+            },
             note: self.criterion,
         }
     }
@@ -289,6 +303,8 @@ fn beats(
         ]);
     }
     Claim {
+        // No significant difference against it: the data cannot decide.
+        undecided: !holds && losses == 0,
         name,
         paper,
         detail,
@@ -296,11 +312,11 @@ fn beats(
         holds,
         criterion: match strength {
             Strength::Plain => format!(
-                "holds if {} is significantly faster (paired 99% test) at more than half of the sizes and significantly slower at none; {GAIN_NOTE}",
+                "holds if {} is significantly faster (paired 99% test) at more than half of the sizes and significantly slower at none; not significant if it is significantly slower at none but faster at too few; {GAIN_NOTE}",
                 a.label()
             ),
             Strength::Uniform => format!(
-                "holds if {} is significantly faster (paired 99% test) at every size; {GAIN_NOTE}",
+                "holds if {} is significantly faster (paired 99% test) at every size; not significant if it is significantly slower at none but not faster at all; {GAIN_NOTE}",
                 a.label()
             ),
         },
@@ -319,7 +335,7 @@ fn figure_notes(effort: Effort, notes: &[&str]) -> Vec<String> {
             ""
         }
     )];
-    all_notes.push("The paper prints no numbers for its figures (the OCR has only captions and the text's claims, notes §5.6). Each claim is read as the criterion in its note and gets \"holds\" (match) or \"does not hold\" (MISMATCH); nothing is tuned to make a claim hold.".into());
+    all_notes.push("The paper prints no numbers for its figures (the OCR has only captions and the text's claims, notes §5.6). Each claim is read as the criterion in its note and gets \"holds\" (match), \"does not hold\" (MISMATCH) or, for a claim decided by paired tests that fails only for lack of significance (no significant difference against it), \"not significant\" — the one rule of every table (`Verdict::positive`): a claim fails only on significant evidence against it; nothing is tuned to make a claim hold.".into());
     all_notes.extend(notes.iter().map(|s| s.to_string()));
     all_notes
 }
@@ -336,6 +352,12 @@ trait PaperFigure: Experiment {
     fn algorithms(&self) -> Vec<Algorithm>;
     /// The claims of the text about the figure, decided on the runs.
     fn claims(&self, d: &Data) -> Vec<Claim>;
+    /// Whether `claim` is about an algorithm we only have a stand-in for: its row is then
+    /// [`Verdict::StandIn`] whatever the stand-in did. None by default.
+    fn stand_in(&self, claim: &Claim) -> bool {
+        let _ = claim;
+        false
+    }
 }
 
 impl<F: PaperFigure> Tabular for F {
@@ -359,7 +381,17 @@ impl<F: PaperFigure> Tabular for F {
 
     fn summary_cells(&self, effort: Effort, rows: &[Curve]) -> Result<Vec<Cell>, ReproError> {
         let claims = self.claims(&Data::of(effort, rows));
-        Ok(claims.into_iter().map(Claim::cell).collect())
+        Ok(claims
+            .into_iter()
+            .map(|c| {
+                let stand_in = self.stand_in(&c);
+                let mut cell = c.cell();
+                if stand_in {
+                    cell.verdict = Verdict::StandIn;
+                }
+                cell
+            })
+            .collect())
     }
 
     fn notes(&self, effort: Effort, _rows: &[Curve], _cells: &[Cell]) -> Vec<String> {
@@ -540,12 +572,18 @@ impl PaperFigure for Figure2 {
         "Greenberg–Oh, Figure 2: STORE-RP-RR against UNIV, both with R = log₂N initial delays";
 
     const NOTES: &'static [&'static str] = &[
-        "UNIV stand-in: the paper gives only \"a random priority from [1, R] used to order the passage of packets through any given switch\" for the universal algorithm of Leighton, Maggs, Ranade and Rao (notes §6.16). Ours is STORE-RP with 1-packet queues whose switches serve the smallest priority number first (ties in RR order), priorities drawn from 1..=R with R = log₂N, and the same R = log₂N initial delays (in packet-steps) as STORE. It is a stand-in, not the algorithm of [15]: it differs from STORE only in the order in which a switch serves competing packets, so the two claims about UNIV test the stand-in, and a failure says that random priorities alone do not make STORE worse, not that the paper's UNIV was not worse.",
+        "UNIV stand-in: the paper gives only \"a random priority from [1, R] used to order the passage of packets through any given switch\" for the universal algorithm of Leighton, Maggs, Ranade and Rao (notes §6.16). Ours is STORE-RP with 1-packet queues whose switches serve the smallest priority number first (ties in RR order), priorities drawn from 1..=R with R = log₂N, and the same R = log₂N initial delays (in packet-steps) as STORE. It is a stand-in, not the algorithm of [15]: it differs from STORE only in the order in which a switch serves competing packets, so the two claims about UNIV test the stand-in: their rows show what the stand-in did and are marked \"not reproduced: stand-in\" — a failure would say that random priorities alone do not make STORE worse, not that the paper's UNIV was not worse. Implementing the cited algorithm (ranks with Ranade's ghost packets keeping every switch's output in rank order) is left open.",
         "The figure draws the 99% confidence intervals of the two delayed algorithms as two extra lines each, through the lower and the upper ends of the interval at every N (the shared SVG writer draws lines and markers, not error bars).",
     ];
 
     fn algorithms(&self) -> Vec<Algorithm> {
         FIG2.to_vec()
+    }
+
+    /// The two claims about UNIV: we run a stand-in for Leighton, Maggs, Ranade and Rao's
+    /// algorithm, so they are reported as "not reproduced: stand-in", not judged.
+    fn stand_in(&self, claim: &Claim) -> bool {
+        claim.paper.contains("UNIV") || claim.name == "marked difference"
     }
 
     fn claims(&self, d: &Data) -> Vec<Claim> {
@@ -560,6 +598,7 @@ impl PaperFigure for Figure2 {
         )];
         let ns = d.sizes.clone();
         claims.push(Claim {
+            undecided: false,
             name: "marked difference".into(),
             paper: "a marked difference (the figure's error bars are 99% confidence intervals)",
             holds: ns
@@ -594,6 +633,7 @@ impl PaperFigure for Figure2 {
             .map(|&n| d.stat(store, n).mean / d.stat(store1, n).mean - 1.0)
             .collect();
         claims.push(Claim {
+            undecided: false,
             name: "initial delays never help much".into(),
             paper: "random initial delays can reduce latency, but we did not find any cases in which they provided much advantage",
             holds: change.iter().all(|&r| r > -0.10),
@@ -709,6 +749,7 @@ impl PaperFigure for Figure3 {
                 .filter(|&&n| d.gain(rp, gp, n) >= 0.0 && d.gain(rp, fp, n) >= 0.0)
                 .count();
             claims.push(Claim {
+                undecided: false,
                 name: format!("{flow}: RP is the best path selection"),
                 paper: "RP is the best path selection scheme",
                 detail: detail![
@@ -840,6 +881,10 @@ impl PaperFigure for Figure4 {
         let rr_gain = |c: &Case| d.gain(c.1, c.0, c.3);
         let ff_diff = |c: &Case| d.stat(c.2, c.3).mean / d.stat(c.0, c.3).mean - 1.0;
         let (k_dir, dir) = most(&cases, |c| d.significantly_faster(c.1, c.0, c.3));
+        let fo_wins = cases
+            .iter()
+            .filter(|c| d.significantly_faster(c.0, c.1, c.3))
+            .count();
         let rr_text = Detail::join(
             cases.iter().map(|c| {
                 detail![
@@ -855,6 +900,7 @@ impl PaperFigure for Figure4 {
         let total = cases.len();
         let mut claims = vec![
             Claim {
+                undecided: !dir && fo_wins == 0,
                 name: "RR beats FO in most cases".into(),
                 paper: "RR beats FO by 4–8% for most cases",
                 detail: detail![
@@ -867,9 +913,10 @@ impl PaperFigure for Figure4 {
                 ],
                 sizes: ns.clone(),
                 holds: dir,
-                criterion: format!("holds if RP-RR is significantly faster than RP-FO (paired 99% test) in more than half of the (flow, N) cases; {GAIN_NOTE}"),
+                criterion: format!("holds if RP-RR is significantly faster than RP-FO (paired 99% test) in more than half of the (flow, N) cases; not significant if it fails so but RP-FO is significantly faster in none; {GAIN_NOTE}"),
             },
             Claim {
+                undecided: false,
                 name: "… by 4–8%".into(),
                 paper: "RR beats FO by 4–8% for most cases",
                 detail: detail![
@@ -885,6 +932,7 @@ impl PaperFigure for Figure4 {
                 criterion: "holds if mean(RP-FO)/mean(RP-RR) − 1 lies in [4%, 8%] in more than half of the (flow, N) cases".into(),
             },
             Claim {
+                undecided: false,
                 name: "FF performs similarly to FO".into(),
                 paper: "FF performs similarly to FO",
                 detail: detail![
@@ -912,6 +960,7 @@ impl PaperFigure for Figure4 {
                 .iter()
                 .all(|&n| (lo..=hi).contains(&d.gain(rr, gpfo, n)));
             claims.push(Claim {
+                undecided: false,
                 name: format!("{flow}: RP-RR beats GP-FO by {:.0}–{:.0}%", 100.0 * lo, 100.0 * hi),
                 paper: "GP-FO is also a good choice, but RP-RR beats it by 5–9% for STORE and 12–15% for WORM at N = 1024 and 4096",
                 detail: detail!["RP-RR over GP-FO: ", ..d.gains_text(rr, gpfo, &big)],
@@ -1016,6 +1065,7 @@ impl PaperFigure for Figure5 {
                 Strength::Plain,
             ),
             Claim {
+                undecided: false,
                 name: "… only slightly".into(),
                 paper: "SPLIT RP-RR is slightly better than WORM RP-RR; even a slight increase in flits for SPLIT would make WORM win",
                 detail: detail![
@@ -1053,6 +1103,7 @@ impl PaperFigure for Figure5 {
                 Strength::Uniform,
             ),
             Claim {
+                undecided: false,
                 name: "not so for STORE".into(),
                 paper: "(GP-FF uniformly beating RP-FO) was not observed for STORE",
                 detail: store_uniform.detail,

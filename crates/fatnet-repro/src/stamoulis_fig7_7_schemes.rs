@@ -161,9 +161,18 @@ fn slope(points: &[&Point]) -> (f64, f64) {
     (s, t * var.sqrt())
 }
 
-/// The claim's verdict from two intervals ([`Verdict::smaller`]).
+/// The claim "ours is smaller" from two independent 99% intervals: [`Verdict::positive`] on
+/// the difference `other − ours`, whose 99% half-width is `√(h² + h′²)` (the half-widths of
+/// the two intervals; a formula's interval has width 0).
 fn compare(ours: (f64, f64), other: (f64, f64), ours_mean: f64, other_mean: f64) -> Verdict {
-    Verdict::smaller(ours, other, ours_mean, other_mean)
+    let (h, h_other) = ((ours.1 - ours.0) / 2.0, (other.1 - other.0) / 2.0);
+    Verdict::positive(&crate::cell::Estimate::new(
+        other_mean - ours_mean,
+        h.hypot(h_other),
+        2,
+        99,
+        4,
+    ))
 }
 
 /// Stamoulis Figure 7.7 with all three schemes: `Q` against d at ρ = 0.3 for the efficient
@@ -460,7 +469,7 @@ impl Tabular for Figure7_7Schemes {
                 .into(),
                 detail: detail!["vs ", ..Detail::join(parts, "; ")],
                 verdict,
-                note: "match: its 99% interval below both others'; within tolerance: its mean smallest, intervals overlapping; MISMATCH: another scheme's mean is smaller".into(),
+                note: "per other scheme, the difference of the two means against its 99% noise √(h² + h′²): match if significantly smaller, MISMATCH if significantly larger, else not significant; the cell takes the weaker of the two".into(),
             });
         }
         // Part 2: its Q grows more slowly in d (least-squares slope over all d).
@@ -495,7 +504,7 @@ impl Tabular for Figure7_7Schemes {
                     "]",
                 ],
                 verdict: compare(ni_iv, o_iv, ni_slope.0, o.0),
-                note: "match: the slopes' 99% intervals disjoint, the non-idling one lower; within tolerance: lower mean slope, intervals overlapping; MISMATCH: not lower".into(),
+                note: "the difference of the slopes against its 99% noise √(h² + h′²): match if the non-idling slope is significantly lower, MISMATCH if significantly higher, else not significant".into(),
             });
         }
         // The same against the curve the thesis drew for Rules A–E (Prop. 7.5 as printed).
@@ -520,7 +529,7 @@ impl Tabular for Figure7_7Schemes {
                 fixed(ni_iv.1, 4),
                 "]",
             ],
-            verdict: Verdict::smaller(ni_iv, (printed_slope, printed_slope), ni_slope.0, printed_slope),
+            verdict: compare(ni_iv, (printed_slope, printed_slope), ni_slope.0, printed_slope),
             note: "for reference: the claim against the curve the thesis drew, not against the simulated scheme".into(),
         });
         Ok(cells)
@@ -555,7 +564,7 @@ impl Tabular for Figure7_7Schemes {
         };
         vec![
             "The thesis (§7.4): \"As revealed by Figure 7.7, the non-idling version of the indirect scheme is the most efficient one with respect to queue-sizes. It is worth noting that, for fixed ρ, the queue-size Q grows more slowly with d under the non-idling indirect scheme.\" It does not say more slowly than which scheme, so the slope is compared with each of the other two (and, for reference, with the Prop. 7.5 curve the thesis drew).".into(),
-            format!("Claim (v) of the notes (§3.18): \"the non-idling indirect scheme has the smallest Q and M, and its Q grows more slowly in d\" (Figs. 7.7–7.8, ρ = 0.3). Smallest Q, per d: match (99% interval below both others') at {} of {n_d} d, within tolerance (smallest mean, intervals overlapping) at {}, MISMATCH at {} (d = {}). \"Grows more slowly\" is defined as a smaller least-squares slope of Q against d over d = {MIN_D}..{max_d}; slopes (99% half-widths): {slope_text}; Prop. 7.5 as printed {printed_slope:.4}.", count(Verdict::Match), count(Verdict::WithinTolerance), count(Verdict::Mismatch), if not_smallest.is_empty() { "none".to_string() } else { not_smallest.join(", ") }),
+            format!("Claim (v) of the notes (§3.18): \"the non-idling indirect scheme has the smallest Q and M, and its Q grows more slowly in d\" (Figs. 7.7–7.8, ρ = 0.3). Smallest Q, per d (the difference to each other scheme against its 99% noise): match (significantly smallest) at {} of {n_d} d, not significant at {}, MISMATCH (another significantly smaller) at {} (d = {}). \"Grows more slowly\" is defined as a smaller least-squares slope of Q against d over d = {MIN_D}..{max_d}; slopes (99% half-widths): {slope_text}; Prop. 7.5 as printed {printed_slope:.4}.", count(Verdict::Match), count(Verdict::NotSignificant), count(Verdict::Mismatch), if not_smallest.is_empty() { "none".to_string() } else { not_smallest.join(", ") }),
             "M (the largest queue at a node, Fig. 7.8) — NOT CHECKED: the packet engine that runs the direct and the non-idling indirect schemes reports the longest arc queue (copies per output port), not the packets stored per node by the thesis' convention, so M is not available for them; it is not approximated. (M of Rules A–E alone is in `fig7_8`.)".into(),
             format!("Q per d ({MIN_D}..{max_d}): direct {}; non-idling indirect {}; Rules A–E {}.", row(Scheme::Direct), row(Scheme::NonIdling), row(Scheme::RulesAE)),
             "What the thesis gives: no values (the OCR has the caption only). Its Rules A–E curve is Prop. 7.5 as printed (the paper column of those cells), which the notes (§3.12) find 3× too large in the root-buffer term; the corrected formula is in the detail column. Verdicts of the Rules A–E cells: match if the printed value lies in our 99% interval, MISMATCH (suspected misprint) if only the corrected one does. The direct and non-idling cells are checked against Little's lower bound.".into(),

@@ -29,6 +29,7 @@ use crate::cell::{Estimate, field, fixed, float, interval};
 use crate::figure::point;
 use crate::greenberg_oh::Stat;
 use crate::runner::try_run_trials;
+use crate::verdict::{Reference, judge};
 use crate::{
     Cell, Detail, Effort, Experiment, ExperimentId, Figure, Frame, Paper, ReproError, Series,
     Table, Tabular, Value, Verdict, detail, tabulate,
@@ -191,11 +192,11 @@ impl Tabular for GreedyGrid {
         let (paper, verdict) = match exact {
             Some(x) => (
                 format!("{x:.3} (exact, p = 1)").into(),
-                Verdict::holds((s.mean - x).abs() <= half),
+                judge(Reference::Exact(x), &estimate, 0.0).verdict,
             ),
             None => (
                 interval(lower, upper, 3),
-                Verdict::bound(s.mean + half >= lower && s.mean - half <= upper),
+                Verdict::bound_measured(&estimate, lower, upper),
             ),
         };
         vec![Cell {
@@ -432,7 +433,7 @@ impl Tabular for Figure5_3 {
             SlottedScheme::Greedy => (
                 "greedy",
                 Some(interval(p.lower, p.upper, 3)),
-                Verdict::bound(q + half >= p.lower && q - half <= p.upper),
+                Verdict::bound_measured(&p.queueing, p.lower, p.upper),
                 if q + half < p.claimed {
                     format!("below the claimed bound (5.18), {:.3}", p.claimed)
                 } else {
@@ -660,15 +661,14 @@ fn below_claimed(estimate: &Estimate, b: &greedy::DelayBounds) -> bool {
 /// 99% interval), else the proved interval (within bound if ours meets it); the note flags an
 /// interval entirely below the claimed bound ([`below_claimed`]).
 fn bound_cell(key: Vec<Value>, estimate: Estimate, b: &greedy::DelayBounds, run: Detail) -> Cell {
-    let (mean, half) = (estimate.mean, estimate.half_width);
     let (paper, verdict) = match b.exact {
         Some(x) => (
             format!("{x:.3} (exact)").into(),
-            Verdict::holds((mean - x).abs() <= half),
+            judge(Reference::Exact(x), &estimate, 0.0).verdict,
         ),
         None => (
             interval(b.lower, b.upper, 3),
-            Verdict::bound(mean + half >= b.lower && mean - half <= b.upper),
+            Verdict::bound_measured(&estimate, b.lower, b.upper),
         ),
     };
     let claimed_fail = below_claimed(&estimate, b);

@@ -52,17 +52,25 @@ fn broadcasts_respect_the_bounds_except_where_flagged() {
             Verdict::SuspectedMisprint => {
                 assert!(c.key[0].to_string().contains("as printed"), "{c:?}")
             }
-            Verdict::BoundViolated => {
-                // Only the asymptotic "factor between 3/2 and 2", on small cubes.
-                assert!(
-                    c.key[0].to_string().contains("multinode / optimum"),
-                    "{c:?}"
-                );
-                assert!(c.key[1].exact().unwrap() <= 8.0);
-            }
+            // No bound is violated: the asymptotic "factor between 3/2 and 2" is judged by
+            // its trend over d, never as a bound.
+            Verdict::BoundViolated => panic!("{c:?}"),
             _ => {}
         }
     }
+    let ratios: Vec<&fatnet_repro::Cell> = t
+        .cells
+        .iter()
+        .filter(|c| c.key[0].to_string().contains("multinode / optimum"))
+        .collect();
+    let shown: Vec<f64> = ratios.iter().map(|c| c.ours.shown().unwrap()).collect();
+    assert!(ratios.len() >= 3 && shown[0] > 2.0, "{shown:?}");
+    let expected = Verdict::trend(&shown, 1.5, 2.0);
+    assert!(ratios.iter().all(|c| c.verdict == expected), "{ratios:?}");
+    assert!(matches!(
+        expected,
+        Verdict::Match | Verdict::WithinTolerance
+    ));
     let thesis_example = t
         .cells
         .iter()
@@ -337,22 +345,36 @@ fn figure7_7_schemes_compares_q_of_three_schemes() {
                 .unwrap()
         };
         assert!(i("non-idling indirect") > i("direct"), "{d}");
-        // The per-d claim: match exactly when the non-idling interval is below both others.
+        // The per-d claim: match exactly when the difference to both others is significant
+        // (its 99% noise √(h² + h′²)), MISMATCH exactly when one other is significantly
+        // smaller.
         let claim = t
             .cells
             .iter()
             .find(|c| c.key == ["claim (v): non-idling smallest", &d.to_string()])
             .unwrap();
-        let ni = interval(cell("non-idling indirect", d));
-        let below = [schemes[0], schemes[2]]
+        let mean_half = |s| {
+            let (lo, hi) = interval(cell(s, d));
+            ((lo + hi) / 2.0, (hi - lo) / 2.0)
+        };
+        let ni = mean_half("non-idling indirect");
+        let gap = |s| {
+            let o = mean_half(s);
+            (o.0 - ni.0, ni.1.hypot(o.1))
+        };
+        let others = [schemes[0], schemes[2]];
+        let below = others.iter().all(|&s| gap(s).0 > gap(s).1 + 2e-3);
+        let above = others.iter().any(|&s| gap(s).0 < -gap(s).1 - 2e-3);
+        let near = others
             .iter()
-            .all(|s| ni.1 < interval(cell(s, d)).0);
-        assert_eq!(claim.verdict == Verdict::Match, below, "{claim:?}");
-        let q = |s| cell(s, d).ours.shown().unwrap();
-        let smallest = q(schemes[1]) < q(schemes[0]) && q(schemes[1]) < q(schemes[2]);
-        assert_eq!(claim.verdict != Verdict::Mismatch, smallest, "{claim:?}");
+            .any(|&s| (gap(s).0.abs() - gap(s).1).abs() <= 2e-3);
+        if !near {
+            assert_eq!(claim.verdict == Verdict::Match, below, "{claim:?}");
+            assert_eq!(claim.verdict == Verdict::Mismatch, above, "{claim:?}");
+        }
     }
-    // The slope claims: MISMATCH exactly when the non-idling slope is not the lower one.
+    // The slope claims: MISMATCH only when the non-idling slope is higher, a match only when it
+    // is lower (significance decides between them and "not significant").
     for c in t
         .cells
         .iter()
@@ -365,7 +387,12 @@ fn figure7_7_schemes_compares_q_of_three_schemes() {
             .split_once(" vs ")
             .unwrap();
         let lower = ours.parse::<f64>().unwrap() < other.parse::<f64>().unwrap();
-        assert_eq!(c.verdict != Verdict::Mismatch, lower, "{c:?}");
+        if c.verdict == Verdict::Mismatch {
+            assert!(!lower, "{c:?}");
+        }
+        if c.verdict == Verdict::Match {
+            assert!(lower, "{c:?}");
+        }
     }
     let f = Figure7_7Schemes.figures(&t);
     assert_eq!(f.len(), 1);
@@ -422,8 +449,16 @@ fn figures_6_1_and_6_3_to_6_5_check_their_claims() {
             .find(|c| c.key[0] == "SaS85 below MNB" && c.key[2] == q)
             .unwrap()
     };
+    // The claim is judged per d on the difference against its noise: a match needs every
+    // mean lower, a MISMATCH some mean higher; otherwise it may be "not significant".
     let all_lower = (5..=10).all(|d| value("SaS85 trees", d, "Q") < value("MNB trees", d, "Q"));
-    assert_eq!(claim("Q").verdict == Verdict::Match, all_lower);
+    let verdict = claim("Q").verdict;
+    assert!(verdict != Verdict::Match || all_lower, "{:?}", claim("Q"));
+    assert!(verdict != Verdict::Mismatch || !all_lower, "{:?}", claim("Q"));
+    assert!(matches!(
+        verdict,
+        Verdict::Match | Verdict::NotSignificant | Verdict::Mismatch
+    ));
     let f = Figure6_4.figures(&t);
     assert_eq!(
         f.iter().map(|f| f.id).collect::<Vec<_>>(),

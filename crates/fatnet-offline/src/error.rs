@@ -53,6 +53,18 @@ pub enum OfflineError {
         /// The capacity it would need to exceed.
         needed: u64,
     },
+    /// Leiserson's Lemma 6 halves an even number of pearls; these strings hold an odd number.
+    #[error("the strings hold {pearls} pearls: halving them needs an even number")]
+    OddPearlCount {
+        /// Pearls in both strings together.
+        pearls: u64,
+    },
+    /// A bandwidth of a decomposition tree is negative or not a finite number.
+    #[error("bandwidth w_{level} is not a finite number at least zero")]
+    InvalidBandwidth {
+        /// The level of the decomposition tree.
+        level: usize,
+    },
     /// A parameter is out of the supported range.
     #[error("{param} = {value} is out of range ({allowed})")]
     OutOfRange {

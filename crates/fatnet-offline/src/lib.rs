@@ -6,6 +6,8 @@
 //! - [`clos`]: Yuan's folded Clos (*On nonblocking folded-Clos networks*): the Lemma 1 nonblocking
 //!   checker with a counterexample, exact worst-case contention, the n² routing, d-mod-m,
 //!   NONBLOCKINGADAPTIVE;
+//! - [`decomposition`]: Leiserson's balanced decomposition trees (*Fat-Trees* (1985), §V):
+//!   Lemma 6's string-of-pearls split, Lemma 7's interval forest, Theorem 8 / Corollary 9;
 //! - [`hypercube`]: Stamoulis' static tasks (thesis (1991), chapters 3–4): optimal total exchange
 //!   and simultaneous broadcasts, as slot-by-slot schedules;
 //! - [`written`]: schedules users write, read from a file (JSON or `src->dst` text) and checked.
@@ -42,6 +44,7 @@
 #![deny(missing_docs)]
 
 pub mod clos;
+pub mod decomposition;
 mod error;
 pub mod hypercube;
 pub mod leiserson;

@@ -33,6 +33,7 @@ pub mod greenberg_leiserson;
 pub mod greenberg_oh;
 pub mod greenberg_oh_figures;
 pub mod leiserson;
+pub mod leiserson_theorems;
 pub mod lemma6;
 pub mod stamoulis;
 pub mod stamoulis_broadcast;
@@ -449,6 +450,7 @@ pub trait Experiment: Sync {
 pub fn registry() -> Vec<Box<dyn Experiment>> {
     vec![
         Box::new(leiserson::Schedules),
+        Box::new(leiserson_theorems::Theorems),
         Box::new(greenberg_leiserson::RandomCycles),
         Box::new(greedy_adversary::GreedyAdversary),
         Box::new(constant_switch::ConstantSwitch),

@@ -2,4 +2,5 @@
 
 mod props;
 mod props_clos;
+mod props_decomposition;
 mod props_hypercube;

@@ -8,6 +8,8 @@
 //!   NONBLOCKINGADAPTIVE;
 //! - [`hypercube`]: Stamoulis' static tasks (thesis (1991), chapters 3–4): optimal total exchange
 //!   and simultaneous broadcasts, as slot-by-slot schedules;
+//! - [`optimal`]: the exact minimum number of delivery cycles on a fat-tree (branch and bound),
+//!   with the optimal schedule and the proof that no schedule is shorter;
 //! - [`written`]: schedules users write, read from a file (JSON or `src->dst` text) and checked.
 //!
 //! **Key design decision: every result carries its own check.** A [`Schedule`] verifies
@@ -45,6 +47,7 @@ pub mod clos;
 mod error;
 pub mod hypercube;
 pub mod leiserson;
+pub mod optimal;
 mod schedule;
 pub mod written;
 

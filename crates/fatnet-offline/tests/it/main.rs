@@ -3,3 +3,4 @@
 mod props;
 mod props_clos;
 mod props_hypercube;
+mod props_optimal;

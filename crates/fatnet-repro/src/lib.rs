@@ -34,6 +34,7 @@ pub mod greenberg_oh;
 pub mod greenberg_oh_figures;
 pub mod leiserson;
 pub mod lemma6;
+pub mod open_offline_cycles;
 pub mod stamoulis;
 pub mod stamoulis_broadcast;
 pub mod stamoulis_direct;
@@ -479,6 +480,7 @@ pub fn registry() -> Vec<Box<dyn Experiment>> {
         Box::new(stamoulis_greedy::Figure5_3),
         Box::new(stamoulis_greedy::ContinuousGrid),
         Box::new(stamoulis_greedy::ButterflySlotted),
+        Box::new(open_offline_cycles::OfflineCycles),
     ]
 }
 

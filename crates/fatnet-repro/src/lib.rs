@@ -34,6 +34,7 @@ pub mod greenberg_oh;
 pub mod greenberg_oh_figures;
 pub mod leiserson;
 pub mod lemma6;
+pub mod open_greedy_growth;
 pub mod open_offline_cycles;
 pub mod stamoulis;
 pub mod stamoulis_broadcast;
@@ -481,6 +482,7 @@ pub fn registry() -> Vec<Box<dyn Experiment>> {
         Box::new(stamoulis_greedy::ContinuousGrid),
         Box::new(stamoulis_greedy::ButterflySlotted),
         Box::new(open_offline_cycles::OfflineCycles),
+        Box::new(open_greedy_growth::GreedyGrowth),
     ]
 }
 

@@ -5,6 +5,7 @@ mod figures;
 mod fuzz_replay;
 mod greenberg_leiserson;
 mod lemma6;
+mod open_questions;
 mod paper;
 mod paper_stamoulis;
 mod runner;

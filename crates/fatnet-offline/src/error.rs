@@ -162,6 +162,19 @@ pub enum OfflineError {
         /// The limit.
         limit: u64,
     },
+    /// An exact search ran out of its node budget before it could prove an optimum; the
+    /// optimum lies in `lower..=upper`.
+    #[error(
+        "the exact search stopped after {nodes} nodes: the optimum is between {lower} and {upper}"
+    )]
+    SearchBudgetExceeded {
+        /// Nodes visited.
+        nodes: u64,
+        /// Largest value not yet excluded from below.
+        lower: u64,
+        /// Cycles of the best schedule known.
+        upper: u64,
+    },
     /// A line of a text schedule is not UTF-8 or not a cycle of `src->dst` pairs.
     #[error("line {line}: expected {expected}, found `{text}`")]
     MalformedScheduleLine {

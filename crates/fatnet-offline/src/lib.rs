@@ -10,6 +10,8 @@
 //!   Lemma 6's string-of-pearls split, Lemma 7's interval forest, Theorem 8 / Corollary 9;
 //! - [`hypercube`]: Stamoulis' static tasks (thesis (1991), chapters 3–4): optimal total exchange
 //!   and simultaneous broadcasts, as slot-by-slot schedules;
+//! - [`optimal`]: the exact minimum number of delivery cycles on a fat-tree (branch and bound),
+//!   with the optimal schedule and the proof that no schedule is shorter;
 //! - [`written`]: schedules users write, read from a file (JSON or `src->dst` text) and checked.
 //!
 //! **Key design decision: every result carries its own check.** A [`Schedule`] verifies
@@ -48,6 +50,7 @@ pub mod decomposition;
 mod error;
 pub mod hypercube;
 pub mod leiserson;
+pub mod optimal;
 mod schedule;
 pub mod written;
 

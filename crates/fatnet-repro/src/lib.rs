@@ -35,6 +35,8 @@ pub mod greenberg_oh_figures;
 pub mod leiserson;
 pub mod leiserson_theorems;
 pub mod lemma6;
+pub mod open_greedy_growth;
+pub mod open_offline_cycles;
 pub mod stamoulis;
 pub mod stamoulis_broadcast;
 pub mod stamoulis_direct;
@@ -481,6 +483,8 @@ pub fn registry() -> Vec<Box<dyn Experiment>> {
         Box::new(stamoulis_greedy::Figure5_3),
         Box::new(stamoulis_greedy::ContinuousGrid),
         Box::new(stamoulis_greedy::ButterflySlotted),
+        Box::new(open_offline_cycles::OfflineCycles),
+        Box::new(open_greedy_growth::GreedyGrowth),
     ]
 }
 

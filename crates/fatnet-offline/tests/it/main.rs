@@ -4,3 +4,4 @@ mod props;
 mod props_clos;
 mod props_decomposition;
 mod props_hypercube;
+mod props_optimal;

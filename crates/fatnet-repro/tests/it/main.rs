@@ -6,6 +6,7 @@ mod fuzz_replay;
 mod greenberg_leiserson;
 mod leiserson_theorems;
 mod lemma6;
+mod open_questions;
 mod paper;
 mod paper_stamoulis;
 mod runner;

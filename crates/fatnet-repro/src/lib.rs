@@ -34,6 +34,7 @@ pub mod greenberg_oh;
 pub mod greenberg_oh_figures;
 pub mod leiserson;
 pub mod lemma6;
+pub mod open_yuan_adaptive;
 pub mod stamoulis;
 pub mod stamoulis_broadcast;
 pub mod stamoulis_direct;
@@ -45,6 +46,7 @@ pub mod sweep_summary;
 mod table;
 pub mod verdict;
 pub mod yuan;
+pub mod yuan_adaptive;
 pub mod yuan_min_m;
 pub mod yuan_opensm;
 
@@ -456,6 +458,7 @@ pub fn registry() -> Vec<Box<dyn Experiment>> {
         Box::new(yuan::TableOne),
         Box::new(yuan_min_m::MinM),
         Box::new(yuan_opensm::OpenSm),
+        Box::new(yuan_adaptive::Adaptive),
         Box::new(greenberg_oh::TableOne),
         Box::new(greenberg_oh::TableTwo),
         Box::new(greenberg_oh_figures::Figure2),
@@ -479,6 +482,7 @@ pub fn registry() -> Vec<Box<dyn Experiment>> {
         Box::new(stamoulis_greedy::Figure5_3),
         Box::new(stamoulis_greedy::ContinuousGrid),
         Box::new(stamoulis_greedy::ButterflySlotted),
+        Box::new(open_yuan_adaptive::AdaptiveM),
     ]
 }
 

@@ -660,8 +660,29 @@ impl Tabular for AdaptiveM {
         ]
     }
 
-    fn notes(&self, _effort: Effort, _rows: &[Answers], _cells: &[Cell]) -> Vec<String> {
+    fn notes(&self, _effort: Effort, rows: &[Answers], _cells: &[Cell]) -> Vec<String> {
+        let list = |pick: &dyn Fn(&Answers) -> bool| -> String {
+            let v: Vec<String> = rows
+                .iter()
+                .filter(|a| pick(a))
+                .map(|a| format!("({}, {})", a.n, a.r))
+                .collect();
+            if v.is_empty() {
+                "none".into()
+            } else {
+                v.join(", ")
+            }
+        };
+        let findings = format!(
+            "Findings: the best local assignment needs exactly n top switches (the global optimum) for {}; more than n for {}; undecided within the budget for {}. NONBLOCKINGADAPTIVE needs more than the best local assignment for {}, and more than n² for {}.",
+            list(&|a| a.local.exact() == Some(a.n)),
+            list(&|a| a.local.lower > a.n),
+            list(&|a| a.local.exact().is_none()),
+            list(&|a| a.nba > a.local.upper),
+            list(&|a| a.nba > a.n * a.n),
+        );
         vec![
+            findings,
             "Yuan leaves the tight condition for nonblocking local adaptive routing open. A local algorithm (Yuan's P1, P2) routes the pairs of bottom switch v from v's own pairs only, one top switch per pair. Classes: 1, NONBLOCKINGADAPTIVE (Fig. 4, the library's reconstruction, default ties); 2, the same with the best of its four tie rules; 3, any local assignment whatsoever, a function of the destination set of v's cross pairs (sources add nothing); 4, a global router that knows the whole permutation.".into(),
             "Class 3 is exact: an assignment is nonblocking iff it properly colours the conflict graph on the triples (v, D, d) (one edge per shared uplink inside a context, and per pair of contexts of different switches with disjoint destination sets whose destinations d1 ≠ d2 sit on one switch, a shared downlink); its chromatic number is found by DSATUR branch and bound (a node budget per m; an undecided value is an interval) and the colouring re-checked. Class 4 is n by König's edge-colouring theorem; the row edge-colours permutations with Δ colours and runs them through the library's simulator.".into(),
             "Verdicts: classes 1–2 against the paper's claim that NONBLOCKINGADAPTIVE needs fewer than n² top switches (\"within bound\" when at most n²); class 3 against n² (Theorem 3's deterministic routing is local, so the local optimum is at most n²); class 4 against n.".into(),

@@ -695,7 +695,11 @@ fn recurrence_cells(c: u32, points: &[(u64, u64)]) -> Vec<Cell> {
             note: if last <= before {
                 String::new()
             } else {
-                "the ratio still creeps up (from below, by less than 1% per factor 4 of n): its local exponent is within 0.01 of 2−e, as a converging sequence's is".into()
+                format!(
+                    "the ratio still grows, by {:.2}% over the last factor 4 of n; its local exponent there exceeds 2−e by {:.4}",
+                    100.0 * (last / ratio(pn, pt) - 1.0),
+                    slope - (2.0 - e)
+                )
             },
         });
     }

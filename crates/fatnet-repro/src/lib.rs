@@ -37,6 +37,7 @@ pub mod leiserson_theorems;
 pub mod lemma6;
 pub mod open_greedy_growth;
 pub mod open_offline_cycles;
+pub mod open_yuan_adaptive;
 pub mod stamoulis;
 pub mod stamoulis_broadcast;
 pub mod stamoulis_direct;
@@ -48,6 +49,7 @@ pub mod sweep_summary;
 mod table;
 pub mod verdict;
 pub mod yuan;
+pub mod yuan_adaptive;
 pub mod yuan_min_m;
 pub mod yuan_opensm;
 
@@ -460,6 +462,7 @@ pub fn registry() -> Vec<Box<dyn Experiment>> {
         Box::new(yuan::TableOne),
         Box::new(yuan_min_m::MinM),
         Box::new(yuan_opensm::OpenSm),
+        Box::new(yuan_adaptive::Adaptive),
         Box::new(greenberg_oh::TableOne),
         Box::new(greenberg_oh::TableTwo),
         Box::new(greenberg_oh_figures::Figure2),
@@ -485,6 +488,7 @@ pub fn registry() -> Vec<Box<dyn Experiment>> {
         Box::new(stamoulis_greedy::ButterflySlotted),
         Box::new(open_offline_cycles::OfflineCycles),
         Box::new(open_greedy_growth::GreedyGrowth),
+        Box::new(open_yuan_adaptive::AdaptiveM),
     ]
 }
 

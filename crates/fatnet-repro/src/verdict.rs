@@ -181,16 +181,31 @@ impl Verdict {
     /// An asymptotic **O(·) claim** read on the ratio measured/claimed-order over growing
     /// sizes (`values` in order of size), judged by its trend, never as a violated bound:
     /// [`Verdict::Match`] if the ratio at the largest size is no larger than the largest ratio
-    /// before it (it has stopped setting new highs, as a bounded ratio must), else
-    /// [`Verdict::Mismatch`] (still growing at the sizes measured). Fewer than two values is
-    /// a mismatch: no trend.
+    /// before it (it has stopped setting new highs, as a bounded ratio must);
+    /// [`Verdict::WithinTolerance`] if it still grows but by less at each of the last two
+    /// steps (increments shrinking, as a ratio converging to its bound from below does);
+    /// else [`Verdict::Mismatch`] (still growing, not slowing, at the sizes measured). Fewer
+    /// than two values is a mismatch: no trend.
     pub fn not_growing(values: &[f64]) -> Verdict {
-        match values.split_last() {
-            Some((last, earlier)) if !earlier.is_empty() => {
-                let before = earlier.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-                Verdict::holds(*last <= before)
-            }
-            _ => Verdict::Mismatch,
+        let Some((last, earlier)) = values.split_last() else {
+            return Verdict::Mismatch;
+        };
+        if earlier.is_empty() {
+            return Verdict::Mismatch;
+        }
+        let before = earlier.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        if *last <= before {
+            return Verdict::Match;
+        }
+        let steps: Vec<f64> = values.windows(2).map(|w| w[1] - w[0]).collect();
+        let slowing = steps.len() >= 2 && {
+            let tail = &steps[steps.len() - 2..];
+            tail[1] < tail[0]
+        };
+        if slowing {
+            Verdict::WithinTolerance
+        } else {
+            Verdict::Mismatch
         }
     }
 
@@ -514,7 +529,11 @@ mod tests {
         assert_eq!(Verdict::trend(&[2.5], 1.5, 2.0), Verdict::Mismatch);
         assert_eq!(Verdict::trend(&[], 1.5, 2.0), Verdict::Mismatch);
         assert_eq!(Verdict::not_growing(&[1.0, 1.4, 1.3]), Verdict::Match);
-        assert_eq!(Verdict::not_growing(&[1.0, 1.4, 1.5]), Verdict::Mismatch);
+        assert_eq!(
+            Verdict::not_growing(&[1.0, 1.4, 1.5]),
+            Verdict::WithinTolerance
+        );
+        assert_eq!(Verdict::not_growing(&[1.0, 1.1, 1.5]), Verdict::Mismatch);
         assert_eq!(Verdict::not_growing(&[1.0]), Verdict::Mismatch);
         assert_eq!(
             Verdict::bound_measured(&est(10.0, 1.0, 30), 10.5, f64::INFINITY),

@@ -11,5 +11,6 @@ mod paper;
 mod paper_stamoulis;
 mod runner;
 mod sweep;
+mod yuan_adaptive;
 mod yuan_min_m;
 mod yuan_opensm;

@@ -454,7 +454,11 @@ fn figures_6_1_and_6_3_to_6_5_check_their_claims() {
     let all_lower = (5..=10).all(|d| value("SaS85 trees", d, "Q") < value("MNB trees", d, "Q"));
     let verdict = claim("Q").verdict;
     assert!(verdict != Verdict::Match || all_lower, "{:?}", claim("Q"));
-    assert!(verdict != Verdict::Mismatch || !all_lower, "{:?}", claim("Q"));
+    assert!(
+        verdict != Verdict::Mismatch || !all_lower,
+        "{:?}",
+        claim("Q")
+    );
     assert!(matches!(
         verdict,
         Verdict::Match | Verdict::NotSignificant | Verdict::Mismatch

@@ -7,7 +7,7 @@ use fatnet_repro::{Effort, Experiment, Paper, Value, Verdict, command_for, selec
 #[test]
 fn yuan_experiments_are_registered() {
     let ids: Vec<&str> = select(Some(Paper::Yuan)).iter().map(|e| e.id()).collect();
-    assert_eq!(ids, ["table1", "min_m", "opensm"]);
+    assert_eq!(ids, ["table1", "min_m", "opensm", "adaptive"]);
     assert!(!OpenSm.quick_differs());
     assert_eq!(OpenSm.seed(), None);
     assert_eq!(

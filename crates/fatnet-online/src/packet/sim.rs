@@ -33,7 +33,7 @@ use super::multicast::{Multicast, MulticastTree};
 use super::net::{NONE, PacketNet};
 use super::{
     FlowControl, Injection, OnlineError, Outcome, PacketConfig, PacketReport, PathPolicy,
-    QueueCapacity, Queueing, ScanPolicy, SinkModel,
+    QueueCapacity, Queueing, ScanPolicy, SinkModel, StoreTiming,
 };
 use crate::step::{Step, StepModel, drive};
 
@@ -414,6 +414,11 @@ fn run_multicast(
     if config.queueing == Queueing::Output {
         return super::outq::run(net, injections, mc, config, seed);
     }
+    if config.store_timing != StoreTiming::Snapshot && !multicasts.is_empty() {
+        return Err(OnlineError::Unsupported {
+            why: "a store timing other than snapshot is defined for unicast packets only",
+        });
+    }
     let links = net.links() as usize;
     let per_message = per_message as u32;
     macro_rules! inline {
@@ -498,6 +503,12 @@ struct Sim<'a, S> {
     q: usize,
     /// Whether heads follow the route fixed at their source (`PacketNet::source_routed`).
     source_routed: bool,
+    /// [`StoreTiming`] (a): a blocked RP draw may take another candidate in the same step.
+    other_up: bool,
+    /// [`StoreTiming`] (b): decisions to a fixed point, into queues freed in the same step.
+    same_step: bool,
+    /// [`StoreTiming::StickyDraw`]: an RP draw is kept until the head moves.
+    sticky: bool,
     stride: usize,
     links: u32,
 
@@ -532,6 +543,14 @@ struct Sim<'a, S> {
 
     // Per input, multicast runs only: the children the front unit has been copied to.
     done: Vec<u64>,
+
+    // Same-step reading only: links whose front unit leaves this step (bit set), their list,
+    // the heads to decide again (node, input, RP draw or `NONE`), and the units popped.
+    leaving: Vec<u64>,
+    leaving_list: Vec<u32>,
+    retry: Vec<(u32, u32, u32)>,
+    retry_next: Vec<(u32, u32, u32)>,
+    popped: Vec<Unit>,
 
     // Scratch.
     moves: Vec<(u32, u32)>,
@@ -701,6 +720,9 @@ impl<'a, S: Store> Sim<'a, S> {
             terminal_sinks: net.terminal_sinks,
             q,
             source_routed,
+            other_up: config.store_timing.other_up_link(),
+            same_step: config.store_timing.same_step(),
+            sticky: config.store_timing == StoreTiming::StickyDraw,
             stride,
             links,
             route,
@@ -727,6 +749,15 @@ impl<'a, S: Store> Sim<'a, S> {
             } else {
                 vec![0; inputs]
             },
+            leaving: if config.store_timing.same_step() {
+                vec![0; (links as usize).div_ceil(64)]
+            } else {
+                Vec::new()
+            },
+            leaving_list: Vec::new(),
+            retry: Vec::new(),
+            retry_next: Vec::new(),
+            popped: Vec::new(),
             moves: Vec::new(),
             copies: Vec::new(),
             closed: Vec::new(),
@@ -1019,6 +1050,11 @@ impl<'a, S: Store> Sim<'a, S> {
                 if self.config.path == PathPolicy::DimensionOrder {
                     cands.truncate(1);
                 }
+                if self.sticky && self.route[slot] != NONE {
+                    // The draw made when the head first sought this hop.
+                    cands.clear();
+                    cands.push(self.route[slot]);
+                }
             }
             let e = if cands.iter().all(|&e| self.closed_for_head(e)) {
                 self.sleep_head(inp, &cands);
@@ -1030,13 +1066,23 @@ impl<'a, S: Store> Sim<'a, S> {
                     .find(|&e| self.free_for_head(e))
                     .unwrap_or(NONE)
             } else {
-                let k = if cands.len() > 1 && self.config.path == PathPolicy::Random {
+                let random = cands.len() > 1 && self.config.path == PathPolicy::Random;
+                let k = if random {
                     self.rng.random_range(0..cands.len())
                 } else {
                     0
                 };
                 let e = cands[k];
-                if self.free_for_head(e) { e } else { NONE }
+                if self.sticky && random {
+                    self.route[slot] = e;
+                }
+                if self.free_for_head(e) {
+                    e
+                } else if random && self.other_up {
+                    self.other_candidate(&cands, k, |sim, e| sim.free_for_head(e))
+                } else {
+                    NONE
+                }
             };
             self.cands = cands;
             if e == NONE {
@@ -1063,6 +1109,152 @@ impl<'a, S: Store> Sim<'a, S> {
             self.used_list.push(e);
         }
         self.moves.push((inp, e));
+    }
+
+    /// [`StoreTiming`] (a): the first candidate after the drawn `cands[k]`, cyclically, that
+    /// `open` accepts (`NONE` if none).
+    fn other_candidate(&self, cands: &[u32], k: usize, open: impl Fn(&Self, u32) -> bool) -> u32 {
+        (1..cands.len())
+            .map(|j| cands[(k + j) % cands.len()])
+            .find(|&e| open(self, e))
+            .unwrap_or(NONE)
+    }
+
+    /// Whether the front unit of link `e` leaves it this step (same-step reading): it was
+    /// forwarded, or `e` is an ejection queue the terminal drains this step.
+    #[inline]
+    fn leaves(&self, e: u32) -> bool {
+        let (word, bit) = (e as usize / 64, 1u64 << (e % 64));
+        (self.leaving[word] | self.eject_busy[word]) & bit != 0
+    }
+
+    /// Whether link `e`'s queue, after this step's departure, is full (same-step reading).
+    #[inline]
+    fn full_now(&self, e: u32) -> bool {
+        self.store.len(e as usize) - usize::from(self.leaves(e)) >= self.q
+    }
+
+    /// Whether a unit may cross link `e` now (same-step reading; store-and-forward, so no
+    /// link is owned).
+    #[inline]
+    fn open_now(&self, e: u32) -> bool {
+        !self.store.used(e as usize) && !self.full_now(e)
+    }
+
+    /// The scan visits input `inp` of node `v`.
+    #[inline(always)]
+    fn scan_input(&mut self, net: &PacketNet, v: u32, inp: u32) {
+        if self.same_step {
+            if let Some(drawn) = self.try_move_same_step(net, v, inp, NONE) {
+                self.retry.push((v, inp, drawn));
+            }
+        } else {
+            self.try_move(net, v, inp);
+        }
+    }
+
+    /// [`StoreTiming::SameStep`]: tries to move the front packet of input `inp` of node `v`
+    /// (store-and-forward, unicast), `drawn` being its RP draw of this step (`NONE`: not
+    /// drawn yet). A queue counts as full only if it stays full after this step's departure.
+    /// Returns `Some(draw)` when the packet is blocked only by queues that are full now but
+    /// whose front may still leave in this step (decide it again later in the step), `None`
+    /// when it moved or is blocked for the step (its link carried a packet already).
+    fn try_move_same_step(&mut self, net: &PacketNet, v: u32, inp: u32, drawn: u32) -> Option<u32> {
+        let u = self.front(inp);
+        let w = u.worm as usize;
+        let slot = w * self.stride + 1 + u.hop as usize;
+        let mut cands = std::mem::take(&mut self.cands);
+        cands.clear();
+        if self.source_routed {
+            cands.push(self.route[slot]);
+        } else {
+            net.next_hops(v, self.worm_dst[w], &mut cands);
+            if self.config.path == PathPolicy::DimensionOrder {
+                cands.truncate(1);
+            }
+        }
+        let random = cands.len() > 1 && self.config.path == PathPolicy::Random;
+        // A link that has not carried a packet this step may still open.
+        let may_open = |sim: &Self, e: u32| !sim.store.used(e as usize);
+        let (e, retry) = if drawn == NONE && cands.iter().all(|&e| !self.open_now(e)) {
+            // Nothing open yet; RP draws once something is (the same law as drawing now).
+            let again = cands.iter().any(|&e| may_open(self, e));
+            (NONE, again.then_some(NONE))
+        } else if !random {
+            // GP, FP, DOR: the first open candidate.
+            let e = cands
+                .iter()
+                .copied()
+                .find(|&e| self.open_now(e))
+                .unwrap_or(NONE);
+            let again = e == NONE && cands.iter().any(|&e| may_open(self, e));
+            (e, again.then_some(NONE))
+        } else {
+            let k = if drawn == NONE {
+                self.rng.random_range(0..cands.len())
+            } else {
+                cands
+                    .iter()
+                    .position(|&e| e == drawn)
+                    .expect("the draw is a candidate")
+            };
+            let d = cands[k];
+            let e = if self.open_now(d) {
+                d
+            } else if self.other_up {
+                self.other_candidate(&cands, k, Self::open_now)
+            } else {
+                NONE
+            };
+            let again = e == NONE
+                && if self.other_up {
+                    cands.iter().any(|&e| may_open(self, e))
+                } else {
+                    may_open(self, d)
+                };
+            (e, again.then_some(d))
+        };
+        self.cands = cands;
+        if e == NONE {
+            return retry;
+        }
+        self.route[slot] = e;
+        self.store.set_used(e as usize, true);
+        self.used_list.push(e);
+        self.moves.push((inp, e));
+        if inp < self.links {
+            self.leaving[inp as usize / 64] |= 1 << (inp % 64);
+            self.leaving_list.push(inp);
+        }
+        None
+    }
+
+    /// [`StoreTiming::SameStep`]: decides the blocked packets again until no more move (each
+    /// pass in scan order).
+    ///
+    /// Under this reading no packet sleeps: a packet waiting for a full queue may move in
+    /// the very step that queue's front is decided to leave, which a sleeper (woken when the
+    /// queue pops, after the decisions) would miss. So the engine's deadlock check, which
+    /// needs every waiting unit asleep, never fires; [`PacketConfig::max_steps`] still bounds
+    /// the run (the butterfly fat-tree's shortest paths cannot deadlock).
+    fn settle(&mut self, net: &PacketNet) {
+        loop {
+            let before = self.moves.len();
+            let retry = std::mem::take(&mut self.retry);
+            let mut next = std::mem::take(&mut self.retry_next);
+            next.clear();
+            for &(v, inp, drawn) in &retry {
+                if let Some(d) = self.try_move_same_step(net, v, inp, drawn) {
+                    next.push((v, inp, d));
+                }
+            }
+            self.retry_next = retry;
+            self.retry = next;
+            if self.moves.len() == before || self.retry.is_empty() {
+                break;
+            }
+        }
+        self.retry.clear();
     }
 
     /// Every active node scans its ready inputs once.
@@ -1100,7 +1292,7 @@ impl<'a, S: Store> Sim<'a, S> {
                         while part != 0 {
                             let i = part.trailing_zeros() as usize;
                             part &= part - 1;
-                            self.try_move(net, v, ins[i]);
+                            self.scan_input(net, v, ins[i]);
                         }
                     }
                     continue;
@@ -1135,11 +1327,14 @@ impl<'a, S: Store> Sim<'a, S> {
                     order.sort_unstable();
                 }
                 for &(_, _, i) in order.iter() {
-                    self.try_move(net, v, ins[i as usize]);
+                    self.scan_input(net, v, ins[i as usize]);
                 }
             }
         }
         self.order = order;
+        if self.same_step {
+            self.settle(net);
+        }
     }
 
     /// Terminals drain one unit from every ejection queue that was non-empty at the start of
@@ -1264,8 +1459,21 @@ impl<'a, S: Store> Sim<'a, S> {
             self.apply_copies(t);
         }
         let moves = std::mem::take(&mut self.moves);
-        for &(inp, e) in &moves {
-            let u = self.pop_input(inp);
+        let mut popped = std::mem::take(&mut self.popped);
+        if self.same_step {
+            // Every departure before any arrival: a unit may enter a queue whose front
+            // leaves in this step.
+            popped.clear();
+            for &(inp, _) in &moves {
+                popped.push(self.pop_input(inp));
+            }
+        }
+        for (i, &(inp, e)) in moves.iter().enumerate() {
+            let u = if self.same_step {
+                popped[i]
+            } else {
+                self.pop_input(inp)
+            };
             let ei = e as usize;
             let tail = self.cross(ei, u);
             let info = self.info[ei];
@@ -1309,6 +1517,11 @@ impl<'a, S: Store> Sim<'a, S> {
             self.store.set_used(e as usize, false);
         }
         self.used_list.clear();
+        for &e in &self.leaving_list {
+            self.leaving[e as usize / 64] &= !(1 << (e % 64));
+        }
+        self.leaving_list.clear();
+        self.popped = popped;
         self.moves = moves;
         self.moves.clear();
     }

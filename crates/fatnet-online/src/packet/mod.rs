@@ -313,9 +313,9 @@ fatnet_topology::named_options! {
         /// the step if that queue's front packet leaves in the same step (a packet forwarded,
         /// or the destination's drain), so `q = 1` no longer halves a link's throughput.
         /// The reading of "the queue at the end of that edge is not full" as the occupancy
-        /// after this step's departures. Moves are decided to a fixed point (a packet
-        /// blocked by a full queue is retried after the other decisions of the step, in
-        /// scan order), so the result does not depend on the order nodes are visited. With
+        /// after this step's departures. Moves are decided to a fixed point: a packet
+        /// blocked by a full queue is decided again as soon as that queue's front is decided
+        /// to leave in the step (packets waiting for one queue in scan order). With
         /// queue sinks the destination's queue, drained in the step, takes the next packet in
         /// the same step too.
         SameStep = "same-step",

@@ -545,11 +545,16 @@ struct Sim<'a, S> {
     done: Vec<u64>,
 
     // Same-step reading only: links whose front unit leaves this step (bit set), their list,
-    // the heads to decide again (node, input, RP draw or `NONE`), and the units popped.
+    // the blocked heads (node, input, RP draw or `NONE`, settled), per link the first of
+    // its waiters (`NONE`: none) with the links that have some, the waiters (entry, next
+    // waiter of the same link), the entries to decide again, and the units popped.
     leaving: Vec<u64>,
     leaving_list: Vec<u32>,
-    retry: Vec<(u32, u32, u32)>,
-    retry_next: Vec<(u32, u32, u32)>,
+    blocked: Vec<(u32, u32, u32, bool)>,
+    waiter_head: Vec<u32>,
+    waited_links: Vec<u32>,
+    waiters: Vec<(u32, u32)>,
+    work: VecDeque<u32>,
     popped: Vec<Unit>,
 
     // Scratch.
@@ -755,8 +760,15 @@ impl<'a, S: Store> Sim<'a, S> {
                 Vec::new()
             },
             leaving_list: Vec::new(),
-            retry: Vec::new(),
-            retry_next: Vec::new(),
+            blocked: Vec::new(),
+            waiter_head: if config.store_timing.same_step() {
+                vec![NONE; links as usize]
+            } else {
+                Vec::new()
+            },
+            waited_links: Vec::new(),
+            waiters: Vec::new(),
+            work: VecDeque::new(),
             popped: Vec::new(),
             moves: Vec::new(),
             copies: Vec::new(),
@@ -1146,7 +1158,9 @@ impl<'a, S: Store> Sim<'a, S> {
     fn scan_input(&mut self, net: &PacketNet, v: u32, inp: u32) {
         if self.same_step {
             if let Some(drawn) = self.try_move_same_step(net, v, inp, NONE) {
-                self.retry.push((v, inp, drawn));
+                let entry = self.blocked.len() as u32;
+                self.blocked.push((v, inp, drawn, false));
+                self.wait_for_leaving(entry, drawn);
             }
         } else {
             self.try_move(net, v, inp);
@@ -1225,12 +1239,45 @@ impl<'a, S: Store> Sim<'a, S> {
         if inp < self.links {
             self.leaving[inp as usize / 64] |= 1 << (inp % 64);
             self.leaving_list.push(inp);
+            // The heads waiting for this link's queue, in the order they registered (scan
+            // order): decide them again.
+            let mut w = self.waiter_head[inp as usize];
+            let first = self.work.len();
+            while w != NONE {
+                let (entry, next) = self.waiters[w as usize];
+                self.work.push_back(entry);
+                w = next;
+            }
+            self.work.make_contiguous()[first..].reverse();
+            self.waiter_head[inp as usize] = NONE;
         }
         None
     }
 
-    /// [`StoreTiming::SameStep`]: decides the blocked packets again until no more move (each
-    /// pass in scan order).
+    /// Registers blocked entry `entry` on the candidate links (left in `self.cands` by
+    /// [`Sim::try_move_same_step`]) whose queue is full but may still empty in this step: the
+    /// drawn one only for RP without (a).
+    fn wait_for_leaving(&mut self, entry: u32, drawn: u32) {
+        let cands = std::mem::take(&mut self.cands);
+        for &e in &cands {
+            if (drawn != NONE && !self.other_up && e != drawn)
+                || self.store.used(e as usize)
+                || !self.full_now(e)
+            {
+                continue;
+            }
+            let head = &mut self.waiter_head[e as usize];
+            if *head == NONE {
+                self.waited_links.push(e);
+            }
+            self.waiters.push((entry, *head));
+            *head = self.waiters.len() as u32 - 1;
+        }
+        self.cands = cands;
+    }
+
+    /// [`StoreTiming::SameStep`]: decides the blocked packets again as the queues they wait
+    /// for are emptied by this step's decisions, until no more can move.
     ///
     /// Under this reading no packet sleeps: a packet waiting for a full queue may move in
     /// the very step that queue's front is decided to leave, which a sleeper (woken when the
@@ -1238,23 +1285,28 @@ impl<'a, S: Store> Sim<'a, S> {
     /// needs every waiting unit asleep, never fires; [`PacketConfig::max_steps`] still bounds
     /// the run (the butterfly fat-tree's shortest paths cannot deadlock).
     fn settle(&mut self, net: &PacketNet) {
-        loop {
+        while let Some(entry) = self.work.pop_front() {
+            let (v, inp, drawn, settled) = self.blocked[entry as usize];
+            if settled {
+                continue;
+            }
             let before = self.moves.len();
-            let retry = std::mem::take(&mut self.retry);
-            let mut next = std::mem::take(&mut self.retry_next);
-            next.clear();
-            for &(v, inp, drawn) in &retry {
-                if let Some(d) = self.try_move_same_step(net, v, inp, drawn) {
-                    next.push((v, inp, d));
+            let again = self.try_move_same_step(net, v, inp, drawn);
+            match again {
+                Some(d) => {
+                    self.blocked[entry as usize].2 = d;
+                    self.wait_for_leaving(entry, d);
                 }
+                None => self.blocked[entry as usize].3 = true,
             }
-            self.retry_next = retry;
-            self.retry = next;
-            if self.moves.len() == before || self.retry.is_empty() {
-                break;
-            }
+            debug_assert!(again.is_none() || self.moves.len() == before);
         }
-        self.retry.clear();
+        for &e in &self.waited_links {
+            self.waiter_head[e as usize] = NONE;
+        }
+        self.waited_links.clear();
+        self.waiters.clear();
+        self.blocked.clear();
     }
 
     /// Every active node scans its ready inputs once.

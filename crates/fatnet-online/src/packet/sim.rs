@@ -555,6 +555,8 @@ struct Sim<'a, S> {
     waited_links: Vec<u32>,
     waiters: Vec<(u32, u32)>,
     work: VecDeque<u32>,
+    /// Per input, whether a sleeping head was queued in this step (bit set).
+    queued_inputs: Vec<u64>,
     popped: Vec<Unit>,
 
     // Scratch.
@@ -769,6 +771,11 @@ impl<'a, S: Store> Sim<'a, S> {
             waited_links: Vec::new(),
             waiters: Vec::new(),
             work: VecDeque::new(),
+            queued_inputs: if config.store_timing.same_step() {
+                vec![0; inputs.div_ceil(64)]
+            } else {
+                Vec::new()
+            },
             popped: Vec::new(),
             moves: Vec::new(),
             copies: Vec::new(),
@@ -1250,8 +1257,46 @@ impl<'a, S: Store> Sim<'a, S> {
             }
             self.work.make_contiguous()[first..].reverse();
             self.waiter_head[inp as usize] = NONE;
+            self.wake_into_work(net, inp);
         }
         None
+    }
+
+    /// [`StoreTiming::SameStep`]: queues the heads asleep until link `e` pops, now that its
+    /// front is decided to leave in this step, to be decided in this step (after the heads
+    /// already waiting for `e`; several at once in cyclic input order from a random start,
+    /// as RR scans). They stay asleep for the rest of the scan and are woken as usual when
+    /// `e` pops in this step's apply; a head is queued once per step.
+    fn wake_into_work(&mut self, net: &PacketNet, e: u32) {
+        let ei = e as usize;
+        if !self.store.waited(ei, Event::Pop) {
+            return;
+        }
+        let i = self.wait_info[ei];
+        let (lo, tail, base) = (i.wait_word as usize, i.tail, i.tail_word as usize);
+        let ins = net.inputs_of(tail);
+        let first = self.blocked.len();
+        for j in 0..i.wait_len as usize {
+            let mut w = self.wait[Event::Pop as usize][lo + j] & self.asleep[base + j];
+            while w != 0 {
+                let b = w.trailing_zeros() as usize;
+                w &= w - 1;
+                let inp = ins[j * 64 + b];
+                let (word, bit) = (inp as usize / 64, 1u64 << (inp % 64));
+                if self.queued_inputs[word] & bit == 0 {
+                    self.queued_inputs[word] |= bit;
+                    self.blocked.push((tail, inp, NONE, false));
+                }
+            }
+        }
+        let woken = self.blocked.len() - first;
+        if woken >= 2 {
+            let start = self.rng.random_range(0..woken);
+            self.blocked[first..].rotate_left(start);
+        }
+        for entry in first..self.blocked.len() {
+            self.work.push_back(entry as u32);
+        }
     }
 
     /// Registers blocked entry `entry` on the candidate links (left in `self.cands` by
@@ -1279,11 +1324,11 @@ impl<'a, S: Store> Sim<'a, S> {
     /// [`StoreTiming::SameStep`]: decides the blocked packets again as the queues they wait
     /// for are emptied by this step's decisions, until no more can move.
     ///
-    /// Under this reading no packet sleeps: a packet waiting for a full queue may move in
-    /// the very step that queue's front is decided to leave, which a sleeper (woken when the
-    /// queue pops, after the decisions) would miss. So the engine's deadlock check, which
-    /// needs every waiting unit asleep, never fires; [`PacketConfig::max_steps`] still bounds
-    /// the run (the butterfly fat-tree's shortest paths cannot deadlock).
+    /// A head asleep on a full queue is decided in this step as soon as that queue's front
+    /// is decided to leave (heads asleep on an ejection queue the terminal
+    /// drains are woken before the scan); heads still blocked by full queues go to sleep at
+    /// the end. Woken heads are decided after the awake ones that wait for the same queue,
+    /// a bias of this reading's implementation that the snapshot does not have.
     fn settle(&mut self, net: &PacketNet) {
         while let Some(entry) = self.work.pop_front() {
             let (v, inp, drawn, settled) = self.blocked[entry as usize];
@@ -1306,11 +1351,48 @@ impl<'a, S: Store> Sim<'a, S> {
         }
         self.waited_links.clear();
         self.waiters.clear();
+        // The heads still blocked by full queues sleep until one of them pops (in this
+        // step's apply, if its front leaves: then they are awake in the next step).
+        let blocked = std::mem::take(&mut self.blocked);
+        let mut cands = std::mem::take(&mut self.cands);
+        for &(v, inp, _, settled) in &blocked {
+            self.queued_inputs[inp as usize / 64] &= !(1u64 << (inp % 64));
+            if settled {
+                continue;
+            }
+            let u = self.front(inp);
+            let w = u.worm as usize;
+            cands.clear();
+            if self.source_routed {
+                cands.push(self.route[w * self.stride + 1 + u.hop as usize]);
+            } else {
+                net.next_hops(v, self.worm_dst[w], &mut cands);
+                if self.config.path == PathPolicy::DimensionOrder {
+                    cands.truncate(1);
+                }
+            }
+            if cands.iter().all(|&e| self.closed_for_head(e)) {
+                self.sleep_head(inp, &cands);
+            }
+        }
+        self.cands = cands;
+        self.blocked = blocked;
         self.blocked.clear();
     }
 
     /// Every active node scans its ready inputs once.
     fn decide(&mut self, net: &PacketNet) {
+        if self.same_step {
+            // Ejection queues drained in this step are open to the heads asleep on them.
+            for wi in 0..self.eject_busy.len() {
+                let mut bits = self.eject_busy[wi];
+                while bits != 0 {
+                    let e = wi * 64 + bits.trailing_zeros() as usize;
+                    bits &= bits - 1;
+                    self.wake(e, Event::Pop);
+                }
+            }
+        }
         let mut order = std::mem::take(&mut self.order);
         let keyed = !matches!(
             self.config.scan,

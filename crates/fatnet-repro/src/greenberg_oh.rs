@@ -320,7 +320,7 @@ static RUNS: RunCache = Mutex::new(Vec::new());
 static NETS: Mutex<Vec<(u32, Arc<PacketNet>)>> = Mutex::new(Vec::new());
 
 /// The butterfly fat-tree on `n` processors, compiled once per process.
-fn net(n: u32) -> Result<Arc<PacketNet>, ReproError> {
+pub(crate) fn net(n: u32) -> Result<Arc<PacketNet>, ReproError> {
     if let Some(net) = lock(&NETS).iter().find(|(k, _)| *k == n) {
         return Ok(Arc::clone(&net.1));
     }

@@ -32,6 +32,7 @@ pub mod greedy_adversary;
 pub mod greenberg_leiserson;
 pub mod greenberg_oh;
 pub mod greenberg_oh_figures;
+pub mod greenberg_oh_store;
 pub mod leiserson;
 pub mod leiserson_theorems;
 pub mod lemma6;
@@ -469,6 +470,7 @@ pub fn registry() -> Vec<Box<dyn Experiment>> {
         Box::new(greenberg_oh_figures::Figure3),
         Box::new(greenberg_oh_figures::Figure4),
         Box::new(greenberg_oh_figures::Figure5),
+        Box::new(greenberg_oh_store::StoreVariants),
         Box::new(stamoulis::Figure3_2),
         Box::new(stamoulis::TotalExchange),
         Box::new(stamoulis::Broadcasts),

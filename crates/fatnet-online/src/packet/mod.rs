@@ -59,6 +59,8 @@ mod multicast;
 mod net;
 mod outq;
 mod sim;
+#[cfg(test)]
+mod store_timing_tests;
 
 pub use algorithm_a::{
     AlgorithmA, AlgorithmAReport, DoublingReport, algorithm_a, algorithm_a_doubling,
@@ -284,6 +286,78 @@ impl<'de> Deserialize<'de> for QueueCapacity {
 }
 
 fatnet_topology::named_options! {
+    /// Readings of Greenberg and Oh's STORE step ("Universal Wormhole Routing", §III.B.2)
+    /// that the text leaves open; store-and-forward flow control on input queues only.
+    ///
+    /// The paper's description is one sentence: "At each step, each node scans its input
+    /// queues once and sends out available packets greedily (whenever the corresponding
+    /// output edge is idling and the queue at the end of that edge is not full)", with RP
+    /// defined as "When a packet needs to go up, it selects an up link randomly. If the link
+    /// is blocked, the packet waits. The selection is oblivious, i.e., each time a packet
+    /// seeks to go up, it makes a selection randomly." [`StoreTiming::Snapshot`] is the
+    /// engine's reading (module documentation), which makes every many-to-1 cell of their
+    /// Table I exact; the others are the alternatives a reader could take, kept so that
+    /// their effect can be measured. None changes the engine's default.
+    pub enum StoreTiming("store timing") {
+        /// The default: fullness is tested on the occupancy at the start of the step, and
+        /// an RP head draws one up link per step and waits the step if it is blocked.
+        /// Supported by "the queue at the end of that edge is not full" read at the step's
+        /// start, and by "If the link is blocked, the packet waits".
+        Snapshot = "snapshot",
+        /// (a) An RP head whose drawn up link is blocked takes the other up link in the same
+        /// step if that one is free (the candidates in cyclic order from the drawn one). The
+        /// reading of "sends out available packets greedily" as overriding the draw; the RP
+        /// sentence "If the link is blocked, the packet waits" speaks against it.
+        OtherUpLink = "other-up",
+        /// (b) Same-step moves: a packet may move into a queue that is full at the start of
+        /// the step if that queue's front packet leaves in the same step (a packet forwarded,
+        /// or the destination's drain), so `q = 1` no longer halves a link's throughput.
+        /// The reading of "the queue at the end of that edge is not full" as the occupancy
+        /// after this step's departures. Moves are decided to a fixed point: a packet
+        /// blocked by a full queue is decided again as soon as that queue's front is decided
+        /// to leave in the step (packets waiting for one queue in scan order). With
+        /// queue sinks the destination's queue, drained in the step, takes the next packet in
+        /// the same step too.
+        SameStep = "same-step",
+        /// (a) and (b) together.
+        OtherUpLinkSameStep = "other-up+same-step",
+        /// (d) An RP head draws its up link once per switch, when it first seeks to go up
+        /// there, and waits for that link until it is free. The reading of "each time a
+        /// packet seeks to go up, it makes a selection randomly" as once per arrival at a
+        /// switch, with "If the link is blocked, the packet waits" meaning waits for that
+        /// link. The draws are then uniform and independent of the network's state, one per
+        /// switch: in law the path is FP's uniform shortest path, whereas the text counts RP
+        /// among the adaptive schemes that "significantly outperform the fixed-path scheme".
+        StickyDraw = "sticky",
+    }
+}
+
+impl Default for StoreTiming {
+    /// [`StoreTiming::Snapshot`].
+    fn default() -> Self {
+        StoreTiming::Snapshot
+    }
+}
+
+impl StoreTiming {
+    /// Whether a blocked RP draw may take another up link in the same step: (a).
+    pub fn other_up_link(self) -> bool {
+        matches!(
+            self,
+            StoreTiming::OtherUpLink | StoreTiming::OtherUpLinkSameStep
+        )
+    }
+
+    /// Whether a packet may enter a queue freed in the same step: (b).
+    pub fn same_step(self) -> bool {
+        matches!(
+            self,
+            StoreTiming::SameStep | StoreTiming::OtherUpLinkSameStep
+        )
+    }
+}
+
+fatnet_topology::named_options! {
     /// What a terminal does with the units that reach it.
     pub enum SinkModel("sink model") {
         /// The ejection queue (capacity q) is drained one unit per step (Greenberg–Oh; exact
@@ -343,6 +417,10 @@ pub struct PacketConfig {
     pub check_conservation: bool,
     /// Keep every message's latency in the report.
     pub record_latencies: bool,
+    /// The reading of the STORE step (store-and-forward on input queues only; any other
+    /// flow control or queueing requires the default).
+    #[serde(default)]
+    pub store_timing: StoreTiming,
 }
 
 impl Default for PacketConfig {
@@ -359,6 +437,7 @@ impl Default for PacketConfig {
             max_steps: 100_000_000,
             check_conservation: cfg!(debug_assertions),
             record_latencies: false,
+            store_timing: StoreTiming::Snapshot,
         }
     }
 }
@@ -418,8 +497,9 @@ impl PacketConfig {
     ///
     /// [`OnlineError::BadParameter`] for `L` outside `1..=65535`, `q = 0`, a priority range of
     /// 0 or `max_steps = 0`; [`OnlineError::Unsupported`] for output queueing with other than
-    /// store-and-forward, unbounded queues, immediate sinks and a FIFO or labelled scan, and
-    /// for the labelled scan on input queues.
+    /// store-and-forward, unbounded queues, immediate sinks and a FIFO or labelled scan, for
+    /// the labelled scan on input queues, and for a [`StoreTiming`] other than the default
+    /// with other than store-and-forward on input queues.
     pub fn validate(&self) -> Result<(), OnlineError> {
         if !(1..=u32::from(u16::MAX)).contains(&self.flits) {
             return Err(OnlineError::BadParameter {
@@ -470,6 +550,13 @@ impl PacketConfig {
             if let Some(why) = why {
                 return Err(OnlineError::Unsupported { why });
             }
+        }
+        if self.store_timing != StoreTiming::Snapshot
+            && (self.flow != FlowControl::StoreAndForward || self.queueing != Queueing::Input)
+        {
+            return Err(OnlineError::Unsupported {
+                why: "a store timing other than snapshot reads Greenberg–Oh's STORE step: use store-and-forward flow control on input queues",
+            });
         }
         if self.max_steps == 0 {
             return Err(OnlineError::BadParameter {

@@ -33,7 +33,7 @@ use super::multicast::{Multicast, MulticastTree};
 use super::net::{NONE, PacketNet};
 use super::{
     FlowControl, Injection, OnlineError, Outcome, PacketConfig, PacketReport, PathPolicy,
-    QueueCapacity, Queueing, ScanPolicy, SinkModel,
+    QueueCapacity, Queueing, ScanPolicy, SinkModel, StoreTiming,
 };
 use crate::step::{Step, StepModel, drive};
 
@@ -414,6 +414,11 @@ fn run_multicast(
     if config.queueing == Queueing::Output {
         return super::outq::run(net, injections, mc, config, seed);
     }
+    if config.store_timing != StoreTiming::Snapshot && !multicasts.is_empty() {
+        return Err(OnlineError::Unsupported {
+            why: "a store timing other than snapshot is defined for unicast packets only",
+        });
+    }
     let links = net.links() as usize;
     let per_message = per_message as u32;
     macro_rules! inline {
@@ -498,6 +503,12 @@ struct Sim<'a, S> {
     q: usize,
     /// Whether heads follow the route fixed at their source (`PacketNet::source_routed`).
     source_routed: bool,
+    /// [`StoreTiming`] (a): a blocked RP draw may take another candidate in the same step.
+    other_up: bool,
+    /// [`StoreTiming`] (b): decisions to a fixed point, into queues freed in the same step.
+    same_step: bool,
+    /// [`StoreTiming::StickyDraw`]: an RP draw is kept until the head moves.
+    sticky: bool,
     stride: usize,
     links: u32,
 
@@ -532,6 +543,21 @@ struct Sim<'a, S> {
 
     // Per input, multicast runs only: the children the front unit has been copied to.
     done: Vec<u64>,
+
+    // Same-step reading only: links whose front unit leaves this step (bit set), their list,
+    // the blocked heads (node, input, RP draw or `NONE`, settled), per link the first of
+    // its waiters (`NONE`: none) with the links that have some, the waiters (entry, next
+    // waiter of the same link), the entries to decide again, and the units popped.
+    leaving: Vec<u64>,
+    leaving_list: Vec<u32>,
+    blocked: Vec<(u32, u32, u32, bool)>,
+    waiter_head: Vec<u32>,
+    waited_links: Vec<u32>,
+    waiters: Vec<(u32, u32)>,
+    work: VecDeque<u32>,
+    /// Per input, whether a sleeping head was queued in this step (bit set).
+    queued_inputs: Vec<u64>,
+    popped: Vec<Unit>,
 
     // Scratch.
     moves: Vec<(u32, u32)>,
@@ -701,6 +727,9 @@ impl<'a, S: Store> Sim<'a, S> {
             terminal_sinks: net.terminal_sinks,
             q,
             source_routed,
+            other_up: config.store_timing.other_up_link(),
+            same_step: config.store_timing.same_step(),
+            sticky: config.store_timing == StoreTiming::StickyDraw,
             stride,
             links,
             route,
@@ -727,6 +756,27 @@ impl<'a, S: Store> Sim<'a, S> {
             } else {
                 vec![0; inputs]
             },
+            leaving: if config.store_timing.same_step() {
+                vec![0; (links as usize).div_ceil(64)]
+            } else {
+                Vec::new()
+            },
+            leaving_list: Vec::new(),
+            blocked: Vec::new(),
+            waiter_head: if config.store_timing.same_step() {
+                vec![NONE; links as usize]
+            } else {
+                Vec::new()
+            },
+            waited_links: Vec::new(),
+            waiters: Vec::new(),
+            work: VecDeque::new(),
+            queued_inputs: if config.store_timing.same_step() {
+                vec![0; inputs.div_ceil(64)]
+            } else {
+                Vec::new()
+            },
+            popped: Vec::new(),
             moves: Vec::new(),
             copies: Vec::new(),
             closed: Vec::new(),
@@ -1019,6 +1069,11 @@ impl<'a, S: Store> Sim<'a, S> {
                 if self.config.path == PathPolicy::DimensionOrder {
                     cands.truncate(1);
                 }
+                if self.sticky && self.route[slot] != NONE {
+                    // The draw made when the head first sought this hop.
+                    cands.clear();
+                    cands.push(self.route[slot]);
+                }
             }
             let e = if cands.iter().all(|&e| self.closed_for_head(e)) {
                 self.sleep_head(inp, &cands);
@@ -1030,13 +1085,23 @@ impl<'a, S: Store> Sim<'a, S> {
                     .find(|&e| self.free_for_head(e))
                     .unwrap_or(NONE)
             } else {
-                let k = if cands.len() > 1 && self.config.path == PathPolicy::Random {
+                let random = cands.len() > 1 && self.config.path == PathPolicy::Random;
+                let k = if random {
                     self.rng.random_range(0..cands.len())
                 } else {
                     0
                 };
                 let e = cands[k];
-                if self.free_for_head(e) { e } else { NONE }
+                if self.sticky && random {
+                    self.route[slot] = e;
+                }
+                if self.free_for_head(e) {
+                    e
+                } else if random && self.other_up {
+                    self.other_candidate(&cands, k, |sim, e| sim.free_for_head(e))
+                } else {
+                    NONE
+                }
             };
             self.cands = cands;
             if e == NONE {
@@ -1065,8 +1130,269 @@ impl<'a, S: Store> Sim<'a, S> {
         self.moves.push((inp, e));
     }
 
+    /// [`StoreTiming`] (a): the first candidate after the drawn `cands[k]`, cyclically, that
+    /// `open` accepts (`NONE` if none).
+    fn other_candidate(&self, cands: &[u32], k: usize, open: impl Fn(&Self, u32) -> bool) -> u32 {
+        (1..cands.len())
+            .map(|j| cands[(k + j) % cands.len()])
+            .find(|&e| open(self, e))
+            .unwrap_or(NONE)
+    }
+
+    /// Whether the front unit of link `e` leaves it this step (same-step reading): it was
+    /// forwarded, or `e` is an ejection queue the terminal drains this step.
+    #[inline]
+    fn leaves(&self, e: u32) -> bool {
+        let (word, bit) = (e as usize / 64, 1u64 << (e % 64));
+        (self.leaving[word] | self.eject_busy[word]) & bit != 0
+    }
+
+    /// Whether link `e`'s queue, after this step's departure, is full (same-step reading).
+    #[inline]
+    fn full_now(&self, e: u32) -> bool {
+        self.store.len(e as usize) - usize::from(self.leaves(e)) >= self.q
+    }
+
+    /// Whether a unit may cross link `e` now (same-step reading; store-and-forward, so no
+    /// link is owned).
+    #[inline]
+    fn open_now(&self, e: u32) -> bool {
+        !self.store.used(e as usize) && !self.full_now(e)
+    }
+
+    /// The scan visits input `inp` of node `v`.
+    #[inline(always)]
+    fn scan_input(&mut self, net: &PacketNet, v: u32, inp: u32) {
+        if self.same_step {
+            if let Some(drawn) = self.try_move_same_step(net, v, inp, NONE) {
+                let entry = self.blocked.len() as u32;
+                self.blocked.push((v, inp, drawn, false));
+                self.wait_for_leaving(entry, drawn);
+            }
+        } else {
+            self.try_move(net, v, inp);
+        }
+    }
+
+    /// [`StoreTiming::SameStep`]: tries to move the front packet of input `inp` of node `v`
+    /// (store-and-forward, unicast), `drawn` being its RP draw of this step (`NONE`: not
+    /// drawn yet). A queue counts as full only if it stays full after this step's departure.
+    /// Returns `Some(draw)` when the packet is blocked only by queues that are full now but
+    /// whose front may still leave in this step (decide it again later in the step), `None`
+    /// when it moved or is blocked for the step (its link carried a packet already).
+    fn try_move_same_step(&mut self, net: &PacketNet, v: u32, inp: u32, drawn: u32) -> Option<u32> {
+        let u = self.front(inp);
+        let w = u.worm as usize;
+        let slot = w * self.stride + 1 + u.hop as usize;
+        let mut cands = std::mem::take(&mut self.cands);
+        cands.clear();
+        if self.source_routed {
+            cands.push(self.route[slot]);
+        } else {
+            net.next_hops(v, self.worm_dst[w], &mut cands);
+            if self.config.path == PathPolicy::DimensionOrder {
+                cands.truncate(1);
+            }
+        }
+        let random = cands.len() > 1 && self.config.path == PathPolicy::Random;
+        // A link that has not carried a packet this step may still open.
+        let may_open = |sim: &Self, e: u32| !sim.store.used(e as usize);
+        let (e, retry) = if drawn == NONE && cands.iter().all(|&e| !self.open_now(e)) {
+            // Nothing open yet; RP draws once something is (the same law as drawing now).
+            let again = cands.iter().any(|&e| may_open(self, e));
+            (NONE, again.then_some(NONE))
+        } else if !random {
+            // GP, FP, DOR: the first open candidate.
+            let e = cands
+                .iter()
+                .copied()
+                .find(|&e| self.open_now(e))
+                .unwrap_or(NONE);
+            let again = e == NONE && cands.iter().any(|&e| may_open(self, e));
+            (e, again.then_some(NONE))
+        } else {
+            let k = if drawn == NONE {
+                self.rng.random_range(0..cands.len())
+            } else {
+                cands
+                    .iter()
+                    .position(|&e| e == drawn)
+                    .expect("the draw is a candidate")
+            };
+            let d = cands[k];
+            let e = if self.open_now(d) {
+                d
+            } else if self.other_up {
+                self.other_candidate(&cands, k, Self::open_now)
+            } else {
+                NONE
+            };
+            let again = e == NONE
+                && if self.other_up {
+                    cands.iter().any(|&e| may_open(self, e))
+                } else {
+                    may_open(self, d)
+                };
+            (e, again.then_some(d))
+        };
+        self.cands = cands;
+        if e == NONE {
+            return retry;
+        }
+        self.route[slot] = e;
+        self.store.set_used(e as usize, true);
+        self.used_list.push(e);
+        self.moves.push((inp, e));
+        if inp < self.links {
+            self.leaving[inp as usize / 64] |= 1 << (inp % 64);
+            self.leaving_list.push(inp);
+            // The heads waiting for this link's queue, in the order they registered (scan
+            // order): decide them again.
+            let mut w = self.waiter_head[inp as usize];
+            let first = self.work.len();
+            while w != NONE {
+                let (entry, next) = self.waiters[w as usize];
+                self.work.push_back(entry);
+                w = next;
+            }
+            self.work.make_contiguous()[first..].reverse();
+            self.waiter_head[inp as usize] = NONE;
+            self.wake_into_work(net, inp);
+        }
+        None
+    }
+
+    /// [`StoreTiming::SameStep`]: queues the heads asleep until link `e` pops, now that its
+    /// front is decided to leave in this step, to be decided in this step (after the heads
+    /// already waiting for `e`; several at once in cyclic input order from a random start,
+    /// as RR scans). They stay asleep for the rest of the scan and are woken as usual when
+    /// `e` pops in this step's apply; a head is queued once per step.
+    fn wake_into_work(&mut self, net: &PacketNet, e: u32) {
+        let ei = e as usize;
+        if !self.store.waited(ei, Event::Pop) {
+            return;
+        }
+        let i = self.wait_info[ei];
+        let (lo, tail, base) = (i.wait_word as usize, i.tail, i.tail_word as usize);
+        let ins = net.inputs_of(tail);
+        let first = self.blocked.len();
+        for j in 0..i.wait_len as usize {
+            let mut w = self.wait[Event::Pop as usize][lo + j] & self.asleep[base + j];
+            while w != 0 {
+                let b = w.trailing_zeros() as usize;
+                w &= w - 1;
+                let inp = ins[j * 64 + b];
+                let (word, bit) = (inp as usize / 64, 1u64 << (inp % 64));
+                if self.queued_inputs[word] & bit == 0 {
+                    self.queued_inputs[word] |= bit;
+                    self.blocked.push((tail, inp, NONE, false));
+                }
+            }
+        }
+        let woken = self.blocked.len() - first;
+        if woken >= 2 {
+            let start = self.rng.random_range(0..woken);
+            self.blocked[first..].rotate_left(start);
+        }
+        for entry in first..self.blocked.len() {
+            self.work.push_back(entry as u32);
+        }
+    }
+
+    /// Registers blocked entry `entry` on the candidate links (left in `self.cands` by
+    /// [`Sim::try_move_same_step`]) whose queue is full but may still empty in this step: the
+    /// drawn one only for RP without (a).
+    fn wait_for_leaving(&mut self, entry: u32, drawn: u32) {
+        let cands = std::mem::take(&mut self.cands);
+        for &e in &cands {
+            if (drawn != NONE && !self.other_up && e != drawn)
+                || self.store.used(e as usize)
+                || !self.full_now(e)
+            {
+                continue;
+            }
+            let head = &mut self.waiter_head[e as usize];
+            if *head == NONE {
+                self.waited_links.push(e);
+            }
+            self.waiters.push((entry, *head));
+            *head = self.waiters.len() as u32 - 1;
+        }
+        self.cands = cands;
+    }
+
+    /// [`StoreTiming::SameStep`]: decides the blocked packets again as the queues they wait
+    /// for are emptied by this step's decisions, until no more can move.
+    ///
+    /// A head asleep on a full queue is decided in this step as soon as that queue's front
+    /// is decided to leave (heads asleep on an ejection queue the terminal
+    /// drains are woken before the scan); heads still blocked by full queues go to sleep at
+    /// the end. Woken heads are decided after the awake ones that wait for the same queue,
+    /// a bias of this reading's implementation that the snapshot does not have.
+    fn settle(&mut self, net: &PacketNet) {
+        while let Some(entry) = self.work.pop_front() {
+            let (v, inp, drawn, settled) = self.blocked[entry as usize];
+            if settled {
+                continue;
+            }
+            let before = self.moves.len();
+            let again = self.try_move_same_step(net, v, inp, drawn);
+            match again {
+                Some(d) => {
+                    self.blocked[entry as usize].2 = d;
+                    self.wait_for_leaving(entry, d);
+                }
+                None => self.blocked[entry as usize].3 = true,
+            }
+            debug_assert!(again.is_none() || self.moves.len() == before);
+        }
+        for &e in &self.waited_links {
+            self.waiter_head[e as usize] = NONE;
+        }
+        self.waited_links.clear();
+        self.waiters.clear();
+        // The heads still blocked by full queues sleep until one of them pops (in this
+        // step's apply, if its front leaves: then they are awake in the next step).
+        let blocked = std::mem::take(&mut self.blocked);
+        let mut cands = std::mem::take(&mut self.cands);
+        for &(v, inp, _, settled) in &blocked {
+            self.queued_inputs[inp as usize / 64] &= !(1u64 << (inp % 64));
+            if settled {
+                continue;
+            }
+            let u = self.front(inp);
+            let w = u.worm as usize;
+            cands.clear();
+            if self.source_routed {
+                cands.push(self.route[w * self.stride + 1 + u.hop as usize]);
+            } else {
+                net.next_hops(v, self.worm_dst[w], &mut cands);
+                if self.config.path == PathPolicy::DimensionOrder {
+                    cands.truncate(1);
+                }
+            }
+            if cands.iter().all(|&e| self.closed_for_head(e)) {
+                self.sleep_head(inp, &cands);
+            }
+        }
+        self.cands = cands;
+        self.blocked = blocked;
+        self.blocked.clear();
+    }
+
     /// Every active node scans its ready inputs once.
     fn decide(&mut self, net: &PacketNet) {
+        if self.same_step {
+            // Ejection queues drained in this step are open to the heads asleep on them.
+            for wi in 0..self.eject_busy.len() {
+                let mut bits = self.eject_busy[wi];
+                while bits != 0 {
+                    let e = wi * 64 + bits.trailing_zeros() as usize;
+                    bits &= bits - 1;
+                    self.wake(e, Event::Pop);
+                }
+            }
+        }
         let mut order = std::mem::take(&mut self.order);
         let keyed = !matches!(
             self.config.scan,
@@ -1100,7 +1426,7 @@ impl<'a, S: Store> Sim<'a, S> {
                         while part != 0 {
                             let i = part.trailing_zeros() as usize;
                             part &= part - 1;
-                            self.try_move(net, v, ins[i]);
+                            self.scan_input(net, v, ins[i]);
                         }
                     }
                     continue;
@@ -1135,11 +1461,14 @@ impl<'a, S: Store> Sim<'a, S> {
                     order.sort_unstable();
                 }
                 for &(_, _, i) in order.iter() {
-                    self.try_move(net, v, ins[i as usize]);
+                    self.scan_input(net, v, ins[i as usize]);
                 }
             }
         }
         self.order = order;
+        if self.same_step {
+            self.settle(net);
+        }
     }
 
     /// Terminals drain one unit from every ejection queue that was non-empty at the start of
@@ -1264,8 +1593,21 @@ impl<'a, S: Store> Sim<'a, S> {
             self.apply_copies(t);
         }
         let moves = std::mem::take(&mut self.moves);
-        for &(inp, e) in &moves {
-            let u = self.pop_input(inp);
+        let mut popped = std::mem::take(&mut self.popped);
+        if self.same_step {
+            // Every departure before any arrival: a unit may enter a queue whose front
+            // leaves in this step.
+            popped.clear();
+            for &(inp, _) in &moves {
+                popped.push(self.pop_input(inp));
+            }
+        }
+        for (i, &(inp, e)) in moves.iter().enumerate() {
+            let u = if self.same_step {
+                popped[i]
+            } else {
+                self.pop_input(inp)
+            };
             let ei = e as usize;
             let tail = self.cross(ei, u);
             let info = self.info[ei];
@@ -1309,6 +1651,11 @@ impl<'a, S: Store> Sim<'a, S> {
             self.store.set_used(e as usize, false);
         }
         self.used_list.clear();
+        for &e in &self.leaving_list {
+            self.leaving[e as usize / 64] &= !(1 << (e % 64));
+        }
+        self.leaving_list.clear();
+        self.popped = popped;
         self.moves = moves;
         self.moves.clear();
     }

@@ -31,6 +31,7 @@ pub mod figure;
 pub mod greedy_adversary;
 pub mod greenberg_leiserson;
 pub mod greenberg_oh;
+pub mod greenberg_oh_claims;
 pub mod greenberg_oh_figures;
 pub mod leiserson;
 pub mod lemma6;
@@ -462,6 +463,9 @@ pub fn registry() -> Vec<Box<dyn Experiment>> {
         Box::new(greenberg_oh_figures::Figure3),
         Box::new(greenberg_oh_figures::Figure4),
         Box::new(greenberg_oh_figures::Figure5),
+        Box::new(greenberg_oh_claims::AlgorithmAClaims),
+        Box::new(greenberg_oh_claims::QueueSize),
+        Box::new(greenberg_oh_claims::LatencyInL),
         Box::new(stamoulis::Figure3_2),
         Box::new(stamoulis::TotalExchange),
         Box::new(stamoulis::Broadcasts),

@@ -4,6 +4,7 @@ mod constant_switch;
 mod figures;
 mod fuzz_replay;
 mod greenberg_leiserson;
+mod greenberg_oh_claims;
 mod lemma6;
 mod paper;
 mod paper_stamoulis;

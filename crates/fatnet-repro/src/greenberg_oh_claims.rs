@@ -23,8 +23,9 @@
 use std::sync::Arc;
 
 use fatnet::online::packet::{
-    self, AlgorithmA, AlgorithmAReport, DoublingReport, Outcome, PacketConfig, PacketNet,
-    QueueCapacity, algorithm_a, algorithm_a_doubling,
+    self, AlgorithmA, AlgorithmAReport, DoublingReport, FarthestTies, FixedInputOrder, FlowControl,
+    Outcome, PacketConfig, PacketNet, PathPolicy, QueueCapacity, ScanPolicy, algorithm_a,
+    algorithm_a_doubling,
 };
 use fatnet::topology::ButterflyFatTree;
 use fatnet::traffic::MessageSet;
@@ -984,6 +985,383 @@ impl Tabular for LatencyInL {
             ),
             "\"Average latency\" is read as the paper's metric, the maximum latency of a run, averaged over the runs.".into(),
             "STORE's engine steps are packet-steps and its latency is reported as L flit-steps per packet-step; nothing else in its run depends on L, so with the same seeds its latency is exactly proportional to L (intercept 0, R² = 1): the STORE row checks that identity, not a property of the network. WORM's dependence is the claim.".into(),
+        ]
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Figures 4–5: the choices the paper leaves open.
+// ---------------------------------------------------------------------------------------------
+
+/// Figures 4–5's unspecified choices: FO's input order, FF's tie rule and SPLIT's queue size,
+/// each swept over its plausible values (the others at the figures' defaults), and the claims
+/// the paper draws from the two figures decided under every value: which of them survive all
+/// the choices.
+///
+/// The values: FO's order is [`FixedInputOrder::Construction`] (children's up links, then
+/// parents' down links, then the injection queue; the figures' default) or
+/// [`FixedInputOrder::Reversed`]; FF breaks ties of path length in RR order (default) or in
+/// the fixed order ([`FarthestTies`]); SPLIT's queues hold 1, 2 (default), 3 or 4 flits. The
+/// claims are read as in [`crate::greenberg_oh_figures`] (paired 99% Student-t tests on the
+/// per-trial differences, same instances and seeds for every variant), at fewer sizes and
+/// trials (the time budget).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Fig45Choices;
+
+const FIG45: ExperimentId = ExperimentId::new(Paper::GreenbergOh, "fig45_choices");
+
+/// Sizes of the sweep.
+pub fn fig45_sizes(effort: Effort) -> &'static [u32] {
+    match effort {
+        Effort::Full => &[64, 256],
+        Effort::Quick => &[16, 64],
+    }
+}
+
+/// One setting of the open choices.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Choices {
+    /// FO's input order.
+    pub fixed_order: FixedInputOrder,
+    /// FF's ties.
+    pub farthest_ties: FarthestTies,
+    /// SPLIT's queue, in flits.
+    pub split_queue: u32,
+}
+
+const DEFAULT_CHOICES: Choices = Choices {
+    fixed_order: FixedInputOrder::Construction,
+    farthest_ties: FarthestTies::RoundRobin,
+    split_queue: 2,
+};
+
+/// The swept settings: (choice, value, setting); the first is the figures' default.
+fn settings() -> Vec<(&'static str, String, Choices)> {
+    let mut v = vec![("default", "as in the figures".to_string(), DEFAULT_CHOICES)];
+    v.push((
+        "FO input order",
+        "reversed".into(),
+        Choices {
+            fixed_order: FixedInputOrder::Reversed,
+            ..DEFAULT_CHOICES
+        },
+    ));
+    v.push((
+        "FF ties",
+        "fixed order".into(),
+        Choices {
+            farthest_ties: FarthestTies::FixedOrder,
+            ..DEFAULT_CHOICES
+        },
+    ));
+    for q in [1, 3, 4] {
+        v.push((
+            "SPLIT queue",
+            format!("{q} flits"),
+            Choices {
+                split_queue: q,
+                ..DEFAULT_CHOICES
+            },
+        ));
+    }
+    v
+}
+
+const STORE_F: FlowControl = FlowControl::StoreAndForward;
+const WORM_F: FlowControl = FlowControl::Wormhole;
+const SPLIT_F: FlowControl = FlowControl::Split;
+
+fn config_of(
+    flow: FlowControl,
+    path: PathPolicy,
+    scan: ScanPolicy,
+    n: u32,
+    ch: Choices,
+) -> PacketConfig {
+    let base = Algorithm::new(flow, path, greenberg_oh::Scan::RoundRobin).config(n);
+    PacketConfig {
+        scan,
+        fixed_order: ch.fixed_order,
+        farthest_ties: ch.farthest_ties,
+        queue: if flow == SPLIT_F {
+            QueueCapacity::Bounded(ch.split_queue)
+        } else {
+            base.queue
+        },
+        check_conservation: n <= SWEEP_CHECK_MAX_N,
+        ..base
+    }
+}
+
+/// The runs of one setting: latencies per (algorithm, size), memoised by configuration.
+struct Runs<'a> {
+    nets: &'a [(u32, Arc<PacketNet>)],
+    trials: u64,
+    cache: Vec<((PacketConfig, u32), Vec<u64>)>,
+}
+
+impl Runs<'_> {
+    fn get(&mut self, config: PacketConfig, n: u32) -> Result<Vec<u64>, ReproError> {
+        if let Some((_, l)) = self.cache.iter().find(|(k, _)| *k == (config, n)) {
+            return Ok(l.clone());
+        }
+        let net = &self
+            .nets
+            .iter()
+            .find(|(m, _)| *m == n)
+            .expect("a size of the sweep")
+            .1;
+        let l = random_latencies(FIG45, net, n, &config, self.trials)?;
+        self.cache.push(((config, n), l.clone()));
+        Ok(l)
+    }
+}
+
+/// Whether `a` is significantly faster than `b` (paired 99% Student-t on `b(i) − a(i)`).
+fn faster(a: &[u64], b: &[u64]) -> bool {
+    let diff: Vec<f64> = a
+        .iter()
+        .zip(b)
+        .map(|(&x, &y)| y as f64 - x as f64)
+        .collect();
+    Stat::of(&diff).low() > 0.0
+}
+
+/// The claims of Figures 4–5, in order.
+pub const FIG45_CLAIMS: [&str; 6] = [
+    "Fig. 4: RR beats FO in most cases",
+    "Fig. 4: FF performs similarly to FO",
+    "Fig. 5: SPLIT RP-RR better than WORM RP-RR",
+    "Fig. 5: WORM RP-RR beats SPLIT RP-FO",
+    "Fig. 5: WORM RP-RR beats SPLIT GP-FF",
+    "Fig. 5: SPLIT GP-FF uniformly beats SPLIT RP-FO",
+];
+
+/// One setting and its claims: (holds, the numbers) per claim of [`FIG45_CLAIMS`].
+#[derive(Clone, Debug)]
+pub struct SettingRow {
+    choice: &'static str,
+    value: String,
+    claims: Vec<(bool, Detail)>,
+}
+
+fn setting_claims(
+    runs: &mut Runs<'_>,
+    ns: &[u32],
+    ch: Choices,
+) -> Result<Vec<(bool, Detail)>, ReproError> {
+    let (rp, gp) = (PathPolicy::Random, PathPolicy::Greedy);
+    let (rr, fo, ff) = (
+        ScanPolicy::RoundRobin,
+        ScanPolicy::FixedOrder,
+        ScanPolicy::FarthestFirst,
+    );
+    let mut out = Vec::new();
+    // Fig. 4 over (flow, N) cases.
+    let (mut rr_wins, mut ff_close, mut cases) = (0, 0, 0);
+    let mut text4 = Detail::new();
+    for flow in [STORE_F, WORM_F] {
+        for &n in ns {
+            let l_rr = runs.get(config_of(flow, rp, rr, n, ch), n)?;
+            let l_fo = runs.get(config_of(flow, rp, fo, n, ch), n)?;
+            let l_ff = runs.get(config_of(flow, rp, ff, n, ch), n)?;
+            let (m_rr, m_fo, m_ff) = (
+                stat_of(&l_rr).mean,
+                stat_of(&l_fo).mean,
+                stat_of(&l_ff).mean,
+            );
+            cases += 1;
+            rr_wins += usize::from(faster(&l_rr, &l_fo));
+            ff_close += usize::from((m_ff / m_fo - 1.0).abs() < 0.04);
+            if !text4.is_empty() {
+                text4.push("; ");
+            }
+            text4.append(detail![
+                flow.name().to_uppercase(),
+                " N = ",
+                n,
+                ": FO/RR ",
+                signed(100.0 * (m_fo / m_rr - 1.0), 1),
+                "%, FF/FO ",
+                signed(100.0 * (m_ff / m_fo - 1.0), 1),
+                "%",
+            ]);
+        }
+    }
+    out.push((
+        2 * rr_wins > cases,
+        detail![
+            "RP-RR significantly faster than RP-FO in ",
+            rr_wins,
+            " of ",
+            cases,
+            " cases; ",
+            ..text4.clone()
+        ],
+    ));
+    out.push((
+        2 * ff_close > cases,
+        detail![
+            "RP-FF within 4% of RP-FO in ",
+            ff_close,
+            " of ",
+            cases,
+            " cases; ",
+            ..text4
+        ],
+    ));
+    // Fig. 5: (a, b, uniform): a beats b.
+    let pairs = [
+        ((SPLIT_F, rp, rr), (WORM_F, rp, rr), false),
+        ((WORM_F, rp, rr), (SPLIT_F, rp, fo), false),
+        ((WORM_F, rp, rr), (SPLIT_F, gp, ff), false),
+        ((SPLIT_F, gp, ff), (SPLIT_F, rp, fo), true),
+    ];
+    for (a, b, uniform) in pairs {
+        let (mut wins, mut losses) = (0, 0);
+        let mut text = Detail::new();
+        for &n in ns {
+            let la = runs.get(config_of(a.0, a.1, a.2, n, ch), n)?;
+            let lb = runs.get(config_of(b.0, b.1, b.2, n, ch), n)?;
+            wins += usize::from(faster(&la, &lb));
+            losses += usize::from(faster(&lb, &la));
+            if !text.is_empty() {
+                text.push(", ");
+            }
+            text.append(detail![
+                "N = ",
+                n,
+                ": ",
+                signed(100.0 * (stat_of(&lb).mean / stat_of(&la).mean - 1.0), 1),
+                "%",
+            ]);
+        }
+        let holds = if uniform {
+            wins == ns.len()
+        } else {
+            2 * wins > ns.len() && losses == 0
+        };
+        out.push((
+            holds,
+            detail![
+                "gain ",
+                ..text,
+                "; significantly faster at ",
+                wins,
+                ", slower at ",
+                losses,
+                " of ",
+                ns.len(),
+                " sizes"
+            ],
+        ));
+    }
+    Ok(out)
+}
+
+impl Experiment for Fig45Choices {
+    fn paper(&self) -> Paper {
+        Paper::GreenbergOh
+    }
+    fn id(&self) -> &'static str {
+        "fig45_choices"
+    }
+    fn seed(&self) -> Option<u64> {
+        Some(SEED)
+    }
+    fn quick_differs(&self) -> bool {
+        true
+    }
+    fn run(&self, effort: Effort) -> Result<Table, ReproError> {
+        tabulate(self, effort)
+    }
+}
+
+impl Tabular for Fig45Choices {
+    type Row = SettingRow;
+
+    fn frame(&self) -> Frame {
+        Frame {
+            title: "Greenberg–Oh, Figures 4–5: the claims under FO's input order, FF's ties and SPLIT's queue size".into(),
+            key_columns: vec!["choice".into(), "value".into(), "claim".into()],
+            detail_column: "the numbers that decide the claim".into(),
+        }
+    }
+
+    fn compute(&self, effort: Effort) -> Result<Vec<SettingRow>, ReproError> {
+        let ns = fig45_sizes(effort);
+        let nets: Vec<(u32, Arc<PacketNet>)> = ns
+            .iter()
+            .map(|&n| Ok((n, net(FIG45, n)?)))
+            .collect::<Result<_, ReproError>>()?;
+        let mut runs = Runs {
+            nets: &nets,
+            trials: sweep_trials(effort),
+            cache: Vec::new(),
+        };
+        settings()
+            .into_iter()
+            .map(|(choice, value, ch)| {
+                Ok(SettingRow {
+                    choice,
+                    value,
+                    claims: setting_claims(&mut runs, ns, ch)?,
+                })
+            })
+            .collect()
+    }
+
+    fn cells(&self, r: &SettingRow) -> Vec<Cell> {
+        FIG45_CLAIMS
+            .iter()
+            .zip(&r.claims)
+            .map(|(name, (holds, d))| {
+                claim_cell(
+                    vec![r.choice.into(), r.value.clone().into(), (*name).into()],
+                    name,
+                    *holds,
+                    d.clone(),
+                    "",
+                )
+            })
+            .collect()
+    }
+
+    fn summary_cells(&self, _effort: Effort, rows: &[SettingRow]) -> Result<Vec<Cell>, ReproError> {
+        Ok(FIG45_CLAIMS
+            .iter()
+            .enumerate()
+            .map(|(i, name)| {
+                let failing: Vec<String> = rows
+                    .iter()
+                    .filter(|r| !r.claims[i].0)
+                    .map(|r| format!("{}: {}", r.choice, r.value))
+                    .collect();
+                claim_cell(
+                    vec!["every choice".into(), "all values".into(), (*name).into()],
+                    name,
+                    failing.is_empty(),
+                    if failing.is_empty() {
+                        detail!["holds under every value"]
+                    } else {
+                        detail!["fails under: ", failing.join("; ")]
+                    },
+                    "survives the choices if it holds under every swept value",
+                )
+            })
+            .collect())
+    }
+
+    fn notes(&self, effort: Effort, _rows: &[SettingRow], _cells: &[Cell]) -> Vec<String> {
+        vec![
+            format!(
+                "Random instances of Table I (same instances and seeds for every variant), L = 32, N ∈ {:?}, {} trials per point; each row changes one choice and keeps the others at the figures' defaults (FO in construction order, FF ties in RR order, SPLIT with 2-flit queues).",
+                fig45_sizes(effort),
+                sweep_trials(effort)
+            ),
+            "Claims as read in the figures' tables: \"RR beats FO in most cases\": RP-RR significantly faster than RP-FO (paired 99% test) in more than half of the (STORE/WORM, N) cases; \"FF similar to FO\": RP-FF's mean within 4% of RP-FO's in more than half of the cases; \"a beats b\": a significantly faster at more than half of the sizes and slower at none; \"uniformly\": significantly faster at every size. Gains are mean(b)/mean(a) − 1 (positive: a faster).".into(),
+            "With two sizes and 10 trials the paired tests have less power than the figures' tables (five sizes, 30 trials): a claim of a 4–8% gap can fail here for lack of significance (the default row's \"RR beats FO\"), so compare the rows with each other, and the default row with the figures' own tables, rather than read one row alone.".into(),
+            "FO's order and FF's ties are engine options (fatnet_online::packet::FixedInputOrder, FarthestTies); SPLIT's queue is the queue capacity of its links.".into(),
         ]
     }
 }

@@ -466,6 +466,7 @@ pub fn registry() -> Vec<Box<dyn Experiment>> {
         Box::new(greenberg_oh_claims::AlgorithmAClaims),
         Box::new(greenberg_oh_claims::QueueSize),
         Box::new(greenberg_oh_claims::LatencyInL),
+        Box::new(greenberg_oh_claims::Fig45Choices),
         Box::new(stamoulis::Figure3_2),
         Box::new(stamoulis::TotalExchange),
         Box::new(stamoulis::Broadcasts),

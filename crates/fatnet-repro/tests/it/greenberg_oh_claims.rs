@@ -108,3 +108,54 @@ fn the_trend_rule_tells_a_bounded_ratio_from_a_logarithmic_one() {
     assert!(!bounded_trend(&[4.0, 6.0, 8.0, 10.0]));
     assert!(!bounded_trend(&[]));
 }
+
+#[test]
+fn figure_4_5_claims_under_the_open_choices() {
+    use fatnet_repro::greenberg_oh_claims::{FIG45_CLAIMS, Fig45Choices};
+    let t = Fig45Choices.run(Effort::Full).unwrap();
+    // Six settings and the summary, six claims each, every one decided.
+    assert_eq!(t.cells.len(), 7 * FIG45_CLAIMS.len());
+    assert_eq!(
+        count(&t, Verdict::Match) + count(&t, Verdict::Mismatch),
+        t.cells.len()
+    );
+    let cell = |choice: &str, value: &str, claim: &str| {
+        t.cells
+            .iter()
+            .find(|c| c.key[0] == choice && c.key[1] == value && c.key[2] == claim)
+            .unwrap()
+            .verdict
+    };
+    // WORM-RP-RR beats SPLIT-RP-FO under every choice.
+    assert_eq!(
+        cell("every choice", "all values", FIG45_CLAIMS[3]),
+        Verdict::Match
+    );
+    // With 1-flit queues SPLIT is about twice as slow as WORM: the paper's "SPLIT RP-RR
+    // slightly better" cannot hold (why the figures use 2 flits).
+    assert_eq!(
+        cell("SPLIT queue", "1 flits", FIG45_CLAIMS[2]),
+        Verdict::Mismatch
+    );
+    // FF's tie rule decides "FF performs similarly to FO".
+    assert_eq!(
+        cell("FF ties", "fixed order", FIG45_CLAIMS[1]),
+        Verdict::Match
+    );
+    assert_eq!(
+        cell("default", "as in the figures", FIG45_CLAIMS[1]),
+        Verdict::Mismatch
+    );
+    // The summary row of a claim holds iff every setting's row does.
+    for claim in FIG45_CLAIMS {
+        let all = t
+            .cells
+            .iter()
+            .filter(|c| c.key[2] == claim && c.key[0] != "every choice")
+            .all(|c| c.verdict == Verdict::Match);
+        assert_eq!(
+            cell("every choice", "all values", claim) == Verdict::Match,
+            all
+        );
+    }
+}

@@ -31,6 +31,7 @@ pub mod figure;
 pub mod greedy_adversary;
 pub mod greenberg_leiserson;
 pub mod greenberg_oh;
+pub mod greenberg_oh_claims;
 pub mod greenberg_oh_figures;
 pub mod greenberg_oh_store;
 pub mod leiserson;
@@ -471,6 +472,10 @@ pub fn registry() -> Vec<Box<dyn Experiment>> {
         Box::new(greenberg_oh_figures::Figure4),
         Box::new(greenberg_oh_figures::Figure5),
         Box::new(greenberg_oh_store::StoreVariants),
+        Box::new(greenberg_oh_claims::AlgorithmAClaims),
+        Box::new(greenberg_oh_claims::QueueSize),
+        Box::new(greenberg_oh_claims::LatencyInL),
+        Box::new(greenberg_oh_claims::Fig45Choices),
         Box::new(stamoulis::Figure3_2),
         Box::new(stamoulis::TotalExchange),
         Box::new(stamoulis::Broadcasts),

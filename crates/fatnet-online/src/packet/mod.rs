@@ -208,6 +208,45 @@ impl ScanPolicy {
     }
 }
 
+fatnet_topology::named_options! {
+    /// The input order of the fixed-order scan ([`ScanPolicy::FixedOrder`]) and of
+    /// farthest-first's fixed ties ([`FarthestTies::FixedOrder`]). Greenberg and Oh do not give
+    /// FO's order; these are the two orders a switch's port numbering suggests.
+    pub enum FixedInputOrder("fixed input order") {
+        /// [`PacketNet`]'s order: children's up links, then parents' down links, then the
+        /// injection queue.
+        Construction = "construction",
+        /// The reverse: the injection queue, then parents' down links, then children's up
+        /// links, each group in reverse port order.
+        Reversed = "reversed",
+    }
+}
+
+impl Default for FixedInputOrder {
+    /// [`FixedInputOrder::Construction`].
+    fn default() -> Self {
+        FixedInputOrder::Construction
+    }
+}
+
+fatnet_topology::named_options! {
+    /// How farthest-first ([`ScanPolicy::FarthestFirst`]) orders units of equal path length.
+    /// Greenberg and Oh state no tie rule.
+    pub enum FarthestTies("farthest-first ties") {
+        /// In RR order: cyclically from an input drawn uniformly, once per node per step.
+        RoundRobin = "rr",
+        /// In the fixed input order of [`PacketConfig::fixed_order`]; nothing is drawn.
+        FixedOrder = "fo",
+    }
+}
+
+impl Default for FarthestTies {
+    /// [`FarthestTies::RoundRobin`].
+    fn default() -> Self {
+        FarthestTies::RoundRobin
+    }
+}
+
 /// Capacity of every link queue: written `q` (an integer of at least 1) or `unbounded`, in
 /// files and JSON as the integer or the string `"unbounded"`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -421,6 +460,13 @@ pub struct PacketConfig {
     /// flow control or queueing requires the default).
     #[serde(default)]
     pub store_timing: StoreTiming,
+    /// The input order of the fixed-order scan, and of farthest-first's fixed ties (input
+    /// queues only).
+    #[serde(default)]
+    pub fixed_order: FixedInputOrder,
+    /// How farthest-first orders units of equal path length (input queues only).
+    #[serde(default)]
+    pub farthest_ties: FarthestTies,
 }
 
 impl Default for PacketConfig {
@@ -438,6 +484,8 @@ impl Default for PacketConfig {
             check_conservation: cfg!(debug_assertions),
             record_latencies: false,
             store_timing: StoreTiming::Snapshot,
+            fixed_order: FixedInputOrder::Construction,
+            farthest_ties: FarthestTies::RoundRobin,
         }
     }
 }
@@ -770,5 +818,124 @@ impl PacketReport {
     /// Whether every message was delivered.
     pub fn finished(&self) -> bool {
         self.outcome == Outcome::Delivered
+    }
+}
+
+#[cfg(test)]
+mod scan_option_tests {
+    use super::*;
+    use fatnet_topology::ButterflyFatTree;
+    use fatnet_traffic::patterns;
+
+    fn net(n: u64) -> PacketNet {
+        PacketNet::new(ButterflyFatTree::new(n).unwrap()).unwrap()
+    }
+
+    fn instance(n: u32, seed: u64) -> MessageSet {
+        patterns::uniform(n, false, &mut rand_pcg::Pcg64::seed_from_u64(seed)).unwrap()
+    }
+
+    fn run(net: &PacketNet, m: &MessageSet, config: PacketConfig, seed: u64) -> PacketReport {
+        let config = PacketConfig {
+            check_conservation: true,
+            record_latencies: true,
+            ..config
+        };
+        let r = batch_trial(net, m, 1, &config, seed).unwrap();
+        assert!(r.finished());
+        r
+    }
+
+    /// The defaults are the orders the engine always had, and the fixed order does not
+    /// touch RR (same draws, same run).
+    #[test]
+    fn defaults_and_round_robin_are_unchanged() {
+        let c = PacketConfig::default();
+        assert_eq!(c.fixed_order, FixedInputOrder::Construction);
+        assert_eq!(c.farthest_ties, FarthestTies::RoundRobin);
+        let (net, m) = (net(64), instance(64, 1));
+        for flow in [FlowControl::Wormhole, FlowControl::StoreAndForward] {
+            let rr = PacketConfig { flow, ..c };
+            let reversed = PacketConfig {
+                fixed_order: FixedInputOrder::Reversed,
+                farthest_ties: FarthestTies::FixedOrder,
+                ..rr
+            };
+            assert_eq!(run(&net, &m, rr, 7), run(&net, &m, reversed, 7));
+        }
+    }
+
+    /// GP paths with FO, or with FF and fixed ties, draw nothing: the seed does not matter.
+    /// Reversing FO's order changes which input wins, hence the run.
+    #[test]
+    fn fixed_orders_draw_nothing_and_the_order_matters() {
+        let (net, m) = (net(64), instance(64, 3));
+        let base = PacketConfig {
+            path: PathPolicy::Greedy,
+            scan: ScanPolicy::FixedOrder,
+            ..PacketConfig::default()
+        };
+        let reversed = PacketConfig {
+            fixed_order: FixedInputOrder::Reversed,
+            ..base
+        };
+        let ff_fixed = PacketConfig {
+            scan: ScanPolicy::FarthestFirst,
+            farthest_ties: FarthestTies::FixedOrder,
+            ..base
+        };
+        for c in [base, reversed, ff_fixed] {
+            assert_eq!(run(&net, &m, c, 1), run(&net, &m, c, 2));
+        }
+        assert_ne!(
+            run(&net, &m, base, 1).latencies,
+            run(&net, &m, reversed, 1).latencies
+        );
+        // FF with RR ties draws a start per contended step: the seed matters.
+        let ff_rr = PacketConfig {
+            farthest_ties: FarthestTies::RoundRobin,
+            ..ff_fixed
+        };
+        assert_ne!(
+            run(&net, &m, ff_rr, 1).latencies,
+            run(&net, &m, ff_rr, 2).latencies
+        );
+    }
+
+    /// Two worms of equal length contend for one output of a switch: under FO the input
+    /// earlier in the order goes first, so reversing the order swaps who is late.
+    #[test]
+    fn the_reversed_order_serves_the_other_input_first() {
+        let net = net(16);
+        // Processors 0 and 1 share their level-1 switch; both send to processor 2 (same
+        // switch, same path length 2): the switch's up links from 0 and 1 compete for the
+        // down link to 2.
+        let m = MessageSet::new(
+            16,
+            vec![
+                fatnet_traffic::Message { src: 0, dst: 2 },
+                fatnet_traffic::Message { src: 1, dst: 2 },
+            ],
+        )
+        .unwrap();
+        let fo = PacketConfig {
+            scan: ScanPolicy::FixedOrder,
+            flits: 4,
+            ..PacketConfig::default()
+        };
+        let a = run(&net, &m, fo, 0).latencies.unwrap();
+        assert!(a[0] < a[1], "{a:?}");
+        let r = run(
+            &net,
+            &m,
+            PacketConfig {
+                fixed_order: FixedInputOrder::Reversed,
+                ..fo
+            },
+            0,
+        )
+        .latencies
+        .unwrap();
+        assert!(r[1] < r[0], "{r:?}");
     }
 }

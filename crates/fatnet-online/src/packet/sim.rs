@@ -32,8 +32,8 @@ use super::ledger::Ledger;
 use super::multicast::{Multicast, MulticastTree};
 use super::net::{NONE, PacketNet};
 use super::{
-    FlowControl, Injection, OnlineError, Outcome, PacketConfig, PacketReport, PathPolicy,
-    QueueCapacity, Queueing, ScanPolicy, SinkModel, StoreTiming,
+    FarthestTies, FixedInputOrder, FlowControl, Injection, OnlineError, Outcome, PacketConfig,
+    PacketReport, PathPolicy, QueueCapacity, Queueing, ScanPolicy, SinkModel, StoreTiming,
 };
 use crate::step::{Step, StepModel, drive};
 
@@ -1398,6 +1398,11 @@ impl<'a, S: Store> Sim<'a, S> {
             self.config.scan,
             ScanPolicy::RoundRobin | ScanPolicy::FixedOrder
         );
+        // Fixed ranks: FO, and FF with fixed ties; otherwise RR from a random start.
+        let fixed = self.config.scan == ScanPolicy::FixedOrder
+            || (self.config.scan == ScanPolicy::FarthestFirst
+                && self.config.farthest_ties == FarthestTies::FixedOrder);
+        let reversed = fixed && self.config.fixed_order == FixedInputOrder::Reversed;
         for wi in 0..self.active.len() {
             let mut bits = self.active[wi];
             while bits != 0 {
@@ -1408,7 +1413,7 @@ impl<'a, S: Store> Sim<'a, S> {
                     self.node_word[v as usize + 1] as usize,
                 );
                 let ins = net.inputs_of(v);
-                if hi - lo == 1 && !keyed {
+                if hi - lo == 1 && !keyed && !reversed {
                     // Fast path: one mask word, RR by masking at the start position.
                     let ready = self.nonempty[lo] & !self.asleep[lo];
                     if ready == 0 {
@@ -1445,11 +1450,17 @@ impl<'a, S: Store> Sim<'a, S> {
                     self.active[wi] &= !(1 << (v % 64));
                     continue;
                 }
-                if order.len() >= 2 && self.config.scan != ScanPolicy::FixedOrder {
+                if order.len() >= 2 && !(fixed && !keyed && !reversed) {
                     let n = ins.len() as u32;
-                    let start = self.rng.random_range(0..n);
+                    let start = if fixed {
+                        0
+                    } else {
+                        self.rng.random_range(0..n)
+                    };
                     for entry in order.iter_mut() {
-                        entry.1 = if entry.2 >= start {
+                        entry.1 = if fixed {
+                            if reversed { n - 1 - entry.2 } else { entry.2 }
+                        } else if entry.2 >= start {
                             entry.2 - start
                         } else {
                             entry.2 + n - start

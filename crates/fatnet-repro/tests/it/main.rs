@@ -4,6 +4,7 @@ mod constant_switch;
 mod figures;
 mod fuzz_replay;
 mod greenberg_leiserson;
+mod greenberg_oh_claims;
 mod greenberg_oh_store;
 mod leiserson_theorems;
 mod lemma6;

@@ -34,9 +34,11 @@ pub mod greenberg_oh;
 pub mod greenberg_oh_figures;
 pub mod leiserson;
 pub mod lemma6;
+pub mod open_heavy_traffic;
 pub mod stamoulis;
 pub mod stamoulis_broadcast;
 pub mod stamoulis_direct;
+pub mod stamoulis_direct_sensitivity;
 pub mod stamoulis_fig7_7_schemes;
 pub mod stamoulis_fig7_8;
 pub mod stamoulis_greedy;
@@ -467,6 +469,7 @@ pub fn registry() -> Vec<Box<dyn Experiment>> {
         Box::new(stamoulis::Broadcasts),
         Box::new(stamoulis_broadcast::Table6_1),
         Box::new(stamoulis_broadcast::Table6_2),
+        Box::new(stamoulis_direct_sensitivity::DirectSensitivity),
         Box::new(stamoulis_direct::Figure6_1),
         Box::new(stamoulis_direct::Figure6_3),
         Box::new(stamoulis_direct::Figure6_4),
@@ -479,6 +482,7 @@ pub fn registry() -> Vec<Box<dyn Experiment>> {
         Box::new(stamoulis_greedy::Figure5_3),
         Box::new(stamoulis_greedy::ContinuousGrid),
         Box::new(stamoulis_greedy::ButterflySlotted),
+        Box::new(open_heavy_traffic::GreedyHeavyTraffic),
     ]
 }
 

@@ -12,7 +12,8 @@
 //! **Choices where the thesis is silent** (the tables of §6.5 fix none of them): FIFO by arrival
 //! time at the node, so a packet generated during slot `s − 1` is ahead of the packets that reach
 //! the node at the boundary `s` ([`ScanPolicy::OldestFirst`] on output queues); other ties at
-//! random. A run starts empty; packets generated before `warmup` are not measured; the run
+//! random ([`Contention::FifoNewFirst`]; the other readings the text allows are the options of
+//! [`Contention`], run by [`DirectScheme::simulate_with`]). A run starts empty; packets generated before `warmup` are not measured; the run
 //! continues until every packet generated before `horizon` is delivered, so none is cut off.
 
 use crate::OnlineParameter;
@@ -41,6 +42,46 @@ pub struct DirectConfig {
     pub protocol: RunProtocol,
     /// The run's seed (generation first, then the engine's tie order).
     pub seed: u64,
+}
+
+/// How the arcs' queues order the packets of a direct-scheme run: the thesis fixes FIFO for its
+/// simulations but not what "first" means when several packets reach a node at once, nor
+/// whether FIFO is by arrival at the node or by generation, so each reading the text allows is
+/// an option; [`Contention::default`] is the one [`DirectScheme::simulate`] uses.
+///
+/// The sentence every FIFO reading rests on (§6.3.3): "In our discussion of §§6.4 and 6.5, we
+/// assume that contention is resolved on a FIFO basis, which is a more natural priority
+/// discipline."
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize)]
+pub enum Contention {
+    /// FIFO by arrival time at the node (the default): a packet generated during slot `s − 1`
+    /// reached its origin before the packets that arrive at the boundary `s`, so new packets
+    /// join first, in generation order, then the packets in transit in random order
+    /// ([`ScanPolicy::OldestFirst`]).
+    #[default]
+    FifoNewFirst,
+    /// FIFO by arrival slot, all the packets that join a queue in one slot (new and in transit)
+    /// in a uniformly random order ([`ScanPolicy::RoundRobin`]): the "ties broken fairly at
+    /// random" of the thesis' greedy-routing simulations (§5.4), applied here.
+    FifoRandomTies,
+    /// FIFO by arrival slot, the packets in transit first (in the order of the arcs they
+    /// crossed), then the new ones ([`ScanPolicy::FixedOrder`]): the reading in which a packet
+    /// generated in continuous time counts as arriving at the slot boundary, after the
+    /// forwarded ones.
+    FifoTransitFirst,
+    /// Priority by generation time, the oldest packet first at every arc ([`ScanPolicy::Labelled`]
+    /// with a multicast's label its rank in generation order): "FIFO" read network-wide, the
+    /// packet that entered the network first is served first.
+    GenerationTime,
+    /// The label priority of §6.3.3 carried over to the efficient direct scheme, as the thesis
+    /// says it can be ("Using a priority discipline such as the one presented in the previous
+    /// paragraph, we can guarantee stability of the non-idling scheme for the same region as
+    /// for the periodic scheme"): a packet's label is the period, of length `2^d − 1`, in which
+    /// the periodic scheme P2 would broadcast it from its (origin, tag) queue
+    /// (`k_1 = ⌈τ_1/P⌉`, `k_{n+1} = max{k_n + 1, ⌈τ_{n+1}/P⌉}`), and the smallest label goes
+    /// first. The thesis does not give Saad and Schultz's schedule, which would order equal
+    /// labels; equal labels keep the order of arrival at the node (new packets first).
+    PeriodLabel,
 }
 
 /// The result of a run (of any direct scheme: [`DirectScheme`] and
@@ -404,6 +445,21 @@ impl DirectScheme {
     /// [`OnlineError::BadParameter`] for ρ not positive and finite and
     /// for a protocol [`RunProtocol::check`] refuses in slotted time.
     pub fn simulate(&self, config: &DirectConfig) -> Result<DirectReport, OnlineError> {
+        self.simulate_with(config, Contention::default())
+    }
+
+    /// One run under `config`, the arcs' queues ordered by `contention` (the births, tags and
+    /// so the packets are those of [`DirectScheme::simulate`] for the same seed; only the
+    /// engine's order differs).
+    ///
+    /// # Errors
+    ///
+    /// As [`DirectScheme::simulate`].
+    pub fn simulate_with(
+        &self,
+        config: &DirectConfig,
+        contention: Contention,
+    ) -> Result<DirectReport, OnlineError> {
         let c = *config;
         let (_, horizon) = check_config(&c)?;
         let (d, per_node) = (self.d, self.per_node);
@@ -425,12 +481,13 @@ impl DirectScheme {
                 release: t.ceil() as u64,
             })
             .collect();
-        let engine = PacketConfig::output_queued_unit(ScanPolicy::OldestFirst);
+        let (scan, labels) = contention_order(contention, &births, n, per_node, d);
+        let engine = PacketConfig::output_queued_unit(scan);
         let report = simulate_multicast_stored(
             &self.net,
             &self.trees,
             &multicasts,
-            &[],
+            &labels,
             &engine,
             rng.random(),
         )?;
@@ -450,6 +507,37 @@ impl DirectScheme {
                 nodes: n,
             },
         ))
+    }
+}
+
+/// The engine's scan policy and the multicasts' labels (empty: all 0) for `contention`, the
+/// births `(time, origin, tag)` in generation order.
+fn contention_order(
+    contention: Contention,
+    births: &[(f64, u32, u32)],
+    nodes: u32,
+    per_node: u32,
+    d: u32,
+) -> (ScanPolicy, Vec<u64>) {
+    match contention {
+        Contention::FifoNewFirst => (ScanPolicy::OldestFirst, Vec::new()),
+        Contention::FifoRandomTies => (ScanPolicy::RoundRobin, Vec::new()),
+        Contention::FifoTransitFirst => (ScanPolicy::FixedOrder, Vec::new()),
+        Contention::GenerationTime => (ScanPolicy::Labelled, (0..births.len() as u64).collect()),
+        Contention::PeriodLabel => {
+            let period = f64::from((1u32 << d) - 1);
+            let mut next = vec![0u64; (nodes * per_node) as usize];
+            let labels = births
+                .iter()
+                .map(|&(t, origin, tag)| {
+                    let q = (origin * per_node + tag) as usize;
+                    let k = next[q].max((t / period).ceil() as u64);
+                    next[q] = k + 1;
+                    k
+                })
+                .collect();
+            (ScanPolicy::Labelled, labels)
+        }
     }
 }
 
@@ -506,6 +594,136 @@ mod tests {
             release: 5,
         };
         assert_eq!(stored(&scheme, &[late]), vec![0, 0, 0, 0, 0, 1, 2, 1]);
+    }
+
+    #[test]
+    fn contention_orders_map_to_engine_policies() {
+        // Births (time, origin, tag) on the 2-cube (P = 3), two trees per node.
+        let births = [
+            (0.5, 0, 1),
+            (1.0, 0, 1),
+            (2.9, 1, 0),
+            (7.2, 0, 1),
+            (7.3, 0, 0),
+        ];
+        let order = |c| contention_order(c, &births, 4, 2, 2);
+        assert_eq!(
+            order(Contention::FifoNewFirst),
+            (ScanPolicy::OldestFirst, vec![])
+        );
+        assert_eq!(
+            order(Contention::FifoRandomTies),
+            (ScanPolicy::RoundRobin, vec![])
+        );
+        assert_eq!(
+            order(Contention::FifoTransitFirst),
+            (ScanPolicy::FixedOrder, vec![])
+        );
+        assert_eq!(
+            order(Contention::GenerationTime),
+            (ScanPolicy::Labelled, vec![0, 1, 2, 3, 4])
+        );
+        // Queue (0, 1): ⌈0.5/3⌉ = 1, then max(2, ⌈1/3⌉) = 2, then max(3, ⌈7.2/3⌉ = 3) = 3;
+        // queue (1, 0): ⌈2.9/3⌉ = 1; queue (0, 0): ⌈7.3/3⌉ = 3.
+        assert_eq!(
+            order(Contention::PeriodLabel),
+            (ScanPolicy::Labelled, vec![1, 2, 1, 3, 3])
+        );
+    }
+
+    fn tiny_run(contention: Contention) -> DirectReport {
+        DirectScheme::new(3)
+            .unwrap()
+            .simulate_with(
+                &DirectConfig {
+                    rho: 0.7,
+                    protocol: RunProtocol::slots(100, 2_000, 4),
+                    seed: 7,
+                },
+                contention,
+            )
+            .unwrap()
+    }
+
+    #[test]
+    fn the_default_contention_is_simulate() {
+        let scheme = DirectScheme::new(3).unwrap();
+        let config = DirectConfig {
+            rho: 0.7,
+            protocol: RunProtocol::slots(100, 2_000, 4),
+            seed: 7,
+        };
+        assert_eq!(
+            scheme.simulate(&config).unwrap(),
+            tiny_run(Contention::FifoNewFirst)
+        );
+    }
+
+    #[test]
+    fn every_contention_runs_the_same_packets_to_the_end() {
+        let base = tiny_run(Contention::FifoNewFirst);
+        let mut delays = vec![base.delay_mean];
+        for c in [
+            Contention::FifoRandomTies,
+            Contention::FifoTransitFirst,
+            Contention::GenerationTime,
+            Contention::PeriodLabel,
+        ] {
+            let r = tiny_run(c);
+            assert_eq!(r.outcome, Outcome::Delivered, "{c:?}");
+            assert_eq!(
+                (r.packets, r.measured),
+                (base.packets, base.measured),
+                "{c:?}"
+            );
+            // Every packet crosses 2^d − 1 arcs whatever the order.
+            assert_eq!(r.packet_hops, base.packet_hops, "{c:?}");
+            // No broadcast completes before its depth d plus the synchronisation wait.
+            assert!(r.delay_mean > 3.0, "{c:?}");
+            delays.push(r.delay_mean);
+        }
+        // The order matters.
+        assert!(delays.iter().any(|&x| x != delays[0]), "{delays:?}");
+    }
+
+    /// On the 2-cube, A (origin 00, tag 0: 00→01, 00→10, then 01→11) is released at 0 and B
+    /// (origin 01, tag 0: 01→00, 01→11, then 00→10) at 1, generated at 0.5. In step 1 A's copy
+    /// reaches 01 and joins the queue of 01→11 with B's new copy: new first, B goes first and
+    /// A completes one step later; forwarded first, by generation time and by label (A's
+    /// period 0, B's 1), A goes first.
+    #[test]
+    fn each_contention_orders_a_new_and_a_forwarded_packet() {
+        let scheme = DirectScheme::new(2).unwrap();
+        let births = [(0.0, 0, 0), (0.5, 1, 0)];
+        let multicasts = [
+            Multicast {
+                tree: 0,
+                release: 0,
+            },
+            Multicast {
+                tree: 2,
+                release: 1,
+            },
+        ];
+        let a_latency = |c| {
+            let (scan, labels) = contention_order(c, &births, 4, 2, 2);
+            let r = simulate_multicast_stored(
+                &scheme.net,
+                &scheme.trees,
+                &multicasts,
+                &labels,
+                &PacketConfig::output_queued_unit(scan),
+                1,
+            )
+            .unwrap();
+            r.latencies.unwrap()[0]
+        };
+        assert_eq!(a_latency(Contention::FifoNewFirst), 2);
+        assert_eq!(a_latency(Contention::FifoTransitFirst), 1);
+        assert_eq!(a_latency(Contention::GenerationTime), 1);
+        assert_eq!(a_latency(Contention::PeriodLabel), 1);
+        // Random ties: either, by the seed.
+        assert!([1, 2].contains(&a_latency(Contention::FifoRandomTies)));
     }
 
     #[test]

@@ -38,11 +38,13 @@ pub mod leiserson;
 pub mod leiserson_theorems;
 pub mod lemma6;
 pub mod open_greedy_growth;
+pub mod open_heavy_traffic;
 pub mod open_offline_cycles;
 pub mod open_yuan_adaptive;
 pub mod stamoulis;
 pub mod stamoulis_broadcast;
 pub mod stamoulis_direct;
+pub mod stamoulis_direct_sensitivity;
 pub mod stamoulis_fig7_7_schemes;
 pub mod stamoulis_fig7_8;
 pub mod stamoulis_greedy;
@@ -481,6 +483,7 @@ pub fn registry() -> Vec<Box<dyn Experiment>> {
         Box::new(stamoulis::Broadcasts),
         Box::new(stamoulis_broadcast::Table6_1),
         Box::new(stamoulis_broadcast::Table6_2),
+        Box::new(stamoulis_direct_sensitivity::DirectSensitivity),
         Box::new(stamoulis_direct::Figure6_1),
         Box::new(stamoulis_direct::Figure6_3),
         Box::new(stamoulis_direct::Figure6_4),
@@ -496,6 +499,7 @@ pub fn registry() -> Vec<Box<dyn Experiment>> {
         Box::new(open_offline_cycles::OfflineCycles),
         Box::new(open_greedy_growth::GreedyGrowth),
         Box::new(open_yuan_adaptive::AdaptiveM),
+        Box::new(open_heavy_traffic::GreedyHeavyTraffic),
     ]
 }
 

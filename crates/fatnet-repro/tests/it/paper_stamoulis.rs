@@ -100,6 +100,7 @@ fn stamoulis_experiments_are_registered_and_deterministic() {
             "broadcasts",
             "table6_1",
             "table6_2",
+            "table6_sensitivity",
             "fig6_1",
             "fig6_3",
             "fig6_4",

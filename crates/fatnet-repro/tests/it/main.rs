@@ -8,6 +8,7 @@ mod lemma6;
 mod paper;
 mod paper_stamoulis;
 mod runner;
+mod stamoulis_fig7_5_7_8;
 mod sweep;
 mod yuan_min_m;
 mod yuan_opensm;

@@ -224,7 +224,7 @@ impl Tabular for Figure7_5 {
         Frame {
             title: "Stamoulis, Figure 7.5: first-order term T − 3d/2 of the mean broadcast delay of the non-idling indirect scheme against d, and claim (iii)".into(),
             key_columns: vec!["ρ".into(), "d".into(), "quantity".into()],
-            detail_column: "99% CI over the runs; T; (T − 3d/2)/ρ; Prop. 7.4's first-order term of the Rules A–E scheme".into(),
+            detail_column: "99% CI over the batch means of the runs; T and T − 3d/2 taken directly; mean tree height; (T − 3d/2)/ρ; Prop. 7.4's first-order term of the Rules A–E scheme".into(),
         }
     }
 

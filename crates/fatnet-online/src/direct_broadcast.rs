@@ -98,6 +98,15 @@ pub struct DirectReport {
     pub delay_mean: f64,
     /// Mean delay of each batch of measured packets, in generation order.
     pub batch_means: Vec<f64>,
+    /// The mean **excess delay** of the measured packets: a packet's delay less the delay it
+    /// would have alone in the network, its wait for its first slot plus the height of its
+    /// tree (`⌈τ⌉ − τ + h`). Both are measured on the same packet, so this estimates `T`'s
+    /// contention term with far less noise than `T` less its light-traffic limit (the mean of
+    /// `⌈τ⌉ − τ + h` over origins and tags: `d + 1/2` for the binomial trees, `3d/2` for the
+    /// flooded Johnsson–Ho trees, Stamoulis App. 7.B), whose expectation it shares.
+    pub excess_mean: f64,
+    /// [`DirectReport::excess_mean`] of each batch of [`DirectReport::batch_means`].
+    pub excess_batch_means: Vec<f64>,
     /// Time-average number of packet copies queued or in transit (the engine's count; NaN
     /// for the periodic scheme P1, which has no arc queues).
     pub mean_queued: f64,
@@ -114,6 +123,12 @@ pub struct DirectReport {
     /// total over `2^d`. Counted by the engine ([`crate::packet::PacketReport::stored`])
     /// slot by slot, plus the origin's wait from generation to the first slot; NaN for P1.
     pub queue_size: f64,
+    /// Stamoulis' **largest queue `M`** (thesis Fig. 7.8): the largest number of packets
+    /// stored at one node, by the convention of [`DirectReport::queue_size`], at any instant
+    /// of `[warmup, horizon)` — the largest count over the nodes and the slots of the window
+    /// just before each slot ends, the packets generated during the slot included
+    /// ([`crate::packet::PacketReport::stored_peak`]). `None` for P1, which runs no queues.
+    pub max_node_stored: Option<u32>,
     /// [`DirectReport::queue_size`] in each of `batches` equal windows of
     /// `[warmup, horizon)` (the windows of [`DirectReport::backlog`]; empty for P1).
     pub queue_size_batches: Vec<f64>,
@@ -165,6 +180,9 @@ pub(crate) struct RunTimes<'a> {
     pub(crate) born: &'a [f64],
     /// Completion times (end of the slot of the last reception), `INFINITY` if never.
     pub(crate) done: &'a [f64],
+    /// Contention-free completion times: the end of slot `⌈τ⌉ + h − 1`, `h` the height of
+    /// the packet's tree.
+    pub(crate) free: &'a [f64],
     pub(crate) outcome: Outcome,
     pub(crate) mean_queued: f64,
     pub(crate) max_queue: u32,
@@ -172,6 +190,9 @@ pub(crate) struct RunTimes<'a> {
     /// The engine's stored packets per slot ([`crate::packet::PacketReport::stored`]), `None`
     /// when not counted.
     pub(crate) stored: Option<&'a [u32]>,
+    /// The engine's largest count at one node per slot
+    /// ([`crate::packet::PacketReport::stored_peak`]), `None` when not counted.
+    pub(crate) stored_peak: Option<&'a [u32]>,
     /// The nodes (`2^d`).
     pub(crate) nodes: u32,
 }
@@ -209,8 +230,22 @@ pub(crate) fn report(c: &DirectConfig, r: &RunTimes<'_>) -> DirectReport {
         .filter(|(b, d)| **b >= warmup as f64 && d.is_finite())
         .map(|(b, d)| d - b)
         .collect();
+    let excess: Vec<f64> = r
+        .born
+        .iter()
+        .zip(r.done.iter().zip(r.free))
+        .filter(|(b, (d, _))| **b >= warmup as f64 && d.is_finite())
+        .map(|(_, (d, f))| d - f)
+        .collect();
     let measured = delays.len() as u64;
     let per = delays.len().div_ceil(batches as usize).max(1);
+    let mean = |v: &[f64]| {
+        if v.is_empty() {
+            f64::NAN
+        } else {
+            v.iter().sum::<f64>() / v.len() as f64
+        }
+    };
     let (from, to) = (warmup as f64, horizon as f64);
     let width = (to - from) / f64::from(batches);
     let mut backlog = vec![0.0; batches as usize];
@@ -260,12 +295,20 @@ pub(crate) fn report(c: &DirectConfig, r: &RunTimes<'_>) -> DirectReport {
         } else {
             f64::NAN
         },
-        batch_means: delays
-            .chunks(per)
-            .map(|b| b.iter().sum::<f64>() / b.len() as f64)
-            .collect(),
+        batch_means: delays.chunks(per).map(mean).collect(),
+        excess_mean: mean(&excess),
+        excess_batch_means: excess.chunks(per).map(mean).collect(),
         mean_queued: r.mean_queued,
         max_queue: r.max_queue,
+        max_node_stored: r.stored_peak.map(|peaks| {
+            peaks
+                .iter()
+                .take(horizon as usize)
+                .skip(warmup as usize)
+                .copied()
+                .max()
+                .unwrap_or(0)
+        }),
         queue_size: if queue_size_batches.is_empty() {
             f64::NAN
         } else {
@@ -327,26 +370,63 @@ fn johnsson_ho_parent(d: u32, j: u32, y: u32) -> u32 {
         .map_or(y, |dim| y ^ (1 << dim))
 }
 
-/// The multicast tree that floods the undirected `T^(j)` from `origin`.
+/// The undirected Johnsson–Ho tree `T^(j)` (0-based `j`) as adjacency lists: per node, its
+/// children and then its parent (none at the root `e_j`), flattened with offsets.
+struct UndirectedTree {
+    start: Vec<u32>,
+    next: Vec<u32>,
+}
+
+impl UndirectedTree {
+    fn new(d: u32, j: u32) -> Self {
+        let n = 1u32 << d;
+        let root = 1u32 << j;
+        let parent: Vec<u32> = (0..n).map(|y| johnsson_ho_parent(d, j, y)).collect();
+        let mut degree = vec![0u32; n as usize + 1];
+        for y in (0..n).filter(|&y| y != root) {
+            degree[parent[y as usize] as usize + 1] += 1;
+            degree[y as usize + 1] += 1;
+        }
+        let mut start = degree;
+        for k in 1..start.len() {
+            start[k] += start[k - 1];
+        }
+        let mut fill = start.clone();
+        let mut next = vec![0u32; start[n as usize] as usize];
+        let mut put = |u: u32, v: u32| {
+            next[fill[u as usize] as usize] = v;
+            fill[u as usize] += 1;
+        };
+        // Children in increasing order, then the parent: the order of the former lists.
+        for y in (0..n).filter(|&y| y != root) {
+            put(parent[y as usize], y);
+        }
+        for y in (0..n).filter(|&y| y != root) {
+            put(y, parent[y as usize]);
+        }
+        UndirectedTree { start, next }
+    }
+
+    fn neighbours(&self, u: u32) -> &[u32] {
+        &self.next[self.start[u as usize] as usize..self.start[u as usize + 1] as usize]
+    }
+}
+
+/// The multicast tree that floods the undirected `tree` (`T^(j)` of the `d`-cube) from
+/// `origin`.
 fn johnsson_ho_flood(
     net: &PacketNet,
     d: u32,
-    j: u32,
+    tree: &UndirectedTree,
     origin: u32,
 ) -> Result<MulticastTree, OnlineError> {
     let n = 1u32 << d;
-    let root = 1u32 << j;
-    let mut children: Vec<Vec<u32>> = vec![Vec::new(); n as usize];
-    for y in (0..n).filter(|&y| y != root) {
-        children[johnsson_ho_parent(d, j, y) as usize].push(y);
-    }
     let mut links = Vec::with_capacity(n as usize - 1);
     let mut seen = vec![false; n as usize];
     seen[origin as usize] = true;
     let mut frontier = vec![origin];
     while let Some(u) = frontier.pop() {
-        let up = (u != root).then(|| johnsson_ho_parent(d, j, u));
-        for v in children[u as usize].iter().copied().chain(up) {
+        for &v in tree.neighbours(u) {
             if !seen[v as usize] {
                 seen[v as usize] = true;
                 let dim = (u ^ v).trailing_zeros();
@@ -408,13 +488,19 @@ impl DirectScheme {
         let net = PacketNet::new(cube)?;
         let per_node = family.trees_per_node(d);
         let mut trees = Vec::with_capacity((per_node as usize) << d);
+        let undirected: Vec<UndirectedTree> = match family {
+            TreeFamily::JohnssonHoFlood => (0..d).map(|j| UndirectedTree::new(d, j)).collect(),
+            TreeFamily::Rotated | TreeFamily::Canonical => Vec::new(),
+        };
         for root in 0..1u32 << d {
             for tag in 0..per_node {
                 trees.push(match family {
                     TreeFamily::Rotated | TreeFamily::Canonical => {
                         MulticastTree::hypercube_rotated(&net, root, tag)?
                     }
-                    TreeFamily::JohnssonHoFlood => johnsson_ho_flood(&net, d, tag, root)?,
+                    TreeFamily::JohnssonHoFlood => {
+                        johnsson_ho_flood(&net, d, &undirected[tag as usize], root)?
+                    }
                 });
             }
         }
@@ -494,16 +580,22 @@ impl DirectScheme {
         let latencies = report.latencies.as_deref().unwrap_or_default();
         let born: Vec<f64> = births.iter().map(|b| b.0).collect();
         let done = completion_times(&multicasts, latencies);
+        let free: Vec<f64> = multicasts
+            .iter()
+            .map(|m| (m.release + u64::from(self.trees[m.tree as usize].height())) as f64)
+            .collect();
         Ok(self::report(
             &c,
             &RunTimes {
                 born: &born,
                 done: &done,
+                free: &free,
                 outcome: report.outcome,
                 mean_queued: report.mean_queued,
                 max_queue: report.max_queue,
                 packet_hops: report.unit_hops,
                 stored: report.stored.as_deref(),
+                stored_peak: report.stored_peak.as_deref(),
                 nodes: n,
             },
         ))
@@ -594,6 +686,146 @@ mod tests {
             release: 5,
         };
         assert_eq!(stored(&scheme, &[late]), vec![0, 0, 0, 0, 0, 1, 2, 1]);
+    }
+
+    fn peaks(scheme: &DirectScheme, multicasts: &[Multicast]) -> (Vec<u32>, Vec<u32>) {
+        let engine = PacketConfig {
+            check_conservation: true,
+            record_latencies: false,
+            ..PacketConfig::output_queued_unit(ScanPolicy::OldestFirst)
+        };
+        let r = simulate_multicast_stored(&scheme.net, &scheme.trees, multicasts, &[], &engine, 1)
+            .unwrap();
+        (r.stored.unwrap(), r.stored_peak.unwrap())
+    }
+
+    /// The largest count at one node, by hand, on the 3-cube's tree of origin 0, tag 0 (as
+    /// above: the root 000 forwards in the slot after a packet's release, 001 and 010 one
+    /// slot later, 011 two slots later; the other nodes are leaves).
+    #[test]
+    fn largest_count_at_a_node_by_hand() {
+        let scheme = DirectScheme::new(3).unwrap();
+        let at = |release| Multicast { tree: 0, release };
+        // Alone: one packet at one node in each of its three slots.
+        assert_eq!(peaks(&scheme, &[at(0)]).1, vec![1, 1, 1]);
+        // A and B released at 0, C at 1 (generated during slot 0). Slot 0: the root holds A
+        // and B, and C from its generation: 3, although the network total `stored` counts C
+        // only from slot 1. Slot 1: the root holds B and C, 001 and 010 hold A: 2. Slot 2:
+        // the root C, 001 and 010 B, 011 A: 1. Slot 3: 001 and 010 C, 011 B: 1. Slot 4: 011
+        // C: 1.
+        let (stored, peak) = peaks(&scheme, &[at(0), at(0), at(1)]);
+        assert_eq!(stored, vec![2, 4, 4, 3, 1]);
+        assert_eq!(peak, vec![3, 2, 1, 1, 1]);
+        // An idle gap: the first packet's slots 0–2, nothing in slot 3, the late packet
+        // counted from slot 4 (generated during it, released at 5), then its slots 5–7.
+        assert_eq!(
+            peaks(&scheme, &[at(0), at(5)]).1,
+            vec![1, 1, 1, 0, 1, 1, 1, 1]
+        );
+    }
+
+    /// `M` of a report is the largest count of the slots of `[warmup, horizon)` only.
+    #[test]
+    fn max_node_stored_is_taken_over_the_window() {
+        let scheme = DirectScheme::new(4).unwrap();
+        let config = |warmup, horizon| DirectConfig {
+            rho: 0.3,
+            protocol: RunProtocol::slots(warmup, horizon, 1),
+            seed: 7,
+        };
+        let whole = scheme.simulate(&config(0, 400)).unwrap();
+        let late = scheme.simulate(&config(200, 400)).unwrap();
+        let engine = PacketConfig::output_queued_unit(ScanPolicy::OldestFirst);
+        // The same packets (same seed and horizon): the engine's per-slot peaks, by hand.
+        let n = 16u32;
+        let mut rng = Pcg64::seed_from_u64(7);
+        let births =
+            poisson_births(n, 0.3 * 4.0 / 15.0, 400, &mut rng, |r| r.random_range(0..4)).unwrap();
+        let multicasts: Vec<Multicast> = births
+            .iter()
+            .map(|&(t, origin, tag)| Multicast {
+                tree: origin * 4 + tag,
+                release: t.ceil() as u64,
+            })
+            .collect();
+        let r = simulate_multicast_stored(
+            &scheme.net,
+            &scheme.trees,
+            &multicasts,
+            &[],
+            &engine,
+            rng.random(),
+        )
+        .unwrap();
+        let peak = r.stored_peak.unwrap();
+        let max_of = |lo: usize| peak[lo..400].iter().copied().max();
+        assert_eq!(whole.max_node_stored, max_of(0));
+        assert_eq!(late.max_node_stored, max_of(200));
+        // The count at one node is at least the network's count over the nodes, and at most
+        // the network's count plus the packets generated during the slot.
+        let stored = r.stored.unwrap();
+        for (t, (&p, &s)) in peak.iter().zip(&stored).enumerate() {
+            let born = multicasts
+                .iter()
+                .filter(|m| m.release == t as u64 + 1)
+                .count();
+            assert!(p * n >= s, "slot {t}: peak {p}, stored {s}");
+            assert!(
+                p as usize <= s as usize + born,
+                "slot {t}: peak {p}, stored {s}"
+            );
+        }
+    }
+
+    /// The excess delay by hand: two packets born at 0.5 in the window (one contention-free,
+    /// one a slot late) and one in the warm-up, which is not measured.
+    #[test]
+    fn excess_delay_by_hand() {
+        let config = DirectConfig {
+            rho: 0.1,
+            protocol: RunProtocol::slots(1, 10, 2),
+            seed: 0,
+        };
+        let r = report(
+            &config,
+            &RunTimes {
+                born: &[0.25, 1.5, 1.5],
+                done: &[9.0, 5.0, 6.0],
+                free: &[4.0, 5.0, 5.0],
+                outcome: Outcome::Delivered,
+                mean_queued: 0.0,
+                max_queue: 0,
+                packet_hops: 0,
+                stored: None,
+                stored_peak: None,
+                nodes: 8,
+            },
+        );
+        assert_eq!(r.measured, 2);
+        assert_eq!(r.excess_mean, 0.5);
+        assert_eq!(r.excess_batch_means, vec![0.0, 1.0]);
+        assert_eq!(r.batch_means, vec![3.5, 4.5]);
+        assert_eq!(r.max_node_stored, None);
+    }
+
+    /// On the binomial trees (height d) a packet's delay less its excess is its wait for its
+    /// first slot plus d, so the two means differ by d plus a mean wait near 1/2; no packet
+    /// is faster than alone, so no batch's excess is negative.
+    #[test]
+    fn excess_delay_is_the_delay_less_height_and_wait() {
+        let scheme = DirectScheme::new(5).unwrap();
+        let r = scheme
+            .simulate(&DirectConfig {
+                rho: 0.5,
+                protocol: RunProtocol::slots(100, 2_000, 10),
+                seed: 3,
+            })
+            .unwrap();
+        let wait = r.delay_mean - r.excess_mean - 5.0;
+        assert!(r.measured > 4_000 && (wait - 0.5).abs() < 0.02, "{wait}");
+        assert!(r.excess_mean > 0.1, "{}", r.excess_mean);
+        assert!(r.excess_batch_means.iter().all(|&e| e >= 0.0));
+        assert_eq!(r.excess_batch_means.len(), 10);
     }
 
     #[test]

@@ -60,8 +60,9 @@ use crate::packet::{
 };
 
 /// What [`PeriodicScheme::simulate`] keeps of the engine's report: outcome, mean queued
-/// copies, longest arc queue, hops and the stored packets per slot.
-type EngineSummary = (Outcome, f64, u32, u64, Option<Vec<u32>>);
+/// copies, longest arc queue, hops, the stored packets per slot and the largest count at a
+/// node per slot.
+type EngineSummary = (Outcome, f64, u32, u64, Option<Vec<u32>>, Option<Vec<u32>>);
 use fatnet_topology::{Hypercube, Processor};
 
 /// The largest dimension: fatnet-offline's multinode broadcast is certified optimal up to 12.
@@ -244,16 +245,21 @@ impl PeriodicScheme {
     ) -> Result<DirectReport, OnlineError> {
         let (times, engine) = self.run(config, discipline)?;
         let (born, done): (Vec<f64>, Vec<f64>) = times.into_iter().unzip();
+        // Every node's tree is a translation of node 0's: one height.
+        let height = self.trees.first().map_or(0, MulticastTree::height);
+        let free: Vec<f64> = born.iter().map(|b| b.ceil() + f64::from(height)).collect();
         Ok(report(
             config,
             &RunTimes {
                 born: &born,
                 done: &done,
+                free: &free,
                 outcome: engine.0,
                 mean_queued: engine.1,
                 max_queue: engine.2,
                 packet_hops: engine.3,
                 stored: engine.4.as_deref(),
+                stored_peak: engine.5.as_deref(),
                 nodes: 1 << self.d,
             },
         ))
@@ -275,7 +281,7 @@ impl PeriodicScheme {
     }
 
     /// The run: (born, done) per packet and the engine's (outcome, mean queued, max queue,
-    /// hops, stored per slot).
+    /// hops, stored per slot, largest count at a node per slot).
     #[allow(clippy::type_complexity)]
     fn run(
         &self,
@@ -300,7 +306,7 @@ impl PeriodicScheme {
                 let hops = born.len() as u64 * u64::from(n - 1);
                 Ok((
                     born.into_iter().zip(done).collect(),
-                    (Outcome::Delivered, f64::NAN, 0, hops, None),
+                    (Outcome::Delivered, f64::NAN, 0, hops, None, None),
                 ))
             }
             PeriodicDiscipline::LabelPriority => {
@@ -325,7 +331,14 @@ impl PeriodicScheme {
                 let done = crate::direct_broadcast::completion_times(&multicasts, latencies);
                 Ok((
                     born.into_iter().zip(done).collect(),
-                    (r.outcome, r.mean_queued, r.max_queue, r.unit_hops, r.stored),
+                    (
+                        r.outcome,
+                        r.mean_queued,
+                        r.max_queue,
+                        r.unit_hops,
+                        r.stored,
+                        r.stored_peak,
+                    ),
                 ))
             }
         }

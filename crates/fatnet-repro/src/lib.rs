@@ -45,6 +45,7 @@ pub mod stamoulis;
 pub mod stamoulis_broadcast;
 pub mod stamoulis_direct;
 pub mod stamoulis_direct_sensitivity;
+pub mod stamoulis_fig7_5;
 pub mod stamoulis_fig7_7_schemes;
 pub mod stamoulis_fig7_8;
 pub mod stamoulis_greedy;
@@ -488,6 +489,7 @@ pub fn registry() -> Vec<Box<dyn Experiment>> {
         Box::new(stamoulis_direct::Figure6_3),
         Box::new(stamoulis_direct::Figure6_4),
         Box::new(stamoulis_broadcast::IndirectScheme),
+        Box::new(stamoulis_fig7_5::Figure7_5),
         Box::new(stamoulis_broadcast::Figure7_6),
         Box::new(stamoulis_broadcast::Figure7_7),
         Box::new(stamoulis_fig7_8::Figure7_8),

@@ -132,6 +132,7 @@ impl<'a> Ledger<'a> {
             max_queue,
             latencies: self.record.then_some(self.latencies),
             stored: None,
+            stored_peak: None,
         }
     }
 }

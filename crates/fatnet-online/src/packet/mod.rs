@@ -812,6 +812,17 @@ pub struct PacketReport {
     /// transmission step included. Only from [`simulate_multicast_stored`] (output queues).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stored: Option<Vec<u32>>,
+    /// Per step `t` (from 0), the largest number of packets stored at **one node** by the
+    /// convention of [`PacketReport::stored`] at any instant of the step: the count just
+    /// before the step ends, when the packets released at step `t + 1` are already counted
+    /// at their sources and the step's departures and arrivals (at its end) not yet applied.
+    /// A scheme that releases a packet generated at time `τ` at step `⌈τ⌉` (Stamoulis'
+    /// continuous generation, slotted transmission) thus counts it from its generation, and
+    /// the largest of these values over a window is the thesis' `M` (Fig. 7.8). A step
+    /// skipped as idle counts 0, or the packets released at the next step. Only from
+    /// [`simulate_multicast_stored`] (output queues).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stored_peak: Option<Vec<u32>>,
 }
 
 impl PacketReport {

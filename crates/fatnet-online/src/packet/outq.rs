@@ -70,7 +70,8 @@ struct Rec {
     pos: u16,
 }
 
-/// Stamoulis' storage count ([`PacketReport::stored`]).
+/// Stamoulis' storage count ([`PacketReport::stored`]) and its largest value at one node
+/// ([`PacketReport::stored_peak`]).
 #[derive(Debug, Default)]
 struct Storage {
     /// Per visit (multicast, tree position of the node it is at) still to be forwarded: its
@@ -80,6 +81,87 @@ struct Storage {
     held: u32,
     /// Per step, `held` once the step's joiners are in their queues (before it transmits).
     per_step: Vec<u32>,
+    /// `held` split by node, on the thesis' clock: a step's departures and arrivals (both at
+    /// the end of the step) are applied after the packets released at the next step (those
+    /// generated during the step) have been added.
+    node: Vec<u32>,
+    /// `hist[c]`: the nodes storing `c` packets (`hist[0]` starts at every node).
+    hist: Vec<u32>,
+    /// The largest `c` with `hist[c] > 0`: the largest count at one node.
+    top: u32,
+    /// The node changes of the last step's transmissions, not yet applied: `(node, arrived)`,
+    /// a packet arriving at the node (`true`) or done with it (`false`).
+    moved: Vec<(u32, bool)>,
+    /// The last step run whose largest count is not yet in `peak_per_step`.
+    open: Option<u64>,
+    /// Per step, the largest count at one node at the end of the step
+    /// ([`PacketReport::stored_peak`]).
+    peak_per_step: Vec<u32>,
+}
+
+impl Storage {
+    fn new(nodes: u32) -> Self {
+        Storage {
+            node: vec![0; nodes as usize],
+            hist: vec![nodes],
+            ..Storage::default()
+        }
+    }
+
+    /// A packet is stored at `x` from now.
+    #[inline]
+    fn add(&mut self, x: u32) {
+        let c = &mut self.node[x as usize];
+        self.hist[*c as usize] -= 1;
+        *c += 1;
+        let c = *c as usize;
+        if c == self.hist.len() {
+            self.hist.push(0);
+        }
+        self.hist[c] += 1;
+        self.top = self.top.max(c as u32);
+    }
+
+    /// A packet stored at `x` is no longer.
+    #[inline]
+    fn remove(&mut self, x: u32) {
+        let c = &mut self.node[x as usize];
+        let old = *c as usize;
+        *c -= 1;
+        self.hist[old] -= 1;
+        self.hist[old - 1] += 1;
+        // A node left the top count for the one below it, which is therefore not empty.
+        if old as u32 == self.top && self.hist[old] == 0 {
+            self.top -= 1;
+        }
+    }
+
+    /// Step `t`'s largest count at one node is `top`.
+    fn record(&mut self, t: u64) {
+        self.peak_per_step.resize(t as usize, 0);
+        self.peak_per_step.push(self.top);
+    }
+
+    /// The packets released at step `t` have been added (`released` of them): records the
+    /// last step run (`t − 1`, its count with them), then applies its transmissions. After
+    /// an idle stretch (no step open) the network held nothing, and the released packets
+    /// alone make step `t − 1`'s count.
+    fn close(&mut self, t: u64, released: bool) {
+        match self.open.take() {
+            Some(u) => {
+                self.record(u);
+                for (x, arrived) in std::mem::take(&mut self.moved) {
+                    if arrived {
+                        self.add(x);
+                    } else {
+                        self.remove(x);
+                    }
+                }
+            }
+            None if released && t > 0 => self.record(t - 1),
+            None => {}
+        }
+    }
 }
 
 struct OutSim<'a> {
@@ -201,7 +283,7 @@ impl<'a> OutSim<'a> {
             unit_hops: 0,
             queued_sum: 0,
             max_queue: 0,
-            storage: mc.storage.then(Storage::default),
+            storage: mc.storage.then(|| Storage::new(net.nodes())),
             source_routed,
         })
     }
@@ -282,6 +364,7 @@ impl<'a> OutSim<'a> {
 
     /// Messages due at step `t` become joiners (after the packets in transit).
     fn release(&mut self, net: &PacketNet, t: u64) {
+        let before = self.released;
         while let Some(m) = self.ledger.pop_due(t) {
             let release = self.ledger.release_of(m);
             self.released += 1;
@@ -299,6 +382,7 @@ impl<'a> OutSim<'a> {
                 self.joining.push((e, r));
                 if let Some(s) = &mut self.storage {
                     s.held += 1;
+                    s.add(v);
                 }
             } else {
                 let tree = self.tree_of(m);
@@ -307,12 +391,17 @@ impl<'a> OutSim<'a> {
                 if let Some(s) = &mut self.storage {
                     s.pending.insert((m as u32, 0), kids.len() as u32);
                     s.held += 1;
+                    s.add(net.injection_node(tree.src()));
                 }
                 for &c in kids {
                     let r = self.alloc(m as u32, c, NONE, release);
                     self.joining.push((tree.link_at(c), r));
                 }
             }
+        }
+        let released = self.released > before;
+        if let Some(s) = &mut self.storage {
+            s.close(t, released);
         }
     }
 
@@ -429,33 +518,39 @@ impl<'a> OutSim<'a> {
                 self.unit_hops += 1;
                 self.crossings[ei] += 1;
                 if self.storage.is_some() {
-                    self.sent(r);
+                    self.sent(net, ei as u32, r);
                 }
                 self.arrive(net, ei as u32, r, t);
             }
         }
     }
 
-    /// Storage: record `r` leaves its node in this step (before it arrives at the next).
-    fn sent(&mut self, r: u32) {
+    /// Storage: record `r` leaves its node, the tail of link `e`, in this step (before it
+    /// arrives at the next).
+    fn sent(&mut self, net: &PacketNet, e: u32, r: u32) {
         let rec = self.recs[r as usize];
         let m = rec.msg as usize;
         let key =
             (m >= self.injections.len()).then(|| (rec.msg, self.tree_of(m).parent_of(rec.pos)));
         let Some(s) = &mut self.storage else { return };
-        match key {
-            None => s.held -= 1,
+        let done = match key {
+            None => true,
             Some(key) => {
                 let left = s
                     .pending
                     .get_mut(&key)
                     .expect("a sent copy's visit is pending");
                 *left -= 1;
-                if *left == 0 {
+                let done = *left == 0;
+                if done {
                     s.pending.remove(&key);
-                    s.held -= 1;
                 }
+                done
             }
+        };
+        if done {
+            s.held -= 1;
+            s.moved.push((net.link_tail(e), false));
         }
     }
 
@@ -480,6 +575,7 @@ impl<'a> OutSim<'a> {
                 self.joining.push((next, r));
                 if let Some(s) = &mut self.storage {
                     s.held += 1;
+                    s.moved.push((v, true));
                 }
             }
             return;
@@ -504,6 +600,7 @@ impl<'a> OutSim<'a> {
         if let Some(s) = &mut self.storage {
             s.pending.insert((m as u32, pos), kids.len() as u32);
             s.held += 1;
+            s.moved.push((v, true));
         }
         self.spawned += kids.len() as u64 - 1;
         for (i, &c) in kids.iter().enumerate() {
@@ -533,6 +630,21 @@ impl<'a> OutSim<'a> {
                     self.joining.len()
                 ),
             });
+        }
+        if let Some(s) = &self.storage {
+            // The per-node counts, with the step's pending moves, add up to `held`.
+            let nodes: i64 = s.node.iter().map(|&c| i64::from(c)).sum();
+            let moves: i64 = s.moved.iter().map(|&(_, a)| if a { 1 } else { -1 }).sum();
+            if nodes + moves != i64::from(s.held) {
+                return Err(OnlineError::Conservation {
+                    clock: "step",
+                    at: t,
+                    detail: format!(
+                        "stored at the nodes {nodes} + moved {moves}, stored in all {}",
+                        s.held
+                    ),
+                });
+            }
         }
         Ok(())
     }
@@ -575,6 +687,9 @@ impl StepModel for OutSim<'_> {
             s.per_step.push(s.held);
         }
         self.transmit(net, t);
+        if let Some(s) = &mut self.storage {
+            s.open = Some(t);
+        }
         self.queued_sum += u128::from(self.queued + self.joining.len() as u64);
         // Every busy link sends, so a packet in flight always moves: no deadlock.
         Step::Continue
@@ -586,7 +701,17 @@ impl StepModel for OutSim<'_> {
 
     fn finish(mut self, outcome: Outcome, steps: u64) -> PacketReport {
         let congestion = self.crossings.iter().copied().max().unwrap_or(0);
-        let stored = self.storage.take().map(|s| s.per_step);
+        let (stored, stored_peak) = match self.storage.take() {
+            None => (None, None),
+            Some(mut s) => {
+                // A run that ends without a further release (a deadlock; never on output
+                // queues) still records its last step.
+                if let Some(u) = s.open.take() {
+                    s.record(u);
+                }
+                (Some(s.per_step), Some(s.peak_per_step))
+            }
+        };
         let mut report = self.ledger.report(
             outcome,
             steps,
@@ -597,6 +722,7 @@ impl StepModel for OutSim<'_> {
             self.max_queue,
         );
         report.stored = stored;
+        report.stored_peak = stored_peak;
         report
     }
 }

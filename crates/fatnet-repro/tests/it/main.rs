@@ -12,6 +12,7 @@ mod open_questions;
 mod paper;
 mod paper_stamoulis;
 mod runner;
+mod stamoulis_fig7_5_7_8;
 mod stamoulis_sensitivity;
 mod sweep;
 mod yuan_adaptive;

@@ -449,6 +449,28 @@ impl Stat {
         }
     }
 
+    /// The least-squares slope of the means of `points` `(x, sample)` against `x`, with the
+    /// half-width of its 99% interval: the slope is `Σ wᵢ yᵢ` with `wᵢ = (xᵢ − x̄)/Σ(x − x̄)²`
+    /// over independent means `yᵢ`, so its standard error is `√(Σ wᵢ² sᵢ²/nᵢ)`; the quantile is
+    /// Student's t with the smallest sample less one degrees of freedom (conservative). The one
+    /// slope interval of every table that judges a trend in a curve of simulated means.
+    pub fn slope(points: &[(f64, &Stat)], decimals: usize) -> Estimate {
+        let xy: Vec<(f64, f64)> = points.iter().map(|(x, s)| (*x, s.mean)).collect();
+        let slope = fatnet::queueing::stats::least_squares_slope(&xy);
+        let mean_x = xy.iter().map(|p| p.0).sum::<f64>() / xy.len() as f64;
+        let sxx: f64 = xy.iter().map(|p| (p.0 - mean_x).powi(2)).sum();
+        let var: f64 = points
+            .iter()
+            .map(|(x, s)| {
+                let w = (x - mean_x) / sxx;
+                w * w * s.sd * s.sd / s.n as f64
+            })
+            .sum();
+        let n = points.iter().map(|(_, s)| s.n).min().unwrap_or(0);
+        let t = crate::runner::student_t_995(n.saturating_sub(1)).unwrap_or(f64::NAN);
+        Estimate::new(slope, t * var.sqrt(), n, 99, decimals)
+    }
+
     /// `99% CI [lo, hi] (half-width = h)` with `d` decimals.
     pub fn ci(&self, d: usize) -> Detail {
         detail![

@@ -362,28 +362,28 @@ fn excess(points: &[Point], rho: f64) -> Vec<(f64, f64)> {
         .collect()
 }
 
-/// The half-widths of [`excess`]'s points (their delays' 99% half-widths).
+/// The slope of [`excess`] against d at `rho` with its 99% interval ([`Stat::slope`] of `T`'s
+/// means, less the slope 1 of the `d + 1/2` that the excess subtracts; the same half-width).
+fn slope_estimate(points: &[Point], rho: f64) -> Estimate {
+    let pairs: Vec<(f64, &Stat)> = points
+        .iter()
+        .filter(|p| p.rho == rho)
+        .map(|p| (f64::from(p.d), &p.delay))
+        .collect();
+    let t = Stat::slope(&pairs, 3);
+    Estimate {
+        mean: t.mean - 1.0,
+        ..t
+    }
+}
+
+/// The 99% half-widths of [`excess`]'s points (their delays').
 fn excess_halves(points: &[Point], rho: f64) -> Vec<f64> {
     points
         .iter()
         .filter(|p| p.rho == rho)
         .map(|p| half(&p.delay))
         .collect()
-}
-
-/// The least-squares slope of `points` with its 99% half-width: the slope is the weighted sum
-/// `Σ wᵢ yᵢ` (`wᵢ = (xᵢ − x̄)/Sxx`) of independent means, so its half-width is taken as
-/// `√(Σ wᵢ² hᵢ²)` from theirs.
-fn slope_estimate(points: &[(f64, f64)], halves: &[f64]) -> Estimate {
-    let n = points.len() as f64;
-    let mean_x = points.iter().map(|p| p.0).sum::<f64>() / n;
-    let sxx: f64 = points.iter().map(|p| (p.0 - mean_x).powi(2)).sum();
-    let var: f64 = points
-        .iter()
-        .zip(halves)
-        .map(|(p, h)| ((p.0 - mean_x) / sxx * h).powi(2))
-        .sum();
-    Estimate::new(slope(points), var.sqrt(), points.len() as u64, 99, 3)
 }
 
 impl Tabular for Figure6_1 {
@@ -451,7 +451,7 @@ impl Tabular for Figure6_1 {
             .collect();
         let slope_estimates: Vec<Estimate> = FIG6_1_LOADS
             .iter()
-            .map(|&r| slope_estimate(&excess(pts, r), &excess_halves(pts, r)))
+            .map(|&r| slope_estimate(pts, r))
             .collect();
         for (k, &rho) in FIG6_1_LOADS.iter().enumerate() {
             let s = excess(pts, rho);
@@ -466,7 +466,7 @@ impl Tabular for Figure6_1 {
                     s.len() - 1,
                     " steps up; slope ",
                     fixed(slopes[k], 3),
-                    " per dimension, 99% CI ",
+                    " per dimension, ",
                     ..slope_estimates[k].interval(),
                 ],
                 true,

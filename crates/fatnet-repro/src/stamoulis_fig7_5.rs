@@ -122,23 +122,9 @@ impl Point {
 /// over independent means `yᵢ`, so its standard error is `√(Σ wᵢ² sᵢ²/nᵢ)`; the quantile is
 /// Student's t with the runs per point less one degrees of freedom (conservative).
 fn slope(points: &[&Point]) -> (f64, f64) {
-    let xy: Vec<(f64, f64)> = points
-        .iter()
-        .map(|p| (f64::from(p.d), p.first_order().mean))
-        .collect();
-    let s = fatnet::queueing::stats::least_squares_slope(&xy);
-    let mean_d = xy.iter().map(|p| p.0).sum::<f64>() / xy.len() as f64;
-    let sxx: f64 = xy.iter().map(|p| (p.0 - mean_d).powi(2)).sum();
-    let var: f64 = points
-        .iter()
-        .map(|p| {
-            let w = (f64::from(p.d) - mean_d) / sxx;
-            w * w * p.excess.sd * p.excess.sd / p.excess.n as f64
-        })
-        .sum();
-    let n = points.iter().map(|p| p.excess.n).min().unwrap_or(0);
-    let t = student_t_995(n.saturating_sub(1)).unwrap_or(f64::NAN);
-    (s, t * var.sqrt())
+    let pairs: Vec<(f64, &Stat)> = points.iter().map(|p| (f64::from(p.d), &p.excess)).collect();
+    let e = Stat::slope(&pairs, 4);
+    (e.mean, e.half_width)
 }
 
 /// Stamoulis Figure 7.5: the first-order term `T − 3d/2` of the non-idling indirect scheme

@@ -32,7 +32,7 @@ use fatnet::queueing::stamoulis::broadcast;
 use crate::cell::{Estimate, field, fixed};
 use crate::figure::point;
 use crate::greenberg_oh::Stat;
-use crate::runner::{student_t_995, try_run_trials};
+use crate::runner::try_run_trials;
 use crate::{
     Cell, Detail, Effort, Experiment, ExperimentId, Figure, Frame, Paper, ReproError, Series,
     Table, Tabular, Value, Verdict, detail, tabulate,
@@ -145,20 +145,9 @@ fn interval(mean: f64, half: f64) -> (f64, f64) {
 /// standard error is `√(Σ wᵢ² sᵢ²/nᵢ)`; the quantile is Student's t with the runs per point
 /// less one degree of freedom (conservative).
 fn slope(points: &[&Point]) -> (f64, f64) {
-    let xy: Vec<(f64, f64)> = points.iter().map(|p| (f64::from(p.d), p.q.mean)).collect();
-    let s = fatnet::queueing::stats::least_squares_slope(&xy);
-    let mean_d = xy.iter().map(|p| p.0).sum::<f64>() / xy.len() as f64;
-    let sxx: f64 = xy.iter().map(|p| (p.0 - mean_d).powi(2)).sum();
-    let var: f64 = points
-        .iter()
-        .map(|p| {
-            let w = (f64::from(p.d) - mean_d) / sxx;
-            w * w * p.q.sd * p.q.sd / p.q.n as f64
-        })
-        .sum();
-    let n = points.iter().map(|p| p.q.n).min().unwrap_or(0);
-    let t = student_t_995(n.saturating_sub(1)).unwrap_or(f64::NAN);
-    (s, t * var.sqrt())
+    let pairs: Vec<(f64, &Stat)> = points.iter().map(|p| (f64::from(p.d), &p.q)).collect();
+    let e = Stat::slope(&pairs, 4);
+    (e.mean, e.half_width)
 }
 
 /// The claim "ours is smaller" from two independent 99% intervals: [`Verdict::positive`] on

@@ -206,31 +206,39 @@ impl NodeQueues {
     }
 }
 
-/// The cell of one packet-engine scheme at one d: the mean M over the runs.
-fn engine_cells(row: &NodeQueues) -> Vec<Cell> {
+/// The mean M of `row`'s runs with its 99% interval, and the detail every row of M prints:
+/// the interval, the runs, the smallest and largest M, and Q.
+fn m_summary(row: &NodeQueues) -> (Estimate, crate::Detail) {
     let (m, half) = row.m();
     let runs = row.runs.len() as u64;
     let lo = row.runs.iter().map(|r| r.m).min().unwrap_or(0);
     let hi = row.runs.iter().map(|r| r.m).max().unwrap_or(0);
     let q = mean(&row.runs.iter().map(|r| r.q).collect::<Vec<_>>());
     let estimate = Estimate::new(m, half, runs, 99, 2);
+    let detail = detail![
+        ..estimate.interval(),
+        " over ",
+        runs,
+        " runs of ",
+        MEASURED,
+        " slots; ",
+        field("smallest M", lo),
+        ", ",
+        field("largest M", hi),
+        "; ",
+        field("Q", fixed(q, 3)),
+    ];
+    (estimate, detail)
+}
+
+/// The cell of one packet-engine scheme at one d: the mean M over the runs.
+fn engine_cells(row: &NodeQueues) -> Vec<Cell> {
+    let (estimate, detail) = m_summary(row);
     vec![Cell {
         key: vec![row.scheme.name().into(), row.d.into(), fixed(RHO, 1)],
         paper: None,
         ours: estimate.into(),
-        detail: detail![
-            ..estimate.interval(),
-            " over ",
-            runs,
-            " runs of ",
-            MEASURED,
-            " slots; ",
-            field("smallest M", lo),
-            ", ",
-            field("largest M", hi),
-            "; ",
-            field("Q", fixed(q, 3)),
-        ],
+        detail,
         verdict: Verdict::NotInPaper,
         note: "plotted in the thesis' Fig. 7.8, values not printed (caption only)".into(),
     }]
@@ -386,31 +394,15 @@ impl Tabular for Figure7_8 {
         }
         let (d, chunk) = (row.d, &row.runs);
         let runs = chunk.len() as u64;
-        let ms: Vec<f64> = chunk.iter().map(|r| r.m as f64).collect();
-        let m = mean(&ms);
-        let half = batch_means_half_width(&ms, 0.99);
-        let lo = chunk.iter().map(|r| r.m).min().unwrap_or(0);
-        let hi = chunk.iter().map(|r| r.m).max().unwrap_or(0);
-        let q = mean(&chunk.iter().map(|r| r.q).collect::<Vec<_>>());
+        let (estimate, summary) = m_summary(row);
         let busiest = mean(&chunk.iter().map(|r| r.busiest).collect::<Vec<_>>());
         let roots = chunk.iter().filter(|r| r.at_root).count();
-        let estimate = Estimate::new(m, half, runs, 99, 2);
         vec![Cell {
                 key: vec![Scheme::RulesAE.name().into(), d.into(), fixed(RHO, 1)],
                 paper: None,
                 ours: estimate.into(),
                 detail: detail![
-                    ..estimate.interval(),
-                    " over ",
-                    runs,
-                    " runs of ",
-                    MEASURED,
-                    " slots; ",
-                    field("smallest M", lo),
-                    ", ",
-                    field("largest M", hi),
-                    "; ",
-                    field("Q", fixed(q, 3)),
+                    ..summary,
                     "; ",
                     field("busiest node's mean", fixed(busiest, 3)),
                     "; M at a root e_j in ",

@@ -123,13 +123,6 @@ impl Verdict {
         }
     }
 
-    /// **The rule for a measured value** (a simulation's mean) against the paper's value or a
-    /// formula: every table judges such a cell with this function, so "match" and "within
-    /// tolerance" mean the same thing everywhere ([`judge`] has the rule and its reasons).
-    pub fn measured(reference: Reference, ours: &Estimate, band: f64) -> Judgement {
-        judge(reference, ours, band)
-    }
-
     /// A claim "the quantity is positive" judged from the estimate of it (typically a
     /// difference `b − a` for the claim "a is smaller than b", from paired trials or two
     /// independent means): [`Verdict::Match`] if its confidence interval lies above zero (the

@@ -73,7 +73,9 @@ fn algorithm_a_stays_within_its_bounds() {
 fn queue_size_gains_little_beyond_two_flits() {
     let t = QueueSize.run(Effort::Full).unwrap();
     assert_eq!(count(&t, Verdict::NotInPaper), 5 * 4);
-    assert_eq!(claims_hold(&t), 2 * 4, "{}", t.summary());
+    // Per N: the bound "little gain beyond 2" (a measured bound) and "1 → 2 gains more".
+    assert_eq!(count(&t, Verdict::WithinBound), 4, "{}", t.summary());
+    assert_eq!(claims_hold(&t), 4, "{}", t.summary());
     // The q = 2 points are Table I's WORM-RP-RR random runs (same instances and seeds).
     let table1 = greenberg_oh::runs(Algorithm::WORM, Pattern::Random, 64, 10).unwrap();
     let q2 = t

@@ -60,3 +60,14 @@ pub use error::TrafficError;
 pub const MEMORY_BUDGET: u64 = 2 << 30;
 pub use message::{MAX_MESSAGES, Message, MessageId, MessageSet};
 pub use spec::{TrafficSpec, ValiantBase};
+
+/// Seed of row or trial `index` of a run with master seed `seed`: SplitMix64 of the pair, so a
+/// trial's result does not depend on which other trials run, in what order, or on how many
+/// threads.
+#[must_use]
+pub fn derive_seed(seed: u64, index: u64) -> u64 {
+    let mut z = seed.wrapping_add(0x9E37_79B9_7F4A_7C15u64.wrapping_mul(index.wrapping_add(1)));
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}

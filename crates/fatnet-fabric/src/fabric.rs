@@ -322,6 +322,33 @@ impl Fabric {
         self.port_base.last().copied().unwrap_or(0) as usize
     }
 
+    /// Every node's level, indexed by [`NodeId`]: its hop distance from the nearest CA of the
+    /// CA order (those CAs 0, leaf switches 1, ...), walking through switches only. `None` for
+    /// routers, CAs outside the CA order, and switches no CA reaches. The one definition of a
+    /// fabric's levels: [`crate::FabricTopology`] and every picture by levels use it.
+    #[must_use]
+    pub fn levels(&self) -> Vec<Option<u32>> {
+        let mut level: Vec<Option<u32>> = vec![None; self.nodes.len()];
+        let mut queue: Vec<NodeId> = self.ca_order.clone();
+        for &c in &queue {
+            level[c.index()] = Some(0);
+        }
+        let mut head = 0;
+        while head < queue.len() {
+            let v = queue[head];
+            head += 1;
+            let next = level[v.index()].map(|l| l + 1);
+            for (_, peer) in self.neighbours(v) {
+                let w = peer.node;
+                if self.nodes[w.index()].kind == NodeKind::Switch && level[w.index()].is_none() {
+                    level[w.index()] = next;
+                    queue.push(w);
+                }
+            }
+        }
+        level
+    }
+
     /// The fabric with `order` as its CA order.
     ///
     /// # Errors

@@ -82,24 +82,12 @@ impl FabricTopology {
             topo_node[f.index()] = t as u32;
         }
 
-        // Levels: breadth-first search from all processors at once.
-        let mut level = vec![NONE; fabric_node.len()];
-        let mut queue: Vec<u32> = (0..processors).collect();
-        for &p in &queue {
-            level[p as usize] = 0;
-        }
-        let mut head = 0;
-        while head < queue.len() {
-            let v = queue[head];
-            head += 1;
-            for (_, peer) in fabric.neighbours(fabric_node[v as usize]) {
-                let w = topo_node[peer.node.index()];
-                if w != NONE && level[w as usize] == NONE {
-                    level[w as usize] = level[v as usize] + 1;
-                    queue.push(w);
-                }
-            }
-        }
+        // Levels: breadth-first search from all processors at once (`Fabric::levels`).
+        let by_node = fabric.levels();
+        let mut level: Vec<u32> = fabric_node
+            .iter()
+            .map(|f| by_node[f.index()].unwrap_or(NONE))
+            .collect();
         let unreached = level
             .iter()
             .filter(|&&l| l != NONE)

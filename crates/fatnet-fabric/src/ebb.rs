@@ -42,9 +42,9 @@
 //! routes through the tables into a scratch buffer of output-port ids, counts flows per port,
 //! then takes each flow's maximum: `O(N · hops)` time and memory per draw, no `N²` table
 //! (the 1,944-host `is4_3l_1944n` would need 3.78 M routes × ≤ 6 hops = 90 MB as `u32` port
-//! ids). Walking a forwarding table is a few array lookups per hop, so 1,000 bisections of
-//! `is4_3l_1944n` take about 0.1 s (`benches/benches/ebb.rs`). Every route is checked once
-//! up front; a fabric with a broken route is refused with the first
+//! ids). Walking a forwarding table is a few array lookups per hop: 1,000 bisections of
+//! `is4_3l_1944n`, with the route check, take 1.2 s (median of `benches/benches/ebb.rs` on a
+//! loaded 2-core machine; the target is 10 s). Every route is checked once up front; a fabric with a broken route is refused with the first
 //! broken pair, rather than giving that flow some bandwidth it does not have. Draw `i` is
 //! seeded with `fatnet_traffic::derive_seed(seed, i)`; draws run in parallel (rayon), each from
 //! its own seed into its own slot, so the values do not depend on the thread count.

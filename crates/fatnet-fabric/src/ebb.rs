@@ -450,3 +450,36 @@ impl Scratch {
         (sum / (start.len() - 1) as f64, least)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn histogram_bins_are_half_open_and_the_last_holds_one() {
+        let h = Histogram::of_fractions(&[0.0, 0.049, 0.05, 0.5, 0.999, 1.0], 20);
+        assert_eq!(h.counts.len(), 20);
+        assert_eq!(
+            (h.counts[0], h.counts[1], h.counts[10], h.counts[19]),
+            (2, 1, 1, 2)
+        );
+        assert_eq!(h.counts.iter().sum::<u64>(), 6);
+        assert_eq!(h.bin_range(19), (0.95, 1.0));
+    }
+
+    #[test]
+    fn a_bisection_is_a_perfect_matching_of_its_seed() {
+        let a = random_bisection(10, 7);
+        assert_eq!(a, random_bisection(10, 7));
+        assert_ne!(a, random_bisection(10, 8));
+        let mut all: Vec<u32> = a.iter().flat_map(|&(x, y)| [x, y]).collect();
+        all.sort_unstable();
+        assert_eq!(all, (0..10).collect::<Vec<_>>());
+        // An odd last position stays unpaired.
+        assert_eq!(random_bisection(5, 1).len(), 2);
+        assert_eq!(
+            bisection_flows(&[(0, 1)], BisectionFlows::Both),
+            vec![(0, 1), (1, 0)]
+        );
+    }
+}

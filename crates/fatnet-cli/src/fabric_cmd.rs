@@ -21,6 +21,9 @@ use serde::Serialize;
 
 use crate::traffic_spec;
 
+mod counts;
+mod ebb;
+
 const FABRIC_HELP: &str = "\
 FILES:
   --format flitsim       ib_flit_sim: TOPOLOGY is the .ned; --routes the .fdbs, with its switch
@@ -94,6 +97,15 @@ enum FabricCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Effective bisection bandwidth (ORCS): the mean bandwidth random bisection patterns get
+    /// under the forwarding tables, as a distribution over seeded bisections, beside the exact
+    /// worst case.
+    #[command(after_help = format!("{}\n\n{FABRIC_HELP}", ebb::HELP))]
+    Ebb(ebb::EbbArgs),
+    /// ibdiagnet-style counts: routes and destinations per output port, the hop histogram of
+    /// all CA-to-CA routes, per-level summaries, and a traffic's link loads by level.
+    #[command(after_help = format!("{}\n\n{FABRIC_HELP}\n\n{}", counts::HELP, crate::TRAFFIC_GRAMMAR))]
+    Counts(counts::CountsArgs),
     /// Write a generated fat-tree in ibsim's net format (an `ibnetdiscover`-style file) with
     /// deterministic GUIDs, for OpenSM to route under ibsim (`scripts/opensm-loop.sh`).
     #[command(after_help = EXPORT_HELP)]
@@ -199,6 +211,8 @@ pub fn run(args: FabricArgs, out: &mut impl Write) -> Result<()> {
             top,
             json,
         } => load_cmd(&files, &traffic, seed, top, json)?,
+        FabricCommand::Ebb(a) => ebb::run(&a)?,
+        FabricCommand::Counts(a) => counts::run(&a)?,
         FabricCommand::Export { spec, output } => {
             let net = export(&spec)?;
             if let Some(path) = output {
@@ -465,6 +479,20 @@ struct LoadJson {
     hottest: Vec<HotJson>,
 }
 
+/// The (source, destination) CA-order positions of `spec` on the fabric's CAs (processor `i`
+/// is the `i`-th CA of the CA order): what `fabric load` and `fabric counts --traffic` route.
+fn traffic_pairs(
+    f: &Fabric,
+    spec: &fatnet::traffic::TrafficSpec,
+    seed: u64,
+) -> Result<Vec<(u32, u32)>> {
+    let n = u32::try_from(f.ca_order().len()).context("too many CAs")?;
+    let messages = spec
+        .generate(n, seed)
+        .with_context(|| format!("cannot make traffic `{spec}` on {n} CAs"))?;
+    Ok(messages.messages().iter().map(|m| (m.src, m.dst)).collect())
+}
+
 fn load_cmd(
     files: &FabricFileArgs,
     traffic: &str,
@@ -478,11 +506,7 @@ fn load_cmd(
     if !f.has_lfts() {
         bail!("fabric load needs forwarding tables: pass --routes");
     }
-    let n = u32::try_from(f.ca_order().len()).context("too many CAs")?;
-    let messages = spec
-        .generate(n, seed)
-        .with_context(|| format!("cannot make traffic `{spec}` on {n} CAs"))?;
-    let pairs: Vec<(u32, u32)> = messages.messages().iter().map(|m| (m.src, m.dst)).collect();
+    let pairs = traffic_pairs(f, &spec, seed)?;
     let t = f.traffic_load(&pairs, top)?;
     let ca = |i: u32| f.node(f.ca_order()[i as usize]).name().to_owned();
     let j = LoadJson {

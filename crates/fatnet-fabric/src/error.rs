@@ -170,6 +170,25 @@ pub enum FabricError {
         /// The file it should be.
         expected: &'static str,
     },
+    /// A random bisection pairs every CA with one in the other half: it needs an even number
+    /// of CAs, at least two ([`crate::ebb`]).
+    #[error(
+        "a bisection pairs the CAs two by two: it needs an even number of at least 2 CAs, the fabric has {cas}"
+    )]
+    BisectionCas {
+        /// The number of CAs in the CA order.
+        cas: u32,
+    },
+    /// An analysis parameter below its least meaningful value (no bisection, no histogram bin).
+    #[error("{what} must be at least {min}, got {value}")]
+    TooSmall {
+        /// The parameter.
+        what: &'static str,
+        /// The value given.
+        value: u64,
+        /// The least value accepted.
+        min: u64,
+    },
     /// A file ended before a construct it opened was complete.
     #[error("{file}:{line}: unexpected end of file: expected {expected}")]
     UnexpectedEof {

@@ -57,6 +57,8 @@
 
 pub mod analysis;
 mod clos;
+pub mod counts;
+pub mod ebb;
 mod error;
 pub mod export;
 mod fabric;
@@ -74,6 +76,10 @@ pub use analysis::{
     analyze, count_on_link,
 };
 pub use clos::from_folded_clos;
+pub use counts::{HopHistogram, LevelSpread, RouteCounts, hop_histogram, per_level, route_counts};
+pub use ebb::{
+    BisectionFlows, Ebb, EbbConfig, effective_bisection_bandwidth, flow_shares, random_bisection,
+};
 pub use error::FabricError;
 pub use fabric::{Endpoint, Fabric, Lft, Link, Node, NodeId, NodeKind, Port, PortId};
 pub use files::{FabricFiles, FabricFormat, LoadedFabric};

@@ -13,6 +13,20 @@ use crate::trace::RouteFault;
 /// No topology id (a port without a kept link, a node that is not a processor or switch).
 const NONE: u32 = u32::MAX;
 
+/// The level and direction of a directed link from a node of level `from` to one of level
+/// `to` ([`Fabric::levels`]): the smaller level of its ends; `Up` towards the higher level,
+/// `Down` towards the lower one, `Forward` between equal levels. The one rule, used by
+/// [`FabricTopology`]'s channels and by the per-level counts of [`crate::counts`].
+#[must_use]
+pub(crate) fn link_level(from: u32, to: u32) -> (u32, Direction) {
+    let direction = match to.cmp(&from) {
+        std::cmp::Ordering::Greater => Direction::Up,
+        std::cmp::Ordering::Less => Direction::Down,
+        std::cmp::Ordering::Equal => Direction::Forward,
+    };
+    (from.min(to), direction)
+}
+
 /// A [`Fabric`] with forwarding tables as a [`Topology`].
 ///
 /// **Key design decision: the tables are the paths.** Every (source, destination) pair has
@@ -137,17 +151,13 @@ impl FabricTopology {
                         count: channels.len() as u64,
                         limit: u64::from(NONE) - 1,
                     })?;
-                let (lf, lt) = (level[from as usize], level[to as usize]);
+                let (level, direction) = link_level(level[from as usize], level[to as usize]);
                 channels.push(Channel {
                     from: TopoNodeId(from),
                     to: TopoNodeId(to),
                     capacity: 1,
-                    level: lf.min(lt),
-                    direction: match lt.cmp(&lf) {
-                        std::cmp::Ordering::Greater => Direction::Up,
-                        std::cmp::Ordering::Less => Direction::Down,
-                        std::cmp::Ordering::Equal => Direction::Forward,
-                    },
+                    level,
+                    direction,
                     bundle: BundleId(id),
                 });
                 channel_of_port[fabric.port_id(end.node, end.port).0 as usize] = id;

@@ -2,6 +2,8 @@
 //! fabrics (when `../shared/fabrics` is present), and property tests on bad input.
 
 mod analysis;
+mod counts;
+mod ebb;
 mod fixtures;
 mod opensm;
 mod packet;

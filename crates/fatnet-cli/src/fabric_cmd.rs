@@ -21,6 +21,8 @@ use serde::Serialize;
 
 use crate::traffic_spec;
 
+mod failures;
+
 const FABRIC_HELP: &str = "\
 FILES:
   --format flitsim       ib_flit_sim: TOPOLOGY is the .ned; --routes the .fdbs, with its switch
@@ -104,6 +106,12 @@ enum FabricCommand {
         #[arg(long, short)]
         output: Option<PathBuf>,
     },
+    /// Failure what-if: remove named or random links/switches (seeded draws), keep the old
+    /// tables or re-route (built-in minhop/updn, as OpenSM computes them), and report lost
+    /// pairs (disconnected vs. unrouted) and every metric of `check`, before and after, as
+    /// distributions over the draws.
+    #[command(after_help = format!("{FABRIC_HELP}\n\n{}", failures::FAILURES_HELP))]
+    Failures(failures::FailuresArgs),
 }
 
 const EXPORT_HELP: &str = "\
@@ -199,6 +207,7 @@ pub fn run(args: FabricArgs, out: &mut impl Write) -> Result<()> {
             top,
             json,
         } => load_cmd(&files, &traffic, seed, top, json)?,
+        FabricCommand::Failures(a) => failures::failures(&a)?,
         FabricCommand::Export { spec, output } => {
             let net = export(&spec)?;
             if let Some(path) = output {

@@ -256,6 +256,11 @@ pub struct FailureOptions {
     pub reroute: Reroute,
 }
 
+impl FailureOptions {
+    /// Draws when none are given.
+    pub const DEFAULT_DRAWS: u32 = 100;
+}
+
 /// One draw: what was removed and the metrics with the old tables and after re-routing.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Draw {

@@ -195,8 +195,8 @@ pub(super) fn failures(args: &FailuresArgs) -> Result<String> {
     let base = report.baseline.values();
     writeln!(
         s,
-        "{:<24} {:>10}  {:<36} {}",
-        "metric", "intact", "old tables", "re-routed"
+        "{:<24} {:>10}  {:<36} re-routed",
+        "metric", "intact", "old tables"
     )?;
     for (k, (name, v)) in base.iter().enumerate() {
         let before = &report.before[k];

@@ -205,7 +205,7 @@ pub enum FailureSpec {
 }
 
 /// How the damaged fabric is re-routed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Reroute {
     /// Keep the old tables: what breaks if the subnet manager does nothing.
@@ -213,6 +213,9 @@ pub enum Reroute {
     None,
     /// Fresh tables from a built-in engine ([`crate::routing`]).
     Engine(Engine),
+    /// Fresh tables from a real OpenSM (`opensm -R ENGINE` under ibsim), through the runner
+    /// the caller gives [`run_with`]: this library never starts a process itself.
+    OpenSm(String),
 }
 
 impl fmt::Display for Reroute {
@@ -220,13 +223,14 @@ impl fmt::Display for Reroute {
         match self {
             Reroute::None => f.write_str("none"),
             Reroute::Engine(e) => e.fmt(f),
+            Reroute::OpenSm(e) => write!(f, "opensm:{e}"),
         }
     }
 }
 
 /// A re-routing that is not `none`, `minhop` or `updn`.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown re-routing `{0}` (expected none, minhop or updn)")]
+#[error("unknown re-routing `{0}` (expected none, minhop, updn or opensm:ENGINE)")]
 pub struct UnknownReroute(pub String);
 
 impl FromStr for Reroute {
@@ -235,6 +239,18 @@ impl FromStr for Reroute {
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         match s {
             "none" => Ok(Reroute::None),
+            other if other.starts_with("opensm:") => {
+                let engine = &other["opensm:".len()..];
+                let ok = !engine.is_empty()
+                    && engine
+                        .chars()
+                        .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+                if ok {
+                    Ok(Reroute::OpenSm(engine.to_owned()))
+                } else {
+                    Err(UnknownReroute(other.to_owned()))
+                }
+            }
             other => other
                 .parse()
                 .map(Reroute::Engine)
@@ -473,6 +489,29 @@ pub fn draw_removal(
 /// before any draw), or for too many elements per draw; the errors of [`draw_removal`],
 /// [`metrics`] and [`route`].
 pub fn run(fabric: &Fabric, options: &FailureOptions) -> Result<FailureReport, FabricError> {
+    run_with(fabric, options, &|_: &Fabric, engine: &str| {
+        Err(FabricError::ExternalRouting {
+            engine: engine.to_owned(),
+            reason: "no OpenSM runner given (failures::run_with)".to_owned(),
+        })
+    })
+}
+
+/// A re-routing by an external subnet manager: the damaged fabric and the OpenSM engine in,
+/// the fabric with the manager's tables out (for OpenSM under ibsim: write
+/// [`crate::export::fabric_net`], run `scripts/opensm-loop.sh`, read the dumps, then
+/// [`crate::routing::adopt_tables`]).
+pub type ExternalRouter<'a> = dyn Fn(&Fabric, &str) -> Result<Fabric, FabricError> + Sync + 'a;
+
+/// [`run`], with `external` doing the re-routing of [`Reroute::OpenSm`].
+///
+/// # Errors
+/// As [`run`], and whatever `external` returns.
+pub fn run_with(
+    fabric: &Fabric,
+    options: &FailureOptions,
+    external: &ExternalRouter<'_>,
+) -> Result<FailureReport, FabricError> {
     let baseline = metrics(fabric)?;
     let draws = match options.failures {
         FailureSpec::Named(_) => 1,
@@ -504,9 +543,10 @@ pub fn run(fabric: &Fabric, options: &FailureOptions) -> Result<FailureReport, F
         .map(|(i, removal)| {
             let damaged = fabric.without(&removal)?;
             let before = metrics(&damaged)?;
-            let after = match options.reroute {
+            let after = match &options.reroute {
                 Reroute::None => None,
-                Reroute::Engine(e) => Some(metrics(&route(&damaged, e)?)?),
+                Reroute::Engine(e) => Some(metrics(&route(&damaged, *e)?)?),
+                Reroute::OpenSm(e) => Some(metrics(&external(&damaged, e)?)?),
             };
             Ok(Draw {
                 index: i as u32,

@@ -402,3 +402,58 @@ fn choose(f: &Fabric, g: &Graph, s: NodeId, h: &Hops, load: &[u32]) -> Option<u8
     }
     best.map(|(_, p)| p)
 }
+
+/// `fabric` with the forwarding tables of `routed`, the same fabric as a subnet manager saw
+/// and routed it (written by [`crate::export::fabric_net`], read back from OpenSM's dumps with
+/// OpenSM's own LIDs). Nodes match by GUID ([`crate::export::node_guid`]) and ports by number;
+/// each of `fabric`'s LIDs takes the entry of the same port's LID in `routed`. A switch or
+/// destination `routed` does not have (left out because it had no cable) gets no route.
+///
+/// # Errors
+/// [`FabricError::Unknown`] (file "routed fabric") when `routed` has a switch of another GUID
+/// than every switch of `fabric`: it is not this fabric.
+pub fn adopt_tables(fabric: &Fabric, routed: &Fabric) -> Result<Fabric, FabricError> {
+    use crate::export::node_guid;
+    let twin = |id: NodeId| routed.node_by_guid(node_guid(fabric, id));
+    for s in routed.switches() {
+        let g = routed.node(s).guid();
+        if g.and_then(|g| fabric.node_by_guid(g)).is_none()
+            && !fabric
+                .nodes()
+                .iter()
+                .enumerate()
+                .any(|(i, _)| Some(node_guid(fabric, NodeId(i as u32))) == g)
+        {
+            return Err(FabricError::Unknown {
+                file: "routed fabric".to_owned(),
+                line: 0,
+                what: "switch GUID",
+                name: routed.node(s).name().to_owned(),
+            });
+        }
+    }
+    // Each of our LIDs, as the routed fabric numbers the same port.
+    let lids = fabric.lid_bound();
+    let mut their_lid = vec![None::<u16>; lids];
+    for (lid, slot) in their_lid.iter_mut().enumerate() {
+        let Some(e) = fabric.endpoint_of_lid(lid as u16) else {
+            continue;
+        };
+        *slot = twin(e.node)
+            .and_then(|t| routed.node(t).port(e.port))
+            .and_then(|p| p.lid);
+    }
+    let mut out = fabric.clone();
+    for s in fabric.switches() {
+        let mut e = vec![Lft::NO_ROUTE; lids];
+        if let Some(table) = twin(s).and_then(|t| routed.lft(t)) {
+            for (lid, their) in their_lid.iter().enumerate() {
+                if let Some(p) = their.and_then(|l| table.get(l)) {
+                    e[lid] = p;
+                }
+            }
+        }
+        out.set_lft(s, Lft::new(e));
+    }
+    Ok(out)
+}

@@ -4,9 +4,16 @@
 
 use std::fmt::Write as _;
 
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Mutex;
+
 use anyhow::Result;
 use clap::{ArgGroup, Args};
+use fatnet::fabric::export::fabric_net;
 use fatnet::fabric::failures::{self, Distribution, FailureOptions, FailureSpec, Reroute};
+use fatnet::fabric::routing::adopt_tables;
+use fatnet::fabric::{Fabric, FabricError, FabricFiles, FabricFormat};
 use serde::Serialize;
 
 use super::{FabricFileArgs, load};
@@ -70,9 +77,14 @@ pub(super) struct FailuresArgs {
     /// Master seed of the draws.
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// Re-routing after the failure: none, minhop or updn.
+    /// Re-routing after the failure: none, minhop, updn, or opensm:ENGINE (a real OpenSM
+    /// under ibsim, through --opensm-script).
     #[arg(long, default_value_t = Reroute::default())]
     reroute: Reroute,
+    /// The OpenSM-in-the-loop script (runs ibsim + `opensm -o -R ENGINE` on a net file and
+    /// collects the dumps) used by --reroute opensm:ENGINE.
+    #[arg(long, value_name = "PATH", default_value = "scripts/opensm-loop.sh")]
+    opensm_script: PathBuf,
     /// Print JSON instead of text.
     #[arg(long)]
     json: bool,
@@ -92,7 +104,7 @@ impl FailuresArgs {
             failures,
             draws: self.draws,
             seed: self.seed,
-            reroute: self.reroute,
+            reroute: self.reroute.clone(),
         }
     }
 }
@@ -146,7 +158,16 @@ pub(super) fn failures(args: &FailuresArgs) -> Result<String> {
     let l = load(&args.files)?;
     let f = &l.fabric;
     let options = args.options();
-    let report = failures::run(f, &options)?;
+    // One OpenSM at a time: each run starts its own ibsim.
+    let lock = Mutex::new(0u64);
+    let external = |damaged: &Fabric, engine: &str| {
+        let mut n = lock
+            .lock()
+            .map_err(|_| external_error(engine, "an earlier run panicked".into()))?;
+        *n += 1;
+        opensm_route(&args.opensm_script, damaged, engine, *n)
+    };
+    let report = failures::run_with(f, &options, &external)?;
     if args.json {
         let j = FailuresJson {
             topology: args.files.topology.display().to_string(),
@@ -220,4 +241,63 @@ pub(super) fn failures(args: &FailuresArgs) -> Result<String> {
         }
     }
     Ok(s)
+}
+
+fn external_error(engine: &str, reason: String) -> FabricError {
+    FabricError::ExternalRouting {
+        engine: engine.to_owned(),
+        reason,
+    }
+}
+
+/// Routes `damaged` with a real OpenSM: writes its net file, runs `script NET OUT ENGINE`
+/// (`scripts/opensm-loop.sh`: ibsim + `opensm -o -R ENGINE`, dumps in `OUT/ENGINE`), reads
+/// the dumps back and puts OpenSM's tables onto `damaged` by GUID.
+fn opensm_route(
+    script: &Path,
+    damaged: &Fabric,
+    engine: &str,
+    run: u64,
+) -> Result<Fabric, FabricError> {
+    let fail = |reason: String| external_error(engine, reason);
+    if !script.is_file() {
+        return Err(fail(format!(
+            "no script {} (pass --opensm-script scripts/opensm-loop.sh)",
+            script.display()
+        )));
+    }
+    let dir = std::env::temp_dir().join(format!("fatnet-failures-{}-{run}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).map_err(|e| fail(format!("{}: {e}", dir.display())))?;
+    let result = (|| {
+        let net = dir.join("fabric.net");
+        std::fs::write(&net, fabric_net(damaged)?)
+            .map_err(|e| fail(format!("{}: {e}", net.display())))?;
+        let out = dir.join("dumps");
+        let o = Command::new(script)
+            .arg(&net)
+            .arg(&out)
+            .arg(engine)
+            .output()
+            .map_err(|e| fail(format!("cannot run {}: {e}", script.display())))?;
+        if !o.status.success() {
+            let err = String::from_utf8_lossy(&o.stderr);
+            let first = err.lines().next().unwrap_or("").trim().to_owned();
+            return Err(fail(format!(
+                "{} exited with {}: {first}",
+                script.display(),
+                o.status
+            )));
+        }
+        let routed = FabricFiles {
+            fabric: out.join(engine),
+            routes: None,
+            ca_order: None,
+            format: FabricFormat::Opensm,
+        }
+        .load()?;
+        adopt_tables(damaged, &routed.fabric)
+    })();
+    let _ = std::fs::remove_dir_all(&dir);
+    result
 }

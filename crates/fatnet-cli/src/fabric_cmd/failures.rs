@@ -144,7 +144,13 @@ fn histogram(d: &Distribution) -> String {
         .iter()
         .map(|b| {
             if b.lo == b.hi {
-                format!("{}:{}", num(b.lo), b.count)
+                // Distinct values: enough digits to tell them apart.
+                let v = if b.lo.fract() == 0.0 {
+                    num(b.lo)
+                } else {
+                    format!("{:.6}", b.lo)
+                };
+                format!("{v}:{}", b.count)
             } else {
                 format!("{}..{}:{}", num(b.lo), num(b.hi), b.count)
             }

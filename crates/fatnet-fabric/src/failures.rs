@@ -16,9 +16,10 @@
 //!   failed" is distinguished from "the network is disconnected") and measure throughput with
 //!   ORCS. Here: [`Metrics::disconnected`] (no path in the damaged graph) is kept apart from
 //!   [`Metrics::unrouted`] (a path exists, the tables do not deliver).
-//! - INRFlow's failure model removes a random fraction of links (or switches) uniformly and
-//!   reports, per run, the pairs that lost connectivity and path-length statistics; we draw a
-//!   fixed number `k` instead of a rate, so draws are comparable.
+//! - INRFlow (the flow-level interconnection simulator) studies topologies under uniformly
+//!   random link and switch failures given as a failure rate. We take the uniform draw but fix
+//!   the number `k` of failed elements instead of a rate, so the draws of one run are
+//!   comparable; its exact metric definitions were not checked against its source here.
 //!
 //! **Decisions.** Random link failures pick among switch-to-switch links unless
 //! [`FailureSpec::Links::ca_links`] is set: a CA's own link failing only loses that CA, which

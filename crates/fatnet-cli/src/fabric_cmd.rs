@@ -23,6 +23,7 @@ use crate::traffic_spec;
 
 mod counts;
 mod ebb;
+mod failures;
 
 const FABRIC_HELP: &str = "\
 FILES:
@@ -116,6 +117,12 @@ enum FabricCommand {
         #[arg(long, short)]
         output: Option<PathBuf>,
     },
+    /// Failure what-if: remove named or random links/switches (seeded draws), keep the old
+    /// tables or re-route (built-in minhop/updn, as OpenSM computes them), and report lost
+    /// pairs (disconnected vs. unrouted) and every metric of `check`, before and after, as
+    /// distributions over the draws.
+    #[command(after_help = format!("{FABRIC_HELP}\n\n{}", failures::FAILURES_HELP))]
+    Failures(failures::FailuresArgs),
 }
 
 const EXPORT_HELP: &str = "\
@@ -213,6 +220,7 @@ pub fn run(args: FabricArgs, out: &mut impl Write) -> Result<()> {
         } => load_cmd(&files, &traffic, seed, top, json)?,
         FabricCommand::Ebb(a) => ebb::run(&a)?,
         FabricCommand::Counts(a) => counts::run(&a)?,
+        FabricCommand::Failures(a) => failures::failures(&a)?,
         FabricCommand::Export { spec, output } => {
             let net = export(&spec)?;
             if let Some(path) = output {

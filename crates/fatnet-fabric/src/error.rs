@@ -199,6 +199,15 @@ pub enum FabricError {
         /// What was still expected.
         expected: &'static str,
     },
+    /// A re-routing by an external subnet manager ([`crate::failures::Reroute::OpenSm`]) that
+    /// could not run: no runner given, a tool missing, or the tool failed.
+    #[error("re-routing with opensm -R {engine}: {reason}")]
+    ExternalRouting {
+        /// The OpenSM routing engine.
+        engine: String,
+        /// What went wrong (the tool's message).
+        reason: String,
+    },
 }
 
 impl FabricError {

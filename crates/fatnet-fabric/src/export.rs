@@ -289,10 +289,114 @@ pub fn kary_ntree_net(t: &KAryNTree) -> String {
     )
 }
 
+/// High bytes of the node GUID [`node_guid`] gives a node without one ("NO").
+pub const SYNTHETIC_GUID_BASE: u64 = 0x4e4f_0000_0000_0000;
+
+/// The node GUID of `id` in [`fabric_net`]: its own, or [`SYNTHETIC_GUID_BASE`]` | id << 8`
+/// for a node whose format has none (ib_flit_sim's `.ned`).
+#[must_use]
+pub fn node_guid(fabric: &Fabric, id: NodeId) -> u64 {
+    fabric
+        .node(id)
+        .guid()
+        .unwrap_or(SYNTHETIC_GUID_BASE | (u64::from(id.0) << 8))
+}
+
+/// Any fabric in ibsim's net format, so that a real OpenSM can route it (for instance after
+/// [`Fabric::without`]): every switch and CA with at least one cable, in node order, with its
+/// GUID ([`node_guid`]) and its declared port count, every cable listed from both ends with
+/// the fabric's port numbers. Names follow `ibnetdiscover` (and OpenSM's dumps): `S-<GUID>`
+/// for a switch, `H-<GUID>` for a CA (routers are written as CAs); the node's own name is its
+/// description (`# "NAME"`), so the dumps read back map onto the same nodes by GUID
+/// (`crate::routing::adopt_tables`) and still show the names. Nodes without cables (a removed
+/// switch, a CA that lost its link) are left out: OpenSM would not find them. No LIDs: OpenSM
+/// assigns them.
+///
+/// # Errors
+/// [`FabricError::Unsupported`] for a node name with a `"` (the format quotes descriptions).
+pub fn fabric_net(fabric: &Fabric) -> Result<String, FabricError> {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "# {} switches, {} CAs, {} links",
+        fabric.switches().count(),
+        fabric.cas().count(),
+        fabric.links().len()
+    );
+    let _ = writeln!(
+        s,
+        "# Written by fatnet-fabric (export::fabric_net): GUIDs and port numbers kept, names as descriptions."
+    );
+    let net_name = |id: NodeId| {
+        NetNode::name(
+            fabric.node(id).kind() == crate::NodeKind::Switch,
+            node_guid(fabric, id),
+        )
+    };
+    for (i, n) in fabric.nodes().iter().enumerate() {
+        let id = NodeId(i as u32);
+        if n.neighbours().next().is_none() {
+            continue;
+        }
+        if n.name().contains('"') {
+            return Err(FabricError::Unsupported {
+                file: n.name().to_owned(),
+                what: "a name with a double quote",
+                format: "an ibsim net file",
+            });
+        }
+        let (kw, guid_kw) = if n.kind() == crate::NodeKind::Switch {
+            ("Switch", "switchguid")
+        } else {
+            ("Ca", "caguid")
+        };
+        let _ = writeln!(s);
+        let _ = writeln!(s, "{guid_kw}=0x{:016x}", node_guid(fabric, id));
+        let _ = writeln!(
+            s,
+            "{kw}\t{} \"{}\"\t# \"{}\"",
+            n.port_count().max(1),
+            net_name(id),
+            n.name()
+        );
+        for (port, peer) in n.neighbours() {
+            let _ = writeln!(s, "[{port}]\t\"{}\"[{}]", net_name(peer.node), peer.port);
+        }
+    }
+    Ok(s)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::fabric::NodeKind;
+
+    #[test]
+    fn any_fabric_round_trips_through_its_net() {
+        let t = FoldedClos::new(2, 3, 3).unwrap();
+        let f = crate::from_folded_clos(&t, &fatnet_offline::clos::DModM::new(&t)).unwrap();
+        let removal = crate::removal::Removal::parse(&f, &["T1"]).unwrap();
+        let damaged = f.without(&removal).unwrap();
+        let net = fabric_net(&damaged).unwrap();
+        let (g, report) = crate::ibnetdiscover::parse(&net, "damaged.net").unwrap();
+        assert_eq!(report.unrecognised_count(), 0);
+        // T1 has no cable left and is not written; every other node keeps name and GUID.
+        assert_eq!(g.node_count(), f.node_count() - 1);
+        assert_eq!(g.links().len(), damaged.links().len());
+        for (i, n) in damaged.nodes().iter().enumerate() {
+            let guid = node_guid(&damaged, NodeId(i as u32));
+            let Some(h) = g.node_by_guid(guid) else {
+                assert_eq!(n.name(), "T1");
+                continue;
+            };
+            assert_eq!(g.node(h).description(), n.name());
+            for (p, e) in n.neighbours() {
+                let back = g.peer(h, p).unwrap();
+                assert_eq!(g.node(back.node).description(), damaged.node(e.node).name());
+                assert_eq!(back.port, e.port);
+            }
+        }
+    }
 
     #[test]
     fn guid_scheme_round_trips() {

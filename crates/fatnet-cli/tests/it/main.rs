@@ -7,6 +7,7 @@ mod dynamic;
 mod exchange;
 mod fabric;
 mod fabric_ebb;
+mod fabric_failures;
 mod graph;
 mod pipes;
 mod queue;

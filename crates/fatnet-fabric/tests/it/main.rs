@@ -4,6 +4,7 @@
 mod analysis;
 mod counts;
 mod ebb;
+mod failures;
 mod fixtures;
 mod opensm;
 mod packet;

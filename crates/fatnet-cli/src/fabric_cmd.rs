@@ -21,6 +21,8 @@ use serde::Serialize;
 
 use crate::traffic_spec;
 
+mod report;
+
 const FABRIC_HELP: &str = "\
 FILES:
   --format flitsim       ib_flit_sim: TOPOLOGY is the .ned; --routes the .fdbs, with its switch
@@ -94,6 +96,11 @@ enum FabricCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Draw the fabric: one self-contained HTML page (inline SVG, no network access) with the
+    /// fabric by levels, links coloured by the load of a traffic, the verdicts of `check`, the
+    /// worst-case certificate and histograms; or, with `--dot`, Graphviz DOT ranked by level.
+    #[command(after_help = format!("{}\n\n{FABRIC_HELP}\n\n{}", report::REPORT_HELP, crate::TRAFFIC_GRAMMAR))]
+    Report(report::ReportArgs),
     /// Write a generated fat-tree in ibsim's net format (an `ibnetdiscover`-style file) with
     /// deterministic GUIDs, for OpenSM to route under ibsim (`scripts/opensm-loop.sh`).
     #[command(after_help = EXPORT_HELP)]
@@ -199,6 +206,7 @@ pub fn run(args: FabricArgs, out: &mut impl Write) -> Result<()> {
             top,
             json,
         } => load_cmd(&files, &traffic, seed, top, json)?,
+        FabricCommand::Report(a) => report::run(&a)?,
         FabricCommand::Export { spec, output } => {
             let net = export(&spec)?;
             if let Some(path) = output {

@@ -99,7 +99,7 @@ enum FabricCommand {
     /// Draw the fabric: one self-contained HTML page (inline SVG, no network access) with the
     /// fabric by levels, links coloured by the load of a traffic, the verdicts of `check`, the
     /// worst-case certificate and histograms; or, with `--dot`, Graphviz DOT ranked by level.
-    #[command(after_help = format!("{}\n\n{FABRIC_HELP}\n\n{}", report::REPORT_HELP, crate::TRAFFIC_GRAMMAR))]
+    #[command(after_help = format!("{}\n\n{FABRIC_HELP}\n\n{}", report::report_help(), crate::TRAFFIC_GRAMMAR))]
     Report(report::ReportArgs),
     /// Write a generated fat-tree in ibsim's net format (an `ibnetdiscover`-style file) with
     /// deterministic GUIDs, for OpenSM to route under ibsim (`scripts/opensm-loop.sh`).

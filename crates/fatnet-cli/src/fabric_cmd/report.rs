@@ -15,13 +15,18 @@ use serde::Serialize;
 use super::{FabricFileArgs, fault_text, load};
 use crate::traffic_spec;
 
-pub(super) const REPORT_HELP: &str = "\
+/// The `--help` text after the options; `{AGGREGATE}` is the library's threshold.
+pub(super) fn report_help() -> String {
+    REPORT_HELP.replace("{AGGREGATE}", &render::AGGREGATE_CAS_ABOVE.to_string())
+}
+
+const REPORT_HELP: &str = "\
 WHAT IS DRAWN:
   The fabric by levels (Fabric::levels: hop distance from the nearest CA of the CA order
   through switches; CAs at the bottom, switches above; nodes no CA reaches are counted, not
   drawn). Nodes within a level are ordered by the barycentre of their neighbours one level
-  below (Sugiyama et al. 1981), the CAs in CA order. With more than 256 CAs, the CAs hanging
-  off one switch are one mark with their count. Parallel links between two marks are one
+  below (Sugiyama et al. 1981), the CAs in CA order. With more than {AGGREGATE} CAs, the CAs
+  hanging off one switch are one mark with their count. Parallel links between two marks are one
   line; its colour is the largest load of its links in either direction for --traffic
   (routes per directed link through the forwarding tables, as `fatnet fabric load`), on
   ColorBrewer's YlOrRd scale up to the congestion, grey for no load; the worst-case link is

@@ -334,3 +334,50 @@ fn shared_is1_3l_32n_report() {
     assert!(ls.iter().all(|l| l.1 <= 1 && l.0 == load_colour(l.1, 1)));
     assert!(only_svg_namespace(&html));
 }
+
+/// is4_3l_1944n (1,944 CAs, 270 switch chips): the CAs are aggregated per leaf switch, every
+/// chip is drawn, the worst-case link is outlined, and the page stays well under a megabyte.
+#[test]
+fn shared_is4_3l_1944n_report_stays_small() {
+    let Some(dir) = crate::shared::fabrics_dir() else {
+        return;
+    };
+    let base = dir.join("ib_flit_sim/is4_3l_1944n");
+    let read = |f: &str| {
+        (
+            f.to_owned(),
+            fatnet_fabric::read_text(&base.join(f)).unwrap(),
+        )
+    };
+    let (ned, fdbs, ini, hcas) = (
+        read("is4_3l_1944n.ned"),
+        read("is4_3l_1944n.fdbs"),
+        read("is4_3l_1944n.fdbs.ini"),
+        read("ftree.hcas"),
+    );
+    let (f, _) = fatnet_fabric::read_flitsim(
+        (&ned.0, &ned.1),
+        (&fdbs.0, &fdbs.1),
+        (&ini.0, &ini.1),
+        Some((&hcas.0, &hcas.1)),
+    )
+    .unwrap();
+    let a = analyze(&f).unwrap();
+    let mut r = Report::new(&f);
+    r.worst = Some(&a.worst);
+    let html = r.render().unwrap();
+    assert!(html.len() < 1 << 20, "{} bytes", html.len());
+    // 108 leaf switches with 18 CAs each; 108 + 108 + 54 chips on levels 1, 2, 3.
+    assert_eq!(html.matches("class=\"cas\"").count(), 108);
+    let marks: Vec<&str> = html.split("class=\"cas\"").skip(1).collect();
+    assert!(
+        marks
+            .iter()
+            .all(|m| m.split("<title>").nth(1).unwrap().starts_with("18 CAs on "))
+    );
+    assert_eq!(html.matches("class=\"switch\"").count(), 270);
+    assert!(html.contains(">level 3</text>") && !html.contains(">level 4</text>"));
+    assert_eq!(html.matches("stroke-dasharray=\"6 4\"").count(), 1);
+    assert!(html.contains("Contention <b>35</b>"));
+    assert!(only_svg_namespace(&html));
+}

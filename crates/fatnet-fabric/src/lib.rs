@@ -78,7 +78,7 @@ pub use clos::from_folded_clos;
 pub use error::FabricError;
 pub use fabric::{Endpoint, Fabric, Lft, Link, Node, NodeId, NodeKind, Port, PortId};
 pub use files::{FabricFiles, FabricFormat, LoadedFabric};
-pub use report::{Histogram, LinkLoads, Report, Status, Verdict};
+pub use report::{Histogram, LinkLoads, Report, Verdict, VerdictStatus};
 pub use text::{LineReport, MAX_FILE_BYTES, read_text};
 pub use topology::FabricTopology;
 pub use trace::{FaultKind, Hop, RouteFault, TraceSummary};

@@ -94,7 +94,7 @@ pub struct Histogram {
 
 /// How a [`Verdict`] came out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Status {
+pub enum VerdictStatus {
     /// The property holds.
     Pass,
     /// The property fails.
@@ -103,12 +103,12 @@ pub enum Status {
     Info,
 }
 
-impl Status {
+impl VerdictStatus {
     fn name(self) -> &'static str {
         match self {
-            Status::Pass => "pass",
-            Status::Fail => "fail",
-            Status::Info => "info",
+            VerdictStatus::Pass => "pass",
+            VerdictStatus::Fail => "fail",
+            VerdictStatus::Info => "info",
         }
     }
 }
@@ -119,7 +119,7 @@ pub struct Verdict {
     /// What is judged (`Nonblocking (Yuan's Lemma 1)`).
     pub title: String,
     /// The outcome.
-    pub status: Status,
+    pub status: VerdictStatus,
     /// Detail, one paragraph per line.
     pub detail: Vec<String>,
 }

@@ -8,7 +8,9 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result, bail};
 use clap::Args;
-use fatnet::fabric::report::{self as render, Histogram, LinkLoads, Report, Status, Verdict};
+use fatnet::fabric::report::{
+    self as render, Histogram, LinkLoads, Report, Verdict, VerdictStatus,
+};
 use fatnet::fabric::{Fabric, FaultKind, analyze, count_on_link};
 use serde::Serialize;
 
@@ -186,7 +188,7 @@ pub(super) fn run(a: &ReportArgs) -> Result<String> {
         } else {
             r.verdicts.push(Verdict {
                 title: "Routes".into(),
-                status: Status::Info,
+                status: VerdictStatus::Info,
                 detail: vec![
                     "No forwarding tables were given (--routes): structure only, no routes to judge."
                         .into(),
@@ -392,16 +394,16 @@ fn verdicts(f: &Fabric, an: &fatnet::fabric::Analysis, out: &mut Vec<Verdict>) {
     out.push(Verdict {
         title: "Routes valid".into(),
         status: if t.all_valid() {
-            Status::Pass
+            VerdictStatus::Pass
         } else {
-            Status::Fail
+            VerdictStatus::Fail
         },
         detail,
     });
     let lemma = match an.lemma1.witness {
         None => Verdict {
             title: "Nonblocking (Yuan's Lemma 1)".into(),
-            status: Status::Pass,
+            status: VerdictStatus::Pass,
             detail: vec![
                 "No directed link carries two routes with distinct sources and distinct \
                  destinations: every permutation is routed without two of its pairs on one link."
@@ -410,7 +412,7 @@ fn verdicts(f: &Fabric, an: &fatnet::fabric::Analysis, out: &mut Vec<Verdict>) {
         },
         Some(w) => Verdict {
             title: "Nonblocking (Yuan's Lemma 1)".into(),
-            status: Status::Fail,
+            status: VerdictStatus::Fail,
             detail: vec![
                 format!(
                     "{} directed links carry two routes with distinct sources and distinct \
@@ -434,9 +436,9 @@ fn verdicts(f: &Fabric, an: &fatnet::fabric::Analysis, out: &mut Vec<Verdict>) {
         out.push(Verdict {
             title: "Worst-case permutation contention".into(),
             status: if an.worst.contention <= 1 {
-                Status::Pass
+                VerdictStatus::Pass
             } else {
-                Status::Info
+                VerdictStatus::Info
             },
             detail: vec![format!(
                 "{} pairs of one permutation on {}; re-traced through the tables: {again} of \
@@ -469,9 +471,9 @@ fn verdicts(f: &Fabric, an: &fatnet::fabric::Analysis, out: &mut Vec<Verdict>) {
     out.push(Verdict {
         title: "Cyclic shifts".into(),
         status: if congested == 0 {
-            Status::Pass
+            VerdictStatus::Pass
         } else {
-            Status::Info
+            VerdictStatus::Info
         },
         detail,
     });

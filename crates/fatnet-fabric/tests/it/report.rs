@@ -3,7 +3,7 @@
 
 use fatnet_fabric::report::{LOAD_COLOURS, UNLOADED_COLOUR, dot, load_colour};
 use fatnet_fabric::{
-    Fabric, FabricError, Histogram, LinkLoads, NodeKind, Report, Status, Verdict, analyze,
+    Fabric, FabricError, Histogram, LinkLoads, NodeKind, Report, Verdict, VerdictStatus, analyze,
     from_folded_clos, ibnetdiscover,
 };
 use fatnet_offline::clos::DModM;
@@ -104,12 +104,12 @@ fn verdicts_certificate_and_histograms_are_rendered() {
     r.worst = Some(&a.worst);
     r.verdicts.push(Verdict {
         title: "Nonblocking (Yuan's Lemma 1)".into(),
-        status: Status::Fail,
+        status: VerdictStatus::Fail,
         detail: vec!["a witness".into()],
     });
     r.verdicts.push(Verdict {
         title: "Credit loops".into(),
-        status: Status::Pass,
+        status: VerdictStatus::Pass,
         detail: vec![],
     });
     r.histograms.push(Histogram {
@@ -182,7 +182,7 @@ fn text_from_files_is_escaped() {
     r.facts.push(("file".into(), "a<b>.topo".into()));
     r.verdicts.push(Verdict {
         title: "x".into(),
-        status: Status::Info,
+        status: VerdictStatus::Info,
         detail: vec!["1 < 2 & 3 > 2".into()],
     });
     let html = r.render().unwrap();

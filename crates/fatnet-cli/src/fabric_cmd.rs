@@ -24,6 +24,7 @@ use crate::traffic_spec;
 mod counts;
 mod ebb;
 mod failures;
+mod report;
 
 const FABRIC_HELP: &str = "\
 FILES:
@@ -107,6 +108,11 @@ enum FabricCommand {
     /// all CA-to-CA routes, per-level summaries, and a traffic's link loads by level.
     #[command(after_help = format!("{}\n\n{FABRIC_HELP}\n\n{}", counts::HELP, crate::TRAFFIC_GRAMMAR))]
     Counts(counts::CountsArgs),
+    /// Draw the fabric: one self-contained HTML page (inline SVG, no network access) with the
+    /// fabric by levels, links coloured by the load of a traffic, the verdicts of `check`, the
+    /// worst-case certificate and histograms; or, with `--dot`, Graphviz DOT ranked by level.
+    #[command(after_help = format!("{}\n\n{FABRIC_HELP}\n\n{}", report::report_help(), crate::TRAFFIC_GRAMMAR))]
+    Report(report::ReportArgs),
     /// Write a generated fat-tree in ibsim's net format (an `ibnetdiscover`-style file) with
     /// deterministic GUIDs, for OpenSM to route under ibsim (`scripts/opensm-loop.sh`).
     #[command(after_help = EXPORT_HELP)]
@@ -221,6 +227,7 @@ pub fn run(args: FabricArgs, out: &mut impl Write) -> Result<()> {
         FabricCommand::Ebb(a) => ebb::run(&a)?,
         FabricCommand::Counts(a) => counts::run(&a)?,
         FabricCommand::Failures(a) => failures::failures(&a)?,
+        FabricCommand::Report(a) => report::run(&a)?,
         FabricCommand::Export { spec, output } => {
             let net = export(&spec)?;
             if let Some(path) = output {

@@ -103,6 +103,18 @@ pub enum FabricError {
         /// The most the operation supports.
         limit: u64,
     },
+    /// Per-link data (loads, contention counts) whose length is not the fabric's number of
+    /// port ids ([`Fabric::port_id_count`](crate::Fabric::port_id_count)): data of another
+    /// fabric.
+    #[error("{what}: {found} entries, but the fabric has {expected} port ids")]
+    LengthMismatch {
+        /// What the data is.
+        what: &'static str,
+        /// The fabric's number of port ids.
+        expected: usize,
+        /// The entries given.
+        found: usize,
+    },
     /// A CA index (a position in [`Fabric::ca_order`](crate::Fabric::ca_order)) out of range.
     #[error("CA index {index} out of range (the fabric has {cas} CAs)")]
     CaOutOfRange {

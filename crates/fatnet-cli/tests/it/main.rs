@@ -8,6 +8,7 @@ mod exchange;
 mod fabric;
 mod fabric_ebb;
 mod fabric_failures;
+mod fabric_report;
 mod graph;
 mod pipes;
 mod queue;

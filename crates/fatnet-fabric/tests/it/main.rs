@@ -9,5 +9,6 @@ mod fixtures;
 mod opensm;
 mod packet;
 mod props;
+mod report;
 mod shared;
 mod topology;

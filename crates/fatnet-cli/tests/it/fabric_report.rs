@@ -65,6 +65,10 @@ fn html_report_is_written_and_summarised() {
         "--json",
     ]);
     assert_eq!(v["congestion"], load["congestion"]);
+    // The eBB section is `fatnet fabric ebb` with the report's seed and bisections.
+    let ebb = json(&["fabric", "ebb", s(&fabric), "--seed", "3", "--json"]);
+    assert_eq!(v["ebb_mean"], ebb["mean"]);
+    assert!(html.contains("Effective bisection bandwidth of 1000 random bisections"));
     assert!(html.contains("Nonblocking (Yuan&#39;s Lemma 1)"));
     assert!(html.contains("Hops per route"));
     assert!(html.contains("Worst-case permutation"));

@@ -46,7 +46,8 @@ use std::sync::Arc;
 
 use fatnet_load::{LoadFactor, PathSelection};
 use fatnet_online::packet::{
-    FlowControl, Outcome, PacketConfig, PacketNet, PathPolicy, batch_trial,
+    FlowControl, Outcome, PacketConfig, PacketNet, PathPolicy, QueueCapacity, Queueing, ScanPolicy,
+    SinkModel, batch_trial,
 };
 use fatnet_traffic::Collective;
 use fatnet_traffic::collective::{Phase, PhaseKind};
@@ -188,8 +189,20 @@ pub struct CollectiveReport {
     pub collective: Collective,
     /// Processors (ranks).
     pub processors: u32,
-    /// The engine's configuration (its `flits` is the options', not the phases').
-    pub config: PacketConfig,
+    /// Where queues sit.
+    pub queueing: Queueing,
+    /// Flow control.
+    pub flow: FlowControl,
+    /// Path selection.
+    pub path: PathPolicy,
+    /// Input scan.
+    pub scan: ScanPolicy,
+    /// Link queue capacity.
+    pub queue: QueueCapacity,
+    /// Sink model.
+    pub sink: SinkModel,
+    /// The step limit of each phase.
+    pub max_steps: u64,
     /// `R` of the initial delays.
     pub delay: u32,
     /// The master seed.
@@ -343,7 +356,13 @@ impl PreparedCollective {
             topology: self.topology.clone(),
             collective: self.collective,
             processors: self.net.processors(),
-            config: self.setup.config,
+            queueing: self.setup.config.queueing,
+            flow: self.setup.config.flow,
+            path: self.setup.config.path,
+            scan: self.setup.config.scan,
+            queue: self.setup.config.queue,
+            sink: self.setup.config.sink,
+            max_steps: self.setup.config.max_steps,
             delay: self.setup.delay,
             seed,
             phase_count: count,

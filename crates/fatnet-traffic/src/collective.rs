@@ -53,7 +53,7 @@ use serde::{Deserialize, Serialize};
 use crate::{MEMORY_BUDGET, Message, MessageSet, TrafficError};
 
 /// Bytes per flit when a size is given in bytes: 64, the InfiniBand flow-control block (link
-/// credits count 64-byte blocks, IBA Vol. 1 §7.9).
+/// credits count 64-byte blocks, InfiniBand Architecture Specification Vol. 1, chapter 7).
 pub const FLIT_BYTES: u64 = 64;
 
 /// The most flits one message may have: the packet engine's limit on `L`.

@@ -64,7 +64,7 @@ pub fn run(
             last.pattern,
             match last.outcome {
                 Outcome::Deadlock { step } => format!("deadlock at step {step}"),
-                Outcome::StepLimit => format!("stopped at --max-steps {}", report.config.max_steps),
+                Outcome::StepLimit => format!("stopped at --max-steps {}", report.max_steps),
                 Outcome::Delivered => "delivered".into(),
             },
             report.phases.len(),
@@ -81,7 +81,7 @@ pub fn run(
 }
 
 fn print_text(out: &mut impl Write, r: &CollectiveReport) -> Result<()> {
-    let c = &r.config;
+    let c = r;
     writeln!(
         out,
         "topology    {} ({} processors)",

@@ -1,5 +1,5 @@
 //! Collective workloads on the packet engine: each phase of a
-//! [`Collective`](fatnet_traffic::Collective) (all-to-all, allreduce; MPICH's schedules, see
+//! [`Collective`] (all-to-all, allreduce; MPICH's schedules, see
 //! [`fatnet_traffic::collective`]) run to completion, one after another, beside the
 //! congestion-based lower bound of its completion time.
 //!

@@ -142,7 +142,7 @@ enum Command {
     Route(route_cmd::RouteArgs),
     /// Synchronous packet routing (Greenberg–Oh's STORE, WORM and SPLIT; FP/RP/GP paths,
     /// FO/RR/FF scans) on any topology, over many seeded trials: latency with 99% intervals.
-    Simulate(simulate_cmd::SimulateArgs),
+    Simulate(Box<simulate_cmd::SimulateArgs>),
     /// Parameter sweeps from a TOML file: run them on all cores or under mpirun, resume them
     /// after a crash, summarize them (`run FILE --out DIR [--resume]`, `summarize DIR`,
     /// `check FILE`).
@@ -284,7 +284,7 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<ExitCode> {
         }
         Command::Schedule(args) => return schedule_cmd::run(args, out),
         Command::Route(args) => route_cmd::run_route(args, out)?,
-        Command::Simulate(args) => simulate_cmd::run(args, out)?,
+        Command::Simulate(args) => simulate_cmd::run(*args, out)?,
         Command::Queue(args) => queue_cmd::run(&args, out)?,
         Command::Exchange(args) => exchange_cmd::run(args, out)?,
         Command::Broadcast(args) => exchange_cmd::run_broadcast(args, out)?,

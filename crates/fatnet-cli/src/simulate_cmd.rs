@@ -13,10 +13,12 @@ use clap::Args;
 use fatnet::fabric::{FabricFiles, FabricFormat};
 use fatnet::online::packet::{FlowControl, Outcome, QueueCapacity};
 use fatnet::scenario::{
-    DynamicOptions, DynamicScenario, Network, PacketOptions, PacketRunFile, PacketScenario,
-    PacketSummary, RunOptions,
+    CollectiveScenario, DynamicOptions, DynamicScenario, Network, PacketOptions, PacketRunFile,
+    PacketScenario, PacketSummary, RunOptions,
 };
-use fatnet::traffic::TrafficSpec;
+use fatnet::traffic::{Collective, TrafficSpec};
+
+mod collective;
 
 /// What `fatnet simulate --help` prints after the options.
 pub fn long_help() -> String {
@@ -118,7 +120,10 @@ CONFIG FILE (--config FILE.toml):
 
 {}
 
+{}
+
 {}",
+        collective::HELP,
         crate::dynamic_cmd::HELP,
         crate::TOPOLOGY_GRAMMAR,
         crate::TRAFFIC_GRAMMAR
@@ -143,6 +148,15 @@ pub struct SimulateArgs {
     /// Required, here or as `traffic` in --config.
     #[arg(long, short)]
     traffic: Option<TrafficSpec>,
+    /// A collective instead of a message set: `alltoall:order=shift|pairwise` or
+    /// `allreduce:alg=ring|rd`, with `,flits=F` or `,bytes=B`; its phases run one after another,
+    /// each beside its lower bound (see COLLECTIVES).
+    #[arg(
+        long,
+        value_name = "SPEC",
+        conflicts_with_all = ["traffic", "per_trial", "latencies"]
+    )]
+    collective: Option<Collective>,
     #[command(flatten)]
     options: PacketOptions,
     #[command(flatten)]
@@ -212,6 +226,7 @@ impl SimulateArgs {
         let mut batch_only: Vec<String> = self.options.given().iter().map(|p| p.flag()).collect();
         for (flag, given) in [
             ("--traffic", self.traffic.is_some()),
+            ("--collective", self.collective.is_some()),
             ("--config", self.config.is_some()),
             ("--latencies", self.latencies),
             ("--fabric", self.fabric.is_some()),
@@ -262,10 +277,26 @@ pub fn run(args: SimulateArgs, out: &mut impl Write) -> Result<()> {
             format: args.fabric_format.unwrap_or_default(),
         })
     });
+    let topology = args.spec.or(fabric).or(file.topology).ok_or_else(|| {
+        anyhow!("no topology: give SPEC, --fabric FILE, or `topology` in --config")
+    })?;
+    if let Some(collective) = args.collective {
+        if file.traffic.is_some() {
+            bail!("`traffic` in --config does not apply with --collective");
+        }
+        if args.run.trials.or(file.run.trials).is_some() {
+            bail!("--trials does not apply to --collective (one run, seeded per phase)");
+        }
+        let scenario = CollectiveScenario {
+            topology,
+            collective,
+            options: args.options.or(file.options),
+        };
+        let seed = args.run.or(file.run).resolve()?.seed;
+        return collective::run(&scenario, seed, args.json, out);
+    }
     let scenario = PacketScenario {
-        topology: args.spec.or(fabric).or(file.topology).ok_or_else(|| {
-            anyhow!("no topology: give SPEC, --fabric FILE, or `topology` in --config")
-        })?,
+        topology,
         traffic: args
             .traffic
             .or(file.traffic)

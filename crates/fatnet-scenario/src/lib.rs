@@ -37,6 +37,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+pub mod collective;
 pub mod dynamic;
 mod network;
 pub mod packet;
@@ -46,6 +47,9 @@ mod run;
 pub mod runner;
 pub mod schedule;
 
+pub use collective::{
+    CollectiveReport, CollectiveScenario, PhaseBound, PhaseReport, PreparedCollective,
+};
 pub use dynamic::{
     BroadcastSummary, DynamicOptions, DynamicReport, DynamicScenario, DynamicSetup, DynamicSummary,
     DynamicTrial, PooledRun, PreparedDynamic, RoutingSummary, RunProtocol,

@@ -40,6 +40,7 @@
 #![deny(missing_docs)]
 
 pub mod arrivals;
+pub mod collective;
 mod error;
 pub mod io;
 mod message;
@@ -58,6 +59,7 @@ pub use error::TrafficError;
 /// [`TrafficError::OverMemoryBudget`]. 2 GiB leaves room for every experiment's size (a
 /// permutation on 2^27 processors, 8 permutations on 2^24).
 pub const MEMORY_BUDGET: u64 = 2 << 30;
+pub use collective::Collective;
 pub use message::{MAX_MESSAGES, Message, MessageId, MessageSet};
 pub use spec::{TrafficSpec, ValiantBase};
 

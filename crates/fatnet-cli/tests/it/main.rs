@@ -2,6 +2,7 @@
 
 mod cli;
 mod clos;
+mod collective;
 mod common;
 mod dynamic;
 mod exchange;

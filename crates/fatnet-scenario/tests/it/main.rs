@@ -1,5 +1,6 @@
 //! Integration tests of fatnet-scenario.
 
+mod collective;
 mod dynamic;
 mod packet;
 mod trials;

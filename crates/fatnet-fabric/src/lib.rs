@@ -57,6 +57,7 @@
 
 pub mod analysis;
 mod clos;
+pub mod credit;
 mod error;
 pub mod export;
 mod fabric;
@@ -74,6 +75,7 @@ pub use analysis::{
     analyze, count_on_link,
 };
 pub use clos::from_folded_clos;
+pub use credit::{Channel, CreditLoop, CreditLoops, LaneCount, VirtualLanes, credit_loops};
 pub use error::FabricError;
 pub use fabric::{Endpoint, Fabric, Lft, Link, Node, NodeId, NodeKind, Port, PortId};
 pub use files::{FabricFiles, FabricFormat, LoadedFabric};

@@ -2,6 +2,7 @@
 //! fabrics (when `../shared/fabrics` is present), and property tests on bad input.
 
 mod analysis;
+mod credit;
 mod fixtures;
 mod opensm;
 mod packet;

@@ -30,6 +30,8 @@ pub const TARGETS: &[(&str, Body)] = &[
     ("sweep_toml", sweep_toml),
     ("simulate_config", simulate_config),
     ("fabric_readers", fabric_readers),
+    ("sl2vl_dump", sl2vl_dump),
+    ("path_records", path_records),
 ];
 
 /// The input as text: its longest valid UTF-8 prefix, as libFuzzer's `&str` harnesses take it
@@ -206,4 +208,50 @@ pub fn fabric_readers(bytes: &[u8]) {
             let _ = FabricTopology::new(&fabric);
         }
     }
+}
+
+/// OpenSM's `opensm-sl2vl.dump` (`fatnet_fabric::credit::parse_sl2vl`): a table that parses has
+/// VLs 0..=15, ports up to 254, a unicast base LID and each (input, output) pair once.
+pub fn sl2vl_dump(bytes: &[u8]) {
+    let text = text(bytes);
+    let Ok((tables, report)) = fatnet_fabric::credit::parse_sl2vl(text, "opensm-sl2vl.dump") else {
+        return;
+    };
+    assert!(
+        report
+            .unrecognised
+            .iter()
+            .all(|l| (1..=report.lines).contains(l))
+    );
+    for t in &tables {
+        assert!((1..=0xBFFF).contains(&t.lid), "{t:?}");
+        let mut pairs: Vec<(u8, u8)> = t.rows.iter().map(|r| (r.0, r.1)).collect();
+        assert!(pairs.iter().all(|&(i, o)| i <= 254 && o <= 254), "{t:?}");
+        pairs.sort_unstable();
+        let n = pairs.len();
+        pairs.dedup();
+        assert_eq!(pairs.len(), n, "a port pair twice: {t:?}");
+        assert!(t.rows.iter().all(|r| r.2.iter().all(|&v| v <= 15)), "{t:?}");
+    }
+}
+
+/// `saquery PR` output (`fatnet_fabric::credit::parse_path_records`): a record that parses has
+/// unicast LIDs and an SL 0..=15, one record per (slid, dlid) pair.
+pub fn path_records(bytes: &[u8]) {
+    let text = text(bytes);
+    let Ok((records, _)) = fatnet_fabric::credit::parse_path_records(text, "saquery-pr.out") else {
+        return;
+    };
+    let mut pairs: Vec<(u16, u16)> = records.iter().map(|r| (r.slid, r.dlid)).collect();
+    for r in &records {
+        assert!(
+            (1..=0xBFFF).contains(&r.slid) && (1..=0xBFFF).contains(&r.dlid),
+            "{r:?}"
+        );
+        assert!(r.sl <= 15, "{r:?}");
+    }
+    pairs.sort_unstable();
+    let n = pairs.len();
+    pairs.dedup();
+    assert_eq!(pairs.len(), n, "a (slid, dlid) pair twice");
 }

@@ -22,6 +22,7 @@ use serde::Serialize;
 use crate::traffic_spec;
 
 mod counts;
+mod credit;
 mod ebb;
 mod failures;
 mod report;
@@ -117,7 +118,8 @@ enum FabricCommand {
     /// deterministic GUIDs, for OpenSM to route under ibsim (`scripts/opensm-loop.sh`).
     #[command(after_help = EXPORT_HELP)]
     Export {
-        /// The network: `ftree:n=N,m=M,r=R` (Yuan's folded Clos) or `karyntree:k=K,levels=L`.
+        /// The network: `ftree:n=N,m=M,r=R` (Yuan's folded Clos), `karyntree:k=K,levels=L`,
+        /// `ring:s=S,h=H` or `torus:x=X,y=Y,h=H` (switches with H CAs each).
         spec: String,
         /// Write to FILE (through a temporary file and a rename) instead of standard output.
         #[arg(long, short)]
@@ -129,6 +131,20 @@ enum FabricCommand {
     /// distributions over the draws.
     #[command(after_help = format!("{FABRIC_HELP}\n\n{}", failures::FAILURES_HELP))]
     Failures(failures::FailuresArgs),
+    /// Credit loops (deadlock): build the channel dependency graph of every traced route (an
+    /// arc from link a to link b when some route uses b right after a), per virtual lane when
+    /// the SL-to-VL tables and the routes' SLs are given, and report a cycle with, for each of
+    /// its dependencies, a route that creates it.
+    #[command(after_help = credit::HELP)]
+    CreditLoops {
+        #[command(flatten)]
+        files: FabricFileArgs,
+        #[command(flatten)]
+        lanes: credit::LaneArgs,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 const EXPORT_HELP: &str = "\
@@ -137,6 +153,12 @@ NETWORKS:
                           n+m ports, m top switches with r ports
   karyntree:k=K,levels=L  Petrini and Vanneschi's k-ary n-tree: L levels of K^(L-1) switches
                           with 2K ports, K^L CAs
+  ring:s=S,h=H            a ring of S >= 3 switches with H CAs each (h defaults to 1): port
+                          k+1 -> CA, port H+1 -> the next switch (its port H+2)
+  torus:x=X,y=Y,h=H       a 2-D torus of X*Y switches (X, Y >= 3), switch (x, y) has index
+                          x + X*y; ports H+1/H+2 -> +x/-x, H+3/H+4 -> +y/-y, H CAs each
+                          (direct networks: minhop routes them with credit loops; lash and
+                          dfsssp break them with virtual lanes, see `fabric credit-loops`)
   Other topology specs have no InfiniBand form here and are refused.
 
 GUIDS (deterministic: the same spec always writes the same file):
@@ -146,6 +168,7 @@ GUIDS (deterministic: the same spec always writes the same file):
                                named S-<GUID>, described `sw <level> <index>`; level 1 holds
                                the CAs' switches
   ftree: bottom switch v is (1, v), port k+1 -> CA v*n+k, port n+1+t -> top switch (2, t)
+  ring, torus: switch i is (1, i); CA x hangs off switch x/H, port x%H+1
   Switches come first (level by level), then the CAs in index order; ibsim puts the SM on the
   first switch and OpenSM numbers LIDs switches first, then CAs.
 
@@ -191,6 +214,10 @@ fn load(files: &FabricFileArgs) -> Result<LoadedFabric> {
 
 /// `fatnet fabric export`: the net file of a folded Clos or k-ary n-tree spec.
 fn export(spec: &str) -> Result<String> {
+    if spec.starts_with("ring:") || spec.starts_with("torus:") {
+        let t: fatnet::fabric::export::SwitchTorus = spec.parse()?;
+        return Ok(t.net());
+    }
     let parsed: TopologySpec = spec
         .parse()
         .with_context(|| format!("invalid topology spec `{spec}`"))?;
@@ -228,6 +255,7 @@ pub fn run(args: FabricArgs, out: &mut impl Write) -> Result<()> {
         FabricCommand::Counts(a) => counts::run(&a)?,
         FabricCommand::Failures(a) => failures::failures(&a)?,
         FabricCommand::Report(a) => report::run(&a)?,
+        FabricCommand::CreditLoops { files, lanes, json } => credit::run(&files, &lanes, json)?,
         FabricCommand::Export { spec, output } => {
             let net = export(&spec)?;
             if let Some(path) = output {
@@ -291,6 +319,8 @@ struct CheckJson {
     shifts_congestion_free: Option<u32>,
     /// The shifts that load some link more than once.
     congested_shifts: Option<Vec<ShiftJson>>,
+    /// No cycle in the channel dependency graph, all routes on one virtual lane.
+    credit_loop_free: Option<bool>,
 }
 
 fn fault_text(f: &Fabric, fault: RouteFault) -> String {
@@ -335,6 +365,7 @@ fn check(files: &FabricFileArgs, json: bool) -> Result<String> {
         shifts: None,
         shifts_congestion_free: None,
         congested_shifts: None,
+        credit_loop_free: None,
     };
     let mut s = String::new();
     writeln!(
@@ -463,6 +494,9 @@ fn check(files: &FabricFileArgs, json: bool) -> Result<String> {
             _ => writeln!(s)?,
         }
         j.congested_shifts = Some(congested);
+        let loops = fatnet::fabric::credit_loops(f, None)?;
+        j.credit_loop_free = Some(loops.is_free());
+        writeln!(s, "{}", credit::verdict_line(f, &loops))?;
     }
     if json {
         let mut out = serde_json::to_string_pretty(&j)?;

@@ -201,6 +201,26 @@ pub enum FabricError {
         /// The least value accepted.
         min: u64,
     },
+    /// Something an analysis needs for every node or pair is missing from a file: a switch's
+    /// SL-to-VL table, a row of it, or the SL of a pair of CAs.
+    #[error("{file}: no {what} {name}")]
+    MissingEntry {
+        /// The file that should have it.
+        file: String,
+        /// What is missing.
+        what: &'static str,
+        /// For which node, port pair or route.
+        name: String,
+    },
+    /// A network specification that cannot be built (`ring:`/`torus:` of
+    /// [`SwitchTorus`](crate::export::SwitchTorus)).
+    #[error("`{spec}`: expected {expected}")]
+    BadSpec {
+        /// The specification (truncated to 80 characters).
+        spec: String,
+        /// What was expected.
+        expected: &'static str,
+    },
     /// A file ended before a construct it opened was complete.
     #[error("{file}:{line}: unexpected end of file: expected {expected}")]
     UnexpectedEof {

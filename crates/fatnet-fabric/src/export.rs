@@ -28,10 +28,19 @@
 //!   [`KAryNTree::up_neighbor`]`(h, w, j)`, arriving on its down port `(digit h − 1 of w) + 1`.
 //!   The top switches' up ports are unconnected.
 //!
+//! - [`SwitchTorus`] (`ring:s=S,h=H`, `torus:x=X,y=Y,h=H`): a ring or 2-D torus of switches,
+//!   all at level 1, with `H` CAs each (a direct network, for routings that are *not* free of
+//!   credit loops, and for the engines that break them with virtual lanes). Switch `(x, y)` has
+//!   index `x + X·y` (ring: `y = 0`); port `k + 1` (`k < H`) leads to CA `index·H + k`; port
+//!   `H + 1` leads to the `+x` neighbour, arriving on its port `H + 2` (and `H + 2` to the
+//!   `−x` one); a torus adds port `H + 3` to the `+y` neighbour, arriving on its port `H + 4`.
+//!
 //! Node order in the file: switches level by level (bottom first), then the CAs in index order.
 //! ibsim attaches the SM (`SIM_HOST` unset) at the first node of the file, switch `(1, 0)`.
 
 use std::fmt::Write as _;
+
+use std::str::FromStr;
 
 use fatnet_topology::{FoldedClos, KAryNTree};
 
@@ -366,6 +375,156 @@ pub fn fabric_net(fabric: &Fabric) -> Result<String, FabricError> {
     Ok(s)
 }
 
+/// A ring (one dimension) or 2-D torus of switches with `hosts` CAs each (`ring:s=S,h=H`,
+/// `torus:x=X,y=Y,h=H`; `h` defaults to 1). Every dimension has at least 3 switches, so that
+/// each switch has two distinct neighbours per dimension.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SwitchTorus {
+    dims: Vec<u32>,
+    hosts: u32,
+}
+
+impl SwitchTorus {
+    /// A torus of `dims` switches per dimension (one or two dimensions) with `hosts` CAs each.
+    ///
+    /// # Errors
+    /// [`FabricError::BadSpec`] for no or more than two dimensions, a dimension below 3 or no
+    /// host; [`FabricError::TooLarge`] (from [`check_ib_limits`]) for more than 254 ports or
+    /// 49,151 nodes, checked before anything is built.
+    pub fn new(dims: &[u32], hosts: u32) -> Result<Self, FabricError> {
+        let bad = |expected| FabricError::BadSpec {
+            spec: format!("{dims:?} switches, {hosts} hosts"),
+            expected,
+        };
+        if dims.is_empty() || dims.len() > 2 {
+            return Err(bad("one (ring) or two (torus) dimensions"));
+        }
+        if dims.iter().any(|&d| d < 3) {
+            return Err(bad("at least 3 switches per dimension"));
+        }
+        if hosts == 0 {
+            return Err(bad("at least one host per switch"));
+        }
+        let switches = dims.iter().map(|&d| u64::from(d)).product::<u64>();
+        let ports = u64::from(hosts) + 2 * dims.len() as u64;
+        check_ib_limits(
+            u32::try_from(ports).unwrap_or(u32::MAX),
+            switches.saturating_mul(1 + u64::from(hosts)),
+        )?;
+        Ok(Self {
+            dims: dims.to_vec(),
+            hosts,
+        })
+    }
+
+    /// The switches per dimension.
+    #[must_use]
+    pub fn dims(&self) -> &[u32] {
+        &self.dims
+    }
+
+    /// The CAs per switch.
+    #[must_use]
+    pub fn hosts(&self) -> u32 {
+        self.hosts
+    }
+
+    /// The number of switches.
+    #[must_use]
+    pub fn switches(&self) -> u32 {
+        self.dims.iter().product()
+    }
+
+    /// The network in ibsim's net format (scheme in the module documentation).
+    #[must_use]
+    pub fn net(&self) -> String {
+        let h = self.hosts;
+        let x_len = self.dims[0];
+        let y_len = self.dims.get(1).copied().unwrap_or(1);
+        let ports = h + 2 * self.dims.len() as u32;
+        let mut nodes = Vec::new();
+        for i in 0..self.switches() {
+            let (x, y) = (i % x_len, i / x_len);
+            let mut sw = switch_node(1, i, ports);
+            for k in 0..h {
+                sw.links.push((k + 1, ca_guid(i * h + k), false, 1));
+            }
+            let at = |x: u32, y: u32| switch_guid(1, x + x_len * y);
+            sw.links.push((h + 1, at((x + 1) % x_len, y), true, h + 2));
+            sw.links
+                .push((h + 2, at((x + x_len - 1) % x_len, y), true, h + 1));
+            if self.dims.len() == 2 {
+                sw.links.push((h + 3, at(x, (y + 1) % y_len), true, h + 4));
+                sw.links
+                    .push((h + 4, at(x, (y + y_len - 1) % y_len), true, h + 3));
+            }
+            nodes.push(sw);
+        }
+        for c in 0..self.switches() * h {
+            nodes.push(ca_node(c, switch_guid(1, c / h), c % h + 1));
+        }
+        write_net(
+            &format!(
+                "{self}: {} switches, {} processors",
+                self.switches(),
+                self.switches() * h
+            ),
+            &mut nodes,
+        )
+    }
+}
+
+impl std::fmt::Display for SwitchTorus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.dims[..] {
+            [s] => write!(f, "ring:s={s},h={}", self.hosts),
+            [x, y] => write!(f, "torus:x={x},y={y},h={}", self.hosts),
+            _ => write!(f, "torus:{:?},h={}", self.dims, self.hosts),
+        }
+    }
+}
+
+impl FromStr for SwitchTorus {
+    type Err = FabricError;
+
+    /// `ring:s=S[,h=H]` or `torus:x=X,y=Y[,h=H]`.
+    fn from_str(text: &str) -> Result<Self, FabricError> {
+        let bad = |expected| FabricError::BadSpec {
+            spec: text.chars().take(80).collect(),
+            expected,
+        };
+        let (kind, rest) = text
+            .split_once(':')
+            .ok_or_else(|| bad("`ring:s=S,h=H` or `torus:x=X,y=Y,h=H`"))?;
+        let keys: &[&str] = match kind {
+            "ring" => &["s", "h"],
+            "torus" => &["x", "y", "h"],
+            _ => return Err(bad("`ring:s=S,h=H` or `torus:x=X,y=Y,h=H`")),
+        };
+        let mut values: Vec<Option<u32>> = vec![None; keys.len()];
+        for item in rest.split(',') {
+            let (k, v) = item
+                .split_once('=')
+                .ok_or_else(|| bad("`key=value` items separated by commas"))?;
+            let i = keys
+                .iter()
+                .position(|&x| x == k.trim())
+                .ok_or_else(|| bad("keys s, h (ring) or x, y, h (torus)"))?;
+            let v: u32 = v
+                .trim()
+                .parse()
+                .map_err(|_| bad("a decimal number after `=`"))?;
+            if values[i].replace(v).is_some() {
+                return Err(bad("each key once"));
+            }
+        }
+        let hosts = values.pop().flatten().unwrap_or(1);
+        let dims: Option<Vec<u32>> = values.into_iter().collect();
+        let dims = dims.ok_or_else(|| bad("every dimension: s (ring), x and y (torus)"))?;
+        SwitchTorus::new(&dims, hosts)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -458,5 +617,61 @@ mod tests {
         let top = f.node_by_guid(switch_guid(3, 0)).unwrap();
         assert_eq!(f.node(top).kind(), NodeKind::Switch);
         assert_eq!(f.neighbours(top).count(), 2);
+    }
+
+    #[test]
+    fn switch_torus_parses_and_wires() {
+        let t: SwitchTorus = "torus:x=4,y=3,h=2".parse().unwrap();
+        assert_eq!((t.dims(), t.hosts(), t.switches()), (&[4, 3][..], 2, 12));
+        assert_eq!(t.to_string(), "torus:x=4,y=3,h=2");
+        let (f, report) = crate::ibnetdiscover::parse(&t.net(), "torus.net").unwrap();
+        assert_eq!(report.unrecognised_count(), 0);
+        // 24 CA links + 2 links per switch.
+        assert_eq!(
+            (f.switches().count(), f.cas().count(), f.links().len()),
+            (12, 24, 48)
+        );
+        // Switch (3, 2) = index 11: +x wraps to (0, 2) = 8, +y wraps to (3, 0) = 3.
+        let s11 = f.node_by_guid(switch_guid(1, 11)).unwrap();
+        let px = f.peer(s11, 3).unwrap();
+        assert_eq!(
+            (f.node(px.node).guid(), px.port),
+            (Some(switch_guid(1, 8)), 4)
+        );
+        let py = f.peer(s11, 5).unwrap();
+        assert_eq!(
+            (f.node(py.node).guid(), py.port),
+            (Some(switch_guid(1, 3)), 6)
+        );
+        let ca23 = f.node_by_guid(ca_guid(23)).unwrap();
+        assert_eq!(f.peer(s11, 2).unwrap().node, ca23);
+        let ring: SwitchTorus = "ring:s=5".parse().unwrap();
+        assert_eq!(ring.to_string(), "ring:s=5,h=1");
+        let (f, _) = crate::ibnetdiscover::parse(&ring.net(), "ring.net").unwrap();
+        assert_eq!(
+            (f.switches().count(), f.cas().count(), f.links().len()),
+            (5, 5, 10)
+        );
+        for bad in [
+            "ring:s=2",
+            "ring:h=1",
+            "ring:s=5,s=6",
+            "ring:s=5,x=1",
+            "torus:x=3",
+            "torus:x=3,y=3,h=0",
+            "torus:x=3,y=3,h=251",
+            "torus:x=300,y=300,h=1",
+            "mesh:x=3",
+            "ring:s=-1",
+        ] {
+            let e = bad.parse::<SwitchTorus>().unwrap_err();
+            assert!(
+                matches!(
+                    e,
+                    FabricError::BadSpec { .. } | FabricError::TooLarge { .. }
+                ),
+                "{bad}: {e}"
+            );
+        }
     }
 }

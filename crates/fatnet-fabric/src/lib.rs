@@ -58,6 +58,7 @@
 pub mod analysis;
 mod clos;
 pub mod counts;
+pub mod credit;
 pub mod ebb;
 mod error;
 pub mod export;
@@ -81,6 +82,7 @@ pub use analysis::{
 };
 pub use clos::from_folded_clos;
 pub use counts::{HopHistogram, LevelSpread, RouteCounts, hop_histogram, per_level, route_counts};
+pub use credit::{Channel, CreditLoop, CreditLoops, LaneCount, VirtualLanes, credit_loops};
 pub use ebb::{
     BisectionFlows, Ebb, EbbConfig, effective_bisection_bandwidth, flow_shares, random_bisection,
 };

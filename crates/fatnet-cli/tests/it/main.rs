@@ -7,6 +7,7 @@ mod common;
 mod dynamic;
 mod exchange;
 mod fabric;
+mod fabric_credit;
 mod fabric_ebb;
 mod fabric_failures;
 mod fabric_report;

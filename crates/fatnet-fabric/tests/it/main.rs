@@ -3,6 +3,7 @@
 
 mod analysis;
 mod counts;
+mod credit;
 mod ebb;
 mod failures;
 mod fixtures;

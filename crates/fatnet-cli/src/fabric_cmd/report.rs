@@ -12,7 +12,7 @@ use fatnet::fabric::report::{
     self as render, Histogram, LinkLoads, Report, Verdict, VerdictStatus,
 };
 use fatnet::fabric::{
-    EbbConfig, Fabric, FabricError, FaultKind, analyze, count_on_link,
+    CreditLoops, EbbConfig, Fabric, FabricError, FaultKind, analyze, count_on_link, credit_loops,
     effective_bisection_bandwidth, hop_histogram,
 };
 use serde::Serialize;
@@ -115,6 +115,8 @@ struct ReportJson {
     /// Mean effective bisection bandwidth over `bisections` draws, and its 95 % half-width.
     ebb_mean: Option<f64>,
     ebb_half_width: Option<f64>,
+    /// Whether the channel dependency graph of the routes is acyclic (all routes on one VL).
+    credit_loop_free: Option<bool>,
 }
 
 /// Runs `fatnet fabric report`; returns what goes to standard output.
@@ -160,6 +162,7 @@ pub(super) fn run(a: &ReportArgs) -> Result<String> {
         hop_histogram: None,
         ebb_mean: None,
         ebb_half_width: None,
+        credit_loop_free: None,
     };
     let document = if a.dot {
         render::dot(f, per_link)?
@@ -211,6 +214,9 @@ pub(super) fn run(a: &ReportArgs) -> Result<String> {
         let hops;
         if let Some(an) = &analysis {
             verdicts(f, an, &mut r.verdicts);
+            let loops = credit_loops(f, None)?;
+            j.credit_loop_free = Some(loops.is_free());
+            r.verdicts.push(credit_verdict(f, &loops));
             r.worst = Some(&an.worst);
             hops = hop_histogram(f).counts;
             j.hop_histogram = Some(
@@ -428,6 +434,34 @@ fn ebb_section(
             .collect(),
     });
     Ok(())
+}
+
+/// The credit-loop verdict (`fatnet fabric credit-loops` without virtual lanes): the witness
+/// loop's links, each with the route that makes the next link depend on it.
+fn credit_verdict(f: &Fabric, c: &CreditLoops) -> Verdict {
+    let ca = |i: u32| f.node(f.ca_order()[i as usize]).name().to_owned();
+    let mut detail = vec![super::credit::verdict_line(f, c)];
+    if let Some(w) = &c.witness {
+        let n = w.channels.len();
+        for (k, (ch, &(s, d))) in w.channels.iter().zip(&w.routes).enumerate() {
+            detail.push(format!(
+                "{} → then {}: route {} → {}",
+                f.link_label(ch.link),
+                f.link_label(w.channels[(k + 1) % n].link),
+                ca(s),
+                ca(d)
+            ));
+        }
+    }
+    Verdict {
+        title: "Credit loops (deadlock), all routes on one virtual lane".into(),
+        status: if c.is_free() {
+            VerdictStatus::Pass
+        } else {
+            VerdictStatus::Fail
+        },
+        detail,
+    }
 }
 
 /// The verdicts of `fatnet fabric check`, in words, with names instead of positions.

@@ -69,6 +69,10 @@ fn html_report_is_written_and_summarised() {
     let ebb = json(&["fabric", "ebb", s(&fabric), "--seed", "3", "--json"]);
     assert_eq!(v["ebb_mean"], ebb["mean"]);
     assert!(html.contains("Effective bisection bandwidth of 1000 random bisections"));
+    // The credit-loop verdict is `fatnet fabric check`'s (OpenSM's ftree: loop-free).
+    assert_eq!(v["credit_loop_free"], check["credit_loop_free"]);
+    assert_eq!(v["credit_loop_free"], true);
+    assert!(html.contains("Credit loops (deadlock)"));
     assert!(html.contains("Nonblocking (Yuan&#39;s Lemma 1)"));
     assert!(html.contains("Hops per route"));
     assert!(html.contains("Worst-case permutation"));

@@ -57,6 +57,7 @@
 
 pub mod analysis;
 mod clos;
+pub mod compare;
 mod error;
 pub mod export;
 mod fabric;
@@ -68,18 +69,21 @@ pub mod opensm;
 mod text;
 mod topology;
 mod trace;
+pub mod traffic;
 
 pub use analysis::{
     Analysis, DirectedLink, Lemma1, Lemma1Witness, LinkRoutes, ShiftLoad, TrafficLoad, WorstCase,
     analyze, count_on_link,
 };
 pub use clos::from_folded_clos;
+pub use compare::{FabricComparison, compare};
 pub use error::FabricError;
 pub use fabric::{Endpoint, Fabric, Lft, Link, Node, NodeId, NodeKind, Port, PortId};
 pub use files::{FabricFiles, FabricFormat, LoadedFabric};
 pub use text::{LineReport, MAX_FILE_BYTES, read_text};
 pub use topology::FabricTopology;
 pub use trace::{FaultKind, Hop, RouteFault, TraceSummary};
+pub use traffic::FabricTraffic;
 
 /// Reads an ib_flit_sim example: the `.ned`, its `.fdbs` + `.fdbs.ini` and (optionally) the
 /// `ftree.hcas` CA order, given as `(file name, text)` pairs. Returns the fabric and one

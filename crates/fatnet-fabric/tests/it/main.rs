@@ -6,5 +6,6 @@ mod fixtures;
 mod opensm;
 mod packet;
 mod props;
+mod readers;
 mod shared;
 mod topology;

@@ -6,6 +6,7 @@ mod common;
 mod dynamic;
 mod exchange;
 mod fabric;
+mod fabric_readers;
 mod graph;
 mod pipes;
 mod queue;

@@ -45,7 +45,9 @@ FILES:
                          ftree order, anything else as ftree.hcas), else
                          opensm-ftree-ca-order.dump beside the tables when present and not
                          empty, else node order
-  --format ibdm          ibdm .topo system file (structure only so far)
+  --format ibdm          ibdm .topo system file (structure only so far; a director is its
+                         front panel only: `fatnet fabric compare TOPO NED` lists what the
+                         .ned of the same fabric has beyond it)
   --format auto          a folder or opensm-subnet.lst -> opensm, .ned -> flitsim,
                          .topo -> ibdm, anything else -> ibnetdiscover
 
@@ -68,9 +70,9 @@ TRAFFIC THAT NAMES HOSTS (fabric load only; resolved through the fabric, not by 
                          per line; each host of INI (default PATH.ini; `**HOST.app.dstSeqVecIdx =
                          N` or `**HOST.gen.dstSeqIndex = N`) sends one message to every LID of
                          its vector, LIDs resolved to CAs through the fabric's LID map
-  hosts:PATH             one `SRC DST` pair per line, by node name (H-1 also finds H_1_U1) or
-                         by a CA's node description (double-quoted when it has spaces), `#`
-                         comments
+  hosts:PATH             one `SRC DST` pair per line, by node name (ibdm's H-1/U1 also finds
+                         the .ned's H_1_U1) or by a CA's node description (double-quoted when
+                         it has spaces), `#` comments
   An unknown host or LID is an error naming the file and the line.";
 
 /// Arguments of `fatnet fabric`.

@@ -10,7 +10,8 @@
 //! This file is compiled by both workspaces: it names only crates that both depend on
 //! (`fatnet-topology`, `-traffic`, `-load`, `-fabric`, `-scenario`, `-repro`).
 
-use fatnet_fabric::{FabricTopology, flitsim, ibdm, ibnetdiscover, opensm};
+use fatnet_fabric::traffic::{self, FabricTraffic};
+use fatnet_fabric::{Fabric, FabricTopology, compare, flitsim, ibdm, ibnetdiscover, opensm};
 use fatnet_load::{PathSelection, analyze};
 use fatnet_repro::sweep::SweepSpec;
 use fatnet_scenario::{Network, PacketRunFile, PacketScenario};
@@ -32,6 +33,9 @@ pub const TARGETS: &[(&str, Body)] = &[
     ("fabric_readers", fabric_readers),
     ("sl2vl_dump", sl2vl_dump),
     ("path_records", path_records),
+    ("dst_seq", dst_seq),
+    ("host_pairs", host_pairs),
+    ("fabric_tables", fabric_tables),
 ];
 
 /// The input as text: its longest valid UTF-8 prefix, as libFuzzer's `&str` harnesses take it
@@ -254,4 +258,85 @@ pub fn path_records(bytes: &[u8]) {
     let n = pairs.len();
     pairs.dedup();
     assert_eq!(pairs.len(), n, "a (slid, dlid) pair twice");
+}
+
+/// The fabric the traffic and table bodies resolve against: switch `S-1` (LID 1, GUID 1) with
+/// the CAs `H-2` .. `H-5` (LIDs 2..5, described `host 2` ..) on its ports 1..4.
+fn small_fabric() -> Fabric {
+    let mut text = String::from("Switch\t4 \"S-1\"\t\t# \"sw\" base port 0 lid 1 lmc 0\n");
+    for h in 2..=5 {
+        text.push_str(&format!(
+            "[{}]\t\"H-{h}\"[1]({h}1) \t\t# \"host {h}\" lid {h} 4xQDR\n",
+            h - 1
+        ));
+    }
+    ibnetdiscover::parse(&text, "small")
+        .expect("a valid fabric")
+        .0
+}
+
+/// Every pair is a pair of CA-order positions.
+fn check_pairs(fabric: &Fabric, pairs: &[(u32, u32)]) {
+    let n = fabric.ca_order().len() as u32;
+    assert!(pairs.iter().all(|&(s, d)| s < n && d < n), "{pairs:?}");
+}
+
+/// ib_flit_sim destination sequences: the input up to a line `---` is the `.dstSeq`, the rest
+/// its `.dstSeq.ini`; resolved against [`small_fabric`], the pairs are CA positions and one per
+/// entry of every assigned vector.
+pub fn dst_seq(bytes: &[u8]) {
+    let text = text(bytes);
+    let (seq_text, ini_text) = text.split_once("\n---\n").unwrap_or((text, ""));
+    let seq = traffic::parse_dst_seq(seq_text, "x.dstSeq");
+    let ini = traffic::parse_dst_seq_ini(ini_text, "x.dstSeq.ini");
+    let (Ok((seq, _)), Ok((ini, _))) = (seq, ini) else {
+        return;
+    };
+    let fabric = small_fabric();
+    if let Ok(pairs) = traffic::dst_seq_pairs(&fabric, &seq, "x.dstSeq", &ini, "x.dstSeq.ini") {
+        check_pairs(&fabric, &pairs);
+        let entries: usize = ini.iter().map(|a| seq.vectors[&a.index].lids.len()).sum();
+        assert_eq!(pairs.len(), entries);
+    }
+}
+
+/// Host-name traffic against [`small_fabric`], and the input as a `--traffic` text: one that
+/// parses prints to a text that parses to itself.
+pub fn host_pairs(bytes: &[u8]) {
+    let text = text(bytes);
+    let fabric = small_fabric();
+    if let Ok((pairs, _)) = traffic::parse_host_pairs(&fabric, text, "hosts.txt") {
+        check_pairs(&fabric, &pairs);
+    }
+    if let Ok(t) = text.parse::<FabricTraffic>() {
+        let again: FabricTraffic = t.to_string().parse().expect("printed traffic parses");
+        assert_eq!(again.to_string(), t.to_string());
+    }
+}
+
+/// The table readers (`opensm-lfts.dump` / `ibroute` / `dump_fts`, `opensm.fdbs`) attached to
+/// [`small_fabric`] and traced; the `ibnetdiscover` reader's fabric compared with itself (the
+/// same) and with [`small_fabric`] (every node and link counted once).
+pub fn fabric_tables(bytes: &[u8]) {
+    let text = text(bytes);
+    for tables in [
+        opensm::parse_lfts(text, "opensm-lfts.dump"),
+        opensm::parse_fdbs(text, "opensm.fdbs"),
+    ] {
+        if let Ok((tables, _)) = tables
+            && let Ok(f) = opensm::attach_tables(small_fabric(), &tables, "t")
+        {
+            let s = f.trace_all();
+            assert_eq!(s.routes, 4 * 3);
+        }
+    }
+    if let Ok((f, _)) = ibnetdiscover::parse(text, "f.txt") {
+        assert!(compare(&f, &f).is_same());
+        let g = small_fabric();
+        let c = compare(&f, &g);
+        assert_eq!(c.matched.len() + c.only_in_a.len(), f.node_count());
+        assert_eq!(c.matched.len() + c.only_in_b.len(), g.node_count());
+        assert_eq!(c.common_links + c.links_only_in_a.len(), f.links().len());
+        assert_eq!(c.common_links + c.links_only_in_b.len(), g.links().len());
+    }
 }

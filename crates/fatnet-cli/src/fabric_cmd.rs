@@ -14,12 +14,12 @@ use fatnet::fabric::export::{
     check_folded_clos, check_kary_ntree, folded_clos_net, kary_ntree_net,
 };
 use fatnet::fabric::{
-    Fabric, FabricFiles, FabricFormat, LoadedFabric, PortId, RouteFault, analyze,
+    Fabric, FabricFiles, FabricFormat, FabricTraffic, LoadedFabric, PortId, RouteFault, analyze,
 };
 use fatnet::topology::{FoldedClos, KAryNTree, TopologySpec};
 use serde::Serialize;
 
-use crate::traffic_spec;
+mod compare;
 
 mod counts;
 mod credit;
@@ -41,8 +41,19 @@ FILES:
                          opensm-lfts.dump, --routes defaults to that folder. The CA order is
                          --ca-order, else opensm-ftree-ca-order.dump beside the tables when
                          present and not empty (the ftree engine), else node order
-  --format ibnetdiscover infiniband-diags topology dump (structure only so far)
-  --format ibdm          ibdm .topo system file (structure only so far)
+  --format ibnetdiscover infiniband-diags topology dump (every variant ibnetdiscover wrote
+                         since 2007: -g chassis grouping, -f, -l lists, port GUIDs or none);
+                         --routes is a table file read as for opensm (ibroute / dump_fts /
+                         dump_lfts.sh output, opensm-lfts.dump, opensm.fdbs) or a folder with
+                         an opensm-lfts.dump; tables attach by switch GUID, LIDs come from the
+                         dump's `lid` comments (a switch dumped with lid 0 takes its table
+                         header's). The CA order is --ca-order (a .dump file read as OpenSM's
+                         ftree order, anything else as ftree.hcas), else
+                         opensm-ftree-ca-order.dump beside the tables when present and not
+                         empty, else node order
+  --format ibdm          ibdm .topo system file (structure only so far; a director is its
+                         front panel only: `fatnet fabric compare TOPO NED` lists what the
+                         .ned of the same fabric has beyond it)
   --format auto          a folder or opensm-subnet.lst -> opensm, .ned -> flitsim,
                          .topo -> ibdm, anything else -> ibnetdiscover
 
@@ -58,6 +69,17 @@ WHAT IS COMPUTED (check, with tables):
                permutation attaining it (re-traced to confirm the count)
   shifts       every cyclic shift i -> i+k mod N in CA order (OpenSM's ftree engine
                promises these are congestion-free): which shifts load some link twice";
+
+const FABRIC_TRAFFIC: &str = "\
+TRAFFIC THAT NAMES HOSTS (fabric load only; resolved through the fabric, not by position):
+  dstseq:PATH[,ini=INI]  an ib_flit_sim destination sequence (src/vec_file.cc): `N: LID LID ...`
+                         per line; each host of INI (default PATH.ini; `**HOST.app.dstSeqVecIdx =
+                         N` or `**HOST.gen.dstSeqIndex = N`) sends one message to every LID of
+                         its vector, LIDs resolved to CAs through the fabric's LID map
+  hosts:PATH             one `SRC DST` pair per line, by node name (ibdm's H-1/U1 also finds
+                         the .ned's H_1_U1) or by a CA's node description (double-quoted when
+                         it has spaces), `#` comments
+  An unknown host or LID is an error naming the file and the line.";
 
 /// Arguments of `fatnet fabric`.
 #[derive(Args, Debug)]
@@ -83,11 +105,12 @@ enum FabricCommand {
     /// per-link loads, the congestion (most routes on one directed link, under the fabric's
     /// forwarding tables; not λ, which is over bundles and bounds every routing) and the
     /// hottest links.
-    #[command(after_help = format!("{FABRIC_HELP}\n\n{}", crate::TRAFFIC_GRAMMAR))]
+    #[command(after_help = format!("{FABRIC_HELP}\n\n{}\n{FABRIC_TRAFFIC}", crate::TRAFFIC_GRAMMAR))]
     Load {
         #[command(flatten)]
         files: FabricFileArgs,
-        /// The traffic: a pattern or `file:PATH` (processors = the CAs, in CA order).
+        /// The traffic: a pattern or `file:PATH` (processors = the CAs, in CA order),
+        /// `dstseq:PATH[,ini=INI]` (ib_flit_sim) or `hosts:PATH` (host-name pairs).
         #[arg(long, short)]
         traffic: String,
         /// Seed of the random patterns.
@@ -114,6 +137,10 @@ enum FabricCommand {
     /// worst-case certificate and histograms; or, with `--dot`, Graphviz DOT ranked by level.
     #[command(after_help = format!("{}\n\n{FABRIC_HELP}\n\n{}", report::report_help(), crate::TRAFFIC_GRAMMAR))]
     Report(report::ReportArgs),
+    /// Compare two files of one fabric (a `.topo` and a `.ned`, an `ibnetdiscover` dump and an
+    /// OpenSM subnet list, ...): the nodes, links and port counts one has and the other lacks.
+    #[command(after_help = compare::COMPARE_HELP)]
+    Compare(compare::CompareArgs),
     /// Write a generated fat-tree in ibsim's net format (an `ibnetdiscover`-style file) with
     /// deterministic GUIDs, for OpenSM to route under ibsim (`scripts/opensm-loop.sh`).
     #[command(after_help = EXPORT_HELP)]
@@ -256,6 +283,7 @@ pub fn run(args: FabricArgs, out: &mut impl Write) -> Result<()> {
         FabricCommand::Failures(a) => failures::failures(&a)?,
         FabricCommand::Report(a) => report::run(&a)?,
         FabricCommand::CreditLoops { files, lanes, json } => credit::run(&files, &lanes, json)?,
+        FabricCommand::Compare(a) => compare::run(&a)?,
         FabricCommand::Export { spec, output } => {
             let net = export(&spec)?;
             if let Some(path) = output {
@@ -528,18 +556,12 @@ struct LoadJson {
     hottest: Vec<HotJson>,
 }
 
-/// The (source, destination) CA-order positions of `spec` on the fabric's CAs (processor `i`
-/// is the `i`-th CA of the CA order): what `fabric load` and `fabric counts --traffic` route.
-fn traffic_pairs(
-    f: &Fabric,
-    spec: &fatnet::traffic::TrafficSpec,
-    seed: u64,
-) -> Result<Vec<(u32, u32)>> {
-    let n = u32::try_from(f.ca_order().len()).context("too many CAs")?;
-    let messages = spec
-        .generate(n, seed)
-        .with_context(|| format!("cannot make traffic `{spec}` on {n} CAs"))?;
-    Ok(messages.messages().iter().map(|m| (m.src, m.dst)).collect())
+/// A fabric traffic as the user gives it (a pattern, `file:PATH`, `dstseq:PATH`, `hosts:PATH`):
+/// what `fabric load`, `fabric counts --traffic` and `fabric report --traffic` route.
+fn fabric_traffic(traffic: &str) -> Result<FabricTraffic> {
+    traffic
+        .parse()
+        .with_context(|| format!("invalid traffic spec `{traffic}`"))
 }
 
 fn load_cmd(
@@ -549,13 +571,16 @@ fn load_cmd(
     top: usize,
     json: bool,
 ) -> Result<String> {
-    let spec = traffic_spec(traffic)?;
+    let spec = fabric_traffic(traffic)?;
     let l = load(files)?;
     let f = &l.fabric;
     if !f.has_lfts() {
         bail!("fabric load needs forwarding tables: pass --routes");
     }
-    let pairs = traffic_pairs(f, &spec, seed)?;
+    let n = f.ca_order().len();
+    let pairs = spec
+        .pairs(f, seed)
+        .with_context(|| format!("cannot make traffic `{spec}` on {n} CAs"))?;
     let t = f.traffic_load(&pairs, top)?;
     let ca = |i: u32| f.node(f.ca_order()[i as usize]).name().to_owned();
     let j = LoadJson {
@@ -596,7 +621,11 @@ fn load_cmd(
         s,
         "fabric {}: traffic {} on {} CAs, CA order {}",
         j.topology,
-        spec.shown_with_seed(seed),
+        if spec.is_random() {
+            format!("{spec} (seed {seed})")
+        } else {
+            spec.to_string()
+        },
         j.end_nodes,
         j.ca_order.as_deref().unwrap_or("node order")
     )?;

@@ -160,7 +160,7 @@ pub enum FabricError {
     /// Something a format cannot read: forwarding tables of a structure-only format, or a
     /// folder where a format wants a file.
     #[error(
-        "{file}: {what} cannot be read as {format} (tables: flitsim and opensm; folders: opensm)"
+        "{file}: {what} cannot be read as {format} (tables: flitsim, opensm and ibnetdiscover; folders: opensm)"
     )]
     Unsupported {
         /// The path given.
@@ -221,6 +221,10 @@ pub enum FabricError {
         /// What was expected.
         expected: &'static str,
     },
+    /// A traffic pattern that does not suit the fabric (its number of CAs), or a message-set
+    /// file that cannot be read.
+    #[error("traffic: {0}")]
+    Traffic(#[from] fatnet_traffic::TrafficError),
     /// A file ended before a construct it opened was complete.
     #[error("{file}:{line}: unexpected end of file: expected {expected}")]
     UnexpectedEof {

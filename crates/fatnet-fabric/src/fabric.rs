@@ -373,6 +373,28 @@ impl Fabric {
         Ok(self)
     }
 
+    /// Gives switch `id` (which has no LID yet) the LID `lid` on its port 0.
+    pub(crate) fn set_switch_lid(
+        &mut self,
+        loc: Loc<'_>,
+        id: NodeId,
+        lid: u16,
+    ) -> Result<(), FabricError> {
+        let l = usize::from(lid);
+        if lid == 0 || lid > 0xBFFF {
+            return Err(loc.lid_conflict(u32::from(lid), "not a unicast LID (1..=0xBFFF)"));
+        }
+        if self.lids.get(l).copied().flatten().is_some() {
+            return Err(loc.lid_conflict(u32::from(lid), "LID already taken"));
+        }
+        if self.lids.len() <= l {
+            self.lids.resize(l + 1, None);
+        }
+        self.lids[l] = Some(Endpoint { node: id, port: 0 });
+        self.nodes[id.index()].ports[0].lid = Some(lid);
+        Ok(())
+    }
+
     pub(crate) fn set_lft(&mut self, id: NodeId, lft: Lft) {
         self.lfts[id.index()] = Some(lft);
     }

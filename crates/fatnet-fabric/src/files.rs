@@ -15,6 +15,12 @@
 //!   output, or `opensm.fdbs`), by default the topology folder's when it has one; the CA order
 //!   is `opensm-ftree-ca-order.dump` beside the tables when present and not empty (OpenSM
 //!   leaves it empty when an engine other than ftree routed).
+//! - ibnetdiscover: the tables are read as for OpenSM (a folder's `opensm-lfts.dump`, or a
+//!   table file: `ibroute` / `dump_fts` / `dump_lfts.sh` output, `opensm-lfts.dump`,
+//!   `opensm.fdbs`) and attach by switch GUID; LIDs come from the dump's `lid` comments, a
+//!   switch without one (`lid 0`: dumped before the subnet manager ran) takes its table
+//!   header's. The CA order is `--ca-order` (an `.dump` file read as OpenSM's, anything else as
+//!   `ftree.hcas`), else OpenSM's ftree CA order beside the tables when present and not empty.
 
 use std::path::{Path, PathBuf};
 
@@ -28,7 +34,8 @@ fatnet_topology::named_options! {
         /// By the path: a folder or `opensm-subnet.lst` is opensm, `.ned` flitsim, `.topo`
         /// ibdm, anything else ibnetdiscover.
         Auto = "auto",
-        /// infiniband-diags `ibnetdiscover` output (structure only).
+        /// infiniband-diags `ibnetdiscover` output (+ tables from `ibroute` / `dump_fts` /
+        /// `dump_lfts.sh` output, `opensm-lfts.dump` or `opensm.fdbs`).
         Ibnetdiscover = "ibnetdiscover",
         /// ibdm `.topo` system file (structure only).
         Ibdm = "ibdm",
@@ -83,7 +90,8 @@ pub struct FabricFiles {
     /// The topology file (`.ned`, `.topo`, an `ibnetdiscover` dump, `opensm-subnet.lst` or an
     /// OpenSM dump folder).
     pub fabric: PathBuf,
-    /// The forwarding tables (flitsim: the `.fdbs`; opensm: a dump folder or a table file).
+    /// The forwarding tables (flitsim: the `.fdbs`; opensm and ibnetdiscover: a dump folder or a
+    /// table file).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub routes: Option<PathBuf>,
     /// A CA-order file (flitsim `ftree.hcas`, OpenSM's ftree CA-order dump).
@@ -174,6 +182,23 @@ impl FabricFiles {
         }
         reports.push(r);
         let mut ca_order_file = self.ca_order.clone();
+        if let Some(routes) = &self.routes
+            && format == FabricFormat::Ibnetdiscover
+        {
+            let (tables, r, tname, folder) = read_table_file(routes)?;
+            reports.push(r);
+            fabric = opensm::attach_tables(fabric, &tables, &tname)?;
+            if ca_order_file.is_none() {
+                ca_order_file = ftree_ca_order_in(&folder)?;
+            }
+            let apply = match &ca_order_file {
+                Some(p) if p.extension().and_then(|e| e.to_str()) != Some("dump") => {
+                    flitsim::apply_ca_order
+                }
+                _ => opensm::apply_ca_order,
+            };
+            return finish(fabric, format, Some(tname), ca_order_file, reports, apply);
+        }
         if let Some(routes) = &self.routes {
             if format != FabricFormat::Flitsim {
                 return Err(FabricError::Unsupported {
@@ -236,30 +261,12 @@ impl FabricFiles {
         let mut ca_order_file = self.ca_order.clone();
         let mut routes_name = None;
         if let Some(routes) = &routes {
-            let (table_file, folder) = if routes.is_dir() {
-                (routes.join(LFTS_DUMP), routes.clone())
-            } else {
-                let folder = match routes.parent() {
-                    Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-                    _ => PathBuf::from("."),
-                };
-                (routes.clone(), folder)
-            };
-            let (tname, ttext) = read(&table_file)?;
-            let (tables, r) = if table_file.file_name().and_then(|n| n.to_str()) == Some(FDBS) {
-                opensm::parse_fdbs(&ttext, &tname)?
-            } else {
-                opensm::parse_lfts(&ttext, &tname)?
-            };
+            let (tables, r, tname, folder) = read_table_file(routes)?;
             reports.push(r);
             fabric = opensm::attach_tables(fabric, &tables, &tname)?;
             routes_name = Some(tname);
             if ca_order_file.is_none() {
-                let beside = folder.join(FTREE_CA_ORDER);
-                // OpenSM leaves the file empty when another engine routed.
-                if beside.is_file() && !read(&beside)?.1.trim().is_empty() {
-                    ca_order_file = Some(beside);
-                }
+                ca_order_file = ftree_ca_order_in(&folder)?;
             }
         }
         finish(
@@ -271,6 +278,37 @@ impl FabricFiles {
             opensm::apply_ca_order,
         )
     }
+}
+
+/// Reads OpenSM-style tables (shared by the opensm and ibnetdiscover formats): a folder's
+/// `opensm-lfts.dump`, `opensm.fdbs`, or `opensm-lfts.dump`-shaped output (`ibroute`,
+/// `dump_fts`, `dump_lfts.sh`). Returns the tables, the report, the file read and its folder.
+fn read_table_file(
+    routes: &Path,
+) -> Result<(Vec<opensm::SwitchTable>, LineReport, String, PathBuf), FabricError> {
+    let (table_file, folder) = if routes.is_dir() {
+        (routes.join(LFTS_DUMP), routes.to_path_buf())
+    } else {
+        let folder = match routes.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        (routes.to_path_buf(), folder)
+    };
+    let (tname, ttext) = read(&table_file)?;
+    let (tables, r) = if table_file.file_name().and_then(|n| n.to_str()) == Some(FDBS) {
+        opensm::parse_fdbs(&ttext, &tname)?
+    } else {
+        opensm::parse_lfts(&ttext, &tname)?
+    };
+    Ok((tables, r, tname, folder))
+}
+
+/// The ftree engine's CA order in `folder`, when present and not empty (OpenSM leaves it empty
+/// when another engine routed).
+fn ftree_ca_order_in(folder: &Path) -> Result<Option<PathBuf>, FabricError> {
+    let beside = folder.join(FTREE_CA_ORDER);
+    Ok((beside.is_file() && !read(&beside)?.1.trim().is_empty()).then_some(beside))
 }
 
 /// A format's CA-order reader (`flitsim::apply_ca_order`, `opensm::apply_ca_order`).

@@ -57,6 +57,7 @@
 
 pub mod analysis;
 mod clos;
+pub mod compare;
 pub mod counts;
 pub mod credit;
 pub mod ebb;
@@ -75,12 +76,14 @@ pub mod routing;
 mod text;
 mod topology;
 mod trace;
+pub mod traffic;
 
 pub use analysis::{
     Analysis, DirectedLink, Lemma1, Lemma1Witness, LinkRoutes, ShiftLoad, TrafficLoad, WorstCase,
     analyze, count_on_link,
 };
 pub use clos::from_folded_clos;
+pub use compare::{FabricComparison, compare};
 pub use counts::{HopHistogram, LevelSpread, RouteCounts, hop_histogram, per_level, route_counts};
 pub use credit::{Channel, CreditLoop, CreditLoops, LaneCount, VirtualLanes, credit_loops};
 pub use ebb::{
@@ -94,6 +97,7 @@ pub use report::{Histogram, LinkLoads, Report, Verdict, VerdictStatus};
 pub use text::{LineReport, MAX_FILE_BYTES, read_text};
 pub use topology::FabricTopology;
 pub use trace::{FaultKind, Hop, RouteFault, TraceSummary};
+pub use traffic::FabricTraffic;
 
 /// Reads an ib_flit_sim example: the `.ned`, its `.fdbs` + `.fdbs.ini` and (optionally) the
 /// `ftree.hcas` CA order, given as `(file name, text)` pairs. Returns the fabric and one

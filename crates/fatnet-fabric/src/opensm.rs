@@ -308,6 +308,8 @@ pub fn parse_lfts(text: &str, file: &str) -> Result<(Vec<SwitchTable>, LineRepor
     // The open table, its range's LID count (what OpenSM's footer counts), its entries (what
     // `ibroute -a` counts) and its routed entries (`ibroute`'s "valid lids").
     let mut open: Option<(Open, u64, usize, usize)> = None;
+    // Inside a multicast table (`ibroute -M`, `dump_fts -M`), skipped up to its footer.
+    let mut multicast = false;
     let mut last_line = 0;
     for (i, raw) in text.lines().enumerate() {
         let loc = Loc { file, line: i + 1 };
@@ -317,7 +319,19 @@ pub fn parse_lfts(text: &str, file: &str) -> Result<(Vec<SwitchTable>, LineRepor
             continue;
         }
         let mut c = Cur::new(line, loc);
-        if line.starts_with("Unicast lids [") {
+        if multicast {
+            multicast = !line.ends_with("mlids dumped");
+            continue;
+        }
+        if line.starts_with("Multicast mlids [") {
+            if open.is_some() {
+                return Err(c.err("the `… lids dumped` footer of the previous table"));
+            }
+            multicast = true;
+        } else if line == "*** WARNING ***: this command has been replaced by dump_fts" {
+            // What `dump_lfts.sh` appends to `dump_fts`'s output since it was deprecated
+            // (infiniband-diags `209bf9d61`, 2013).
+        } else if line.starts_with("Unicast lids [") {
             if open.is_some() {
                 return Err(c.err("the `… lids dumped` footer of the previous table"));
             }
@@ -364,7 +378,7 @@ pub fn parse_lfts(text: &str, file: &str) -> Result<(Vec<SwitchTable>, LineRepor
             report.unrecognised.push(i + 1);
         }
     }
-    if open.is_some() {
+    if open.is_some() || multicast {
         return Err(FabricError::UnexpectedEof {
             file: file.to_owned(),
             line: last_line,
@@ -428,16 +442,21 @@ pub fn parse_fdbs(text: &str, file: &str) -> Result<(Vec<SwitchTable>, LineRepor
                 c.ws();
                 c.expect(':', "`:` after the port")?;
                 c.ws();
-                let save = c;
-                let h = c.dec("a decimal hop count")?;
-                let h = u8::try_from(h).map_err(|_| save.err("a hop count 0..=255"))?;
-                c.ws();
-                c.expect(':', "`:` after the hop count")?;
-                c.ws();
-                if !(c.eat_word("yes") || c.eat_word("no")) {
-                    return Err(c.err("`yes` or `no` (optimal)"));
+                if c.eat_str("HOPS UNKNOWN") {
+                    // OpenSM since `21757e88` (2009): a route whose hop count it cannot tell.
+                    t.set(l, p, None);
+                } else {
+                    let save = c;
+                    let h = c.dec("a decimal hop count")?;
+                    let h = u8::try_from(h).map_err(|_| save.err("a hop count 0..=255"))?;
+                    c.ws();
+                    c.expect(':', "`:` after the hop count")?;
+                    c.ws();
+                    if !(c.eat_word("yes") || c.eat_word("no")) {
+                        non_optimal(&mut c)?;
+                    }
+                    t.set(l, p, Some(h));
                 }
-                t.set(l, p, Some(h));
             }
             if !c.at_end() {
                 return Err(c.err("the end of the entry"));
@@ -452,12 +471,31 @@ pub fn parse_fdbs(text: &str, file: &str) -> Result<(Vec<SwitchTable>, LineRepor
     Ok((out, report))
 }
 
+/// `No <best> hop path possible via port <port>!`: what `dump_ucast_routes` writes in the
+/// `Optimal` column of a route longer than the shortest.
+fn non_optimal(c: &mut Cur<'_>) -> Result<(), FabricError> {
+    const EXPECTED: &str = "`yes`, `no` or `No N hop path possible via port P!` (optimal)";
+    if !c.eat_word("No") {
+        return Err(c.err(EXPECTED));
+    }
+    c.ws();
+    c.dec(EXPECTED)?;
+    c.ws();
+    if !c.eat_str("hop path possible via port") {
+        return Err(c.err(EXPECTED));
+    }
+    c.ws();
+    c.dec(EXPECTED)?;
+    c.expect('!', EXPECTED)
+}
+
 /// Attaches tables to the fabric's switches by GUID. `file` is the dump the tables came from.
 ///
 /// # Errors
 /// [`FabricError::Unknown`] for a GUID that is not a switch of the fabric;
 /// [`FabricError::NodeConflict`] for a switch given two tables; [`FabricError::LidConflict`]
-/// when a header's LID differs from the switch's LID in the fabric.
+/// when a header's LID differs from the switch's LID in the fabric, or, for a switch without
+/// a LID (which takes the header's), belongs to another port.
 pub fn attach_tables(
     mut fabric: Fabric,
     tables: &[SwitchTable],
@@ -472,6 +510,12 @@ pub fn attach_tables(
             .filter(|&n| fabric.node(n).kind() == NodeKind::Switch)
             .ok_or_else(|| loc.unknown("switch GUID", &name))?;
         if let Some(lid) = t.lid
+            && fabric.node(node).lid().is_none()
+        {
+            // A topology without the switch's LID (an `ibnetdiscover` dump taken before the
+            // subnet manager ran, `lid 0`): the table's header gives it.
+            fabric.set_switch_lid(loc, node, lid)?;
+        } else if let Some(lid) = t.lid
             && fabric.node(node).lid() != Some(lid)
         {
             return Err(loc.lid_conflict(

@@ -205,6 +205,22 @@ impl<'a> Cur<'a> {
         }
     }
 
+    /// A double-quoted string running to the last `"` of the line: `ibnetdiscover` writes node
+    /// descriptions unescaped, and nothing after a description is quoted, so a description
+    /// may itself contain `"` (and `#`).
+    pub(crate) fn quoted_last(&mut self, expected: &'static str) -> Result<&'a str, FabricError> {
+        let save = *self;
+        if !self.eat('"') {
+            return Err(save.err(expected));
+        }
+        let Some(end) = self.s.rfind('"') else {
+            return Err(save.err(expected));
+        };
+        let (q, rest) = self.s.split_at(end);
+        self.s = &rest[1..];
+        Ok(q)
+    }
+
     /// A double-quoted string (no escapes, as `ibnetdiscover` writes them); `#` may occur inside.
     pub(crate) fn quoted(&mut self, expected: &'static str) -> Result<&'a str, FabricError> {
         let save = *self;

@@ -4,14 +4,13 @@
 
 use std::fmt::Write as _;
 
-use anyhow::{Result, bail};
+use anyhow::{Context, Result, bail};
 use clap::Args;
 use fatnet::fabric::counts::traffic_by_level;
 use fatnet::fabric::{Fabric, LevelSpread, NodeId, route_counts};
 use serde::Serialize;
 
-use super::{FabricFileArgs, load, traffic_pairs};
-use crate::traffic_spec;
+use super::{FabricFileArgs, fabric_traffic, load};
 
 pub(super) const HELP: &str = "\
 WHAT IS COMPUTED (ibdm's SubnMgtVerifyAllCaToCaRoutes, as ibdmchk and ibdiagnet -r print it;
@@ -90,7 +89,7 @@ struct CountsJson {
 }
 
 pub(super) fn run(a: &CountsArgs) -> Result<String> {
-    let spec = a.traffic.as_deref().map(traffic_spec).transpose()?;
+    let spec = a.traffic.as_deref().map(fabric_traffic).transpose()?;
     let l = load(&a.files)?;
     let f = &l.fabric;
     if !f.has_lfts() {
@@ -100,7 +99,10 @@ pub(super) fn run(a: &CountsArgs) -> Result<String> {
     let traffic = match &spec {
         None => None,
         Some(spec) => {
-            let pairs = traffic_pairs(f, spec, a.seed)?;
+            let n = f.ca_order().len();
+            let pairs = spec
+                .pairs(f, a.seed)
+                .with_context(|| format!("cannot make traffic `{spec}` on {n} CAs"))?;
             let t = f.traffic_load(&pairs, 0)?;
             Some(TrafficJson {
                 traffic: spec.to_string(),

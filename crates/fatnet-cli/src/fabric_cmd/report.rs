@@ -17,8 +17,7 @@ use fatnet::fabric::{
 };
 use serde::Serialize;
 
-use super::{FabricFileArgs, fault_text, load};
-use crate::traffic_spec;
+use super::{FabricFileArgs, fabric_traffic, fault_text, load};
 
 /// The `--help` text after the options; `{AGGREGATE}` is the library's threshold.
 pub(super) fn report_help() -> String {
@@ -124,17 +123,16 @@ pub(super) fn run(a: &ReportArgs) -> Result<String> {
     if a.json && a.output.is_none() {
         bail!("--json prints the summary of a written file: give --output FILE");
     }
-    let spec = traffic_spec(&a.traffic)?;
+    let spec = fabric_traffic(&a.traffic)?;
     let l = load(&a.files)?;
     let f = &l.fabric;
     // The traffic's loads, when there are tables to route it.
     let traffic = spec.shown_with_seed(a.seed);
     let loads = if f.has_lfts() {
-        let n = u32::try_from(f.ca_order().len()).context("too many CAs")?;
-        let messages = spec
-            .generate(n, a.seed)
+        let n = f.ca_order().len();
+        let pairs = spec
+            .pairs(f, a.seed)
             .with_context(|| format!("cannot make traffic `{spec}` on {n} CAs"))?;
-        let pairs: Vec<(u32, u32)> = messages.messages().iter().map(|m| (m.src, m.dst)).collect();
         Some(f.traffic_load(&pairs, 0)?)
     } else {
         None

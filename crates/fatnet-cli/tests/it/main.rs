@@ -10,6 +10,7 @@ mod fabric;
 mod fabric_credit;
 mod fabric_ebb;
 mod fabric_failures;
+mod fabric_readers;
 mod fabric_report;
 mod graph;
 mod pipes;

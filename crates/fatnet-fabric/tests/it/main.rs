@@ -10,6 +10,7 @@ mod fixtures;
 mod opensm;
 mod packet;
 mod props;
+mod readers;
 mod report;
 mod shared;
 mod topology;

@@ -1,0 +1,4 @@
+//! libFuzzer harness for [`fatnet_fuzz::host_pairs`] (the body, shared with the test suite's replay).
+#![no_main]
+
+libfuzzer_sys::fuzz_target!(|bytes: &[u8]| fatnet_fuzz::host_pairs(bytes));

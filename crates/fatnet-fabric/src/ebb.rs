@@ -247,13 +247,7 @@ pub fn effective_bisection_bandwidth(
     let min_flow_share = draws.iter().map(|d| d.1).fold(1.0, f64::min);
     let n = per_draw.len() as f64;
     let mean = per_draw.iter().sum::<f64>() / n;
-    let half_width = if per_draw.len() < 2 {
-        f64::NAN
-    } else {
-        let var = per_draw.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1.0);
-        fatnet_queueing::stats::student_t(per_draw.len() as u64 - 1, EBB_LEVEL).unwrap_or(f64::NAN)
-            * (var / n).sqrt()
-    };
+    let half_width = fatnet_queueing::stats::batch_means_half_width(&per_draw, EBB_LEVEL);
     let min = per_draw.iter().copied().fold(f64::INFINITY, f64::min);
     let max = per_draw.iter().copied().fold(f64::NEG_INFINITY, f64::max);
     let histogram = Histogram::of_fractions(&per_draw, config.bins);

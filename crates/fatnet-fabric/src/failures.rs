@@ -79,11 +79,24 @@ pub struct Metrics {
     pub max_shift_congestion: u32,
     /// Cyclic shifts with congestion at most 1.
     pub congestion_free_shifts: u32,
+    /// Whether the channel dependency graph of the routes (all on one virtual lane) is
+    /// acyclic: no credit loop ([`crate::credit_loops`]).
+    pub credit_loop_free: bool,
+    /// The mean effective bisection bandwidth ([`crate::effective_bisection_bandwidth`]) over
+    /// [`METRIC_BISECTIONS`] bisections of seed 1 (the same bisections for every fabric of a
+    /// run, so before and after compare pair by pair); `None` when some route does not arrive
+    /// (the measure needs every flow routed) or the CA count is odd.
+    pub ebb: Option<f64>,
 }
 
+/// The bisections behind [`Metrics::ebb`]: fewer than `fatnet fabric ebb`'s 1,000, since the
+/// metrics are computed twice per draw (the interval over 100 bisections of `is4_3l_1944n` is
+/// ±0.001).
+pub const METRIC_BISECTIONS: u32 = 100;
+
 impl Metrics {
-    /// The metrics as named numbers (booleans as 0/1), in a fixed order: what the
-    /// distributions over draws are built from.
+    /// The metrics as named numbers (booleans as 0/1, a metric that does not apply as NaN), in
+    /// a fixed order: what the distributions over draws are built from.
     #[must_use]
     pub fn values(&self) -> Vec<(&'static str, f64)> {
         vec![
@@ -102,6 +115,11 @@ impl Metrics {
                 "congestion_free_shifts",
                 f64::from(self.congestion_free_shifts),
             ),
+            (
+                "credit_loop_free",
+                f64::from(u8::from(self.credit_loop_free)),
+            ),
+            ("ebb", self.ebb.unwrap_or(f64::NAN)),
         ]
     }
 }
@@ -154,7 +172,8 @@ pub fn disconnected_pairs(fabric: &Fabric) -> u64 {
     (cas * cas.saturating_sub(1)).saturating_sub(connected)
 }
 
-/// Computes every [`Metrics`] of `fabric`: one [`analyze`] and one connectivity count.
+/// Computes every [`Metrics`] of `fabric`: one [`analyze`], one connectivity count, one
+/// credit-loop check and one effective-bisection-bandwidth run.
 ///
 /// # Errors
 /// As [`analyze`].
@@ -163,6 +182,15 @@ pub fn metrics(fabric: &Fabric) -> Result<Metrics, FabricError> {
     let t = a.routes.summary();
     let disconnected = disconnected_pairs(fabric);
     let undelivered = t.routes - t.delivered;
+    let config = crate::EbbConfig {
+        bisections: METRIC_BISECTIONS,
+        ..crate::EbbConfig::default()
+    };
+    let ebb = match crate::effective_bisection_bandwidth(fabric, &config) {
+        Ok(e) => Some(e.mean),
+        Err(FabricError::BadRoute { .. } | FabricError::BisectionCas { .. }) => None,
+        Err(e) => return Err(e),
+    };
     Ok(Metrics {
         pairs: t.routes,
         disconnected,
@@ -181,6 +209,8 @@ pub fn metrics(fabric: &Fabric) -> Result<Metrics, FabricError> {
         blocking_links: a.lemma1.blocking_links.len() as u64,
         max_shift_congestion: a.shifts.iter().map(|s| s.congestion).max().unwrap_or(0),
         congestion_free_shifts: a.shifts.iter().filter(|s| s.congestion <= 1).count() as u32,
+        credit_loop_free: crate::credit_loops(fabric, None)?.is_free(),
+        ebb,
     })
 }
 
@@ -307,12 +337,13 @@ pub struct Bin {
 pub struct Distribution {
     /// The metric's name ([`Metrics::values`]).
     pub name: String,
-    /// Draws.
+    /// Draws the metric applies to (a NaN value, such as the eBB of a fabric with lost
+    /// routes, is left out).
     pub n: u64,
     /// The mean.
     pub mean: f64,
-    /// Half-width of the 95 % confidence interval of the mean (normal approximation,
-    /// `1.96 · s / √n`; 0 for fewer than two draws).
+    /// Half-width of the 95 % confidence interval of the mean (Student t, `t · s / √n`, as
+    /// every interval over independent draws in the workspace; 0 for fewer than two draws).
     pub half_width: f64,
     /// The smallest value.
     pub min: f64,
@@ -332,6 +363,8 @@ impl Distribution {
     /// The distribution of `values` (summed in the given order: deterministic).
     #[must_use]
     pub fn of(name: &str, values: &[f64]) -> Self {
+        // A metric that does not apply to a draw (NaN) is left out of its distribution.
+        let values: Vec<f64> = values.iter().copied().filter(|v| v.is_finite()).collect();
         let n = values.len();
         let mean = if n == 0 {
             0.0
@@ -341,8 +374,7 @@ impl Distribution {
         let half_width = if n < 2 {
             0.0
         } else {
-            let var = values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1) as f64;
-            1.96 * (var / n as f64).sqrt()
+            fatnet_queueing::stats::batch_means_half_width(&values, 0.95)
         };
         let min = values.iter().copied().fold(f64::INFINITY, f64::min);
         let max = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
@@ -371,7 +403,7 @@ impl Distribution {
                     count: 0,
                 })
                 .collect();
-            for &v in values {
+            for &v in &values {
                 let i = (((v - min) / width) as usize).min(Self::BINS - 1);
                 bins[i].count += 1;
             }

@@ -46,6 +46,10 @@ METRICS (per draw, before and after; then mean ± 95% half-width, min, max, hist
   worst_contention  exact worst-case permutation contention (max matching per link)
   nonblocking, blocking_links   Yuan's Lemma 1
   max_shift_congestion, congestion_free_shifts   every cyclic shift i -> i+k (CA order)
+  credit_loop_free  no cycle in the channel dependency graph of the routes, all on one VL
+                    (`fabric credit-loops`)
+  ebb               mean effective bisection bandwidth over the same 100 bisections of seed 1
+                    (`fabric ebb`); n/a when some route does not arrive
   The tools followed: the fail-in-place toolchain (Domke, Hoefler, Matsuoka, SC14: OpenSM
   under ibsim re-routes after failures; disconnected vs. not routed) and INRFlow's random
   link/switch failures.
@@ -117,9 +121,12 @@ struct FailuresJson<'a> {
     report: &'a failures::FailureReport,
 }
 
-/// An integer as an integer, anything else with 3 decimals.
+/// An integer as an integer, a metric that does not apply (NaN) as `n/a`, anything else with
+/// 3 decimals.
 fn num(x: f64) -> String {
-    if x.fract() == 0.0 {
+    if x.is_nan() {
+        "n/a".into()
+    } else if x.fract() == 0.0 {
         format!("{x:.0}")
     } else {
         format!("{x:.3}")
@@ -127,6 +134,9 @@ fn num(x: f64) -> String {
 }
 
 fn stat(d: &Distribution) -> String {
+    if d.n == 0 {
+        return "n/a (no draw it applies to)".into();
+    }
     if d.n == 1 {
         return num(d.mean);
     }

@@ -51,6 +51,25 @@ fn named_link_removal_before_and_after_rerouting() {
     assert_eq!(after.max_hops, 3);
     assert!((after.mean_hops - (4.0 * 2.0 + 8.0 * 3.0) / 12.0).abs() < 1e-12);
     assert_eq!(after.worst_contention, 2);
+    // The effective bisection bandwidth: a bisection of the 4 hosts pairs them within each
+    // switch (every flow alone: 1) or across (2 flows each way on the one cable used: 1/2).
+    // Intact and re-routed fabrics use one cable for every cross route and see the same 100
+    // bisections, so their eBB is equal; the stale tables lose routes, and eBB does not apply.
+    let ebb = m0.ebb.unwrap();
+    assert!(ebb > 0.5 && ebb < 1.0, "{ebb}");
+    let direct = fatnet_fabric::effective_bisection_bandwidth(
+        &f,
+        &fatnet_fabric::EbbConfig {
+            bisections: fatnet_fabric::failures::METRIC_BISECTIONS,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(m0.ebb, Some(direct.mean));
+    assert_eq!(after.ebb, m0.ebb);
+    assert_eq!(before.ebb, None);
+    // Two switches joined by cables cannot form a channel cycle.
+    assert!(m0.credit_loop_free && before.credit_loop_free && after.credit_loop_free);
     // Both cables (the second by its full label, from B's end): the cross pairs are
     // disconnected, not unrouted.
     let r = Removal::parse(&f, &["B_U1[3]", "B_U1[4] -> A_U1[4]"]).unwrap();

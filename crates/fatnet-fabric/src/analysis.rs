@@ -34,7 +34,7 @@ use fatnet_offline::clos::LinkPairs;
 
 use crate::FabricError;
 use crate::fabric::{Endpoint, Fabric, NodeId, PortId};
-use crate::trace::{FaultKind, RouteFault, TraceSummary};
+use crate::trace::{RouteEvent, RouteFault, TraceSummary};
 
 /// The largest CA count [`LinkRoutes`] supports: route ids `src · N + dst` are `u32`.
 pub const MAX_ANALYSED_CAS: u32 = 65_535;
@@ -221,44 +221,25 @@ impl LinkRoutes {
         let mut summary = TraceSummary::default();
         let mut delivered = vec![0u64; (order.len() * order.len()).div_ceil(64)];
         let mut hops: Vec<u32> = Vec::new();
-        for (d, &dst) in order.iter().enumerate() {
-            let lid = fabric.node(dst).lid();
-            for (s, &src) in order.iter().enumerate() {
-                if s == d {
-                    continue;
-                }
-                summary.routes += 1;
+        let mut pair = (0usize, 0usize, NodeId(0), NodeId(0));
+        fabric.walk_routes(|e| match e {
+            RouteEvent::Start { s, d, src, dst } => {
+                pair = (s as usize, d as usize, src, dst);
                 hops.clear();
-                let r = match lid {
-                    Some(lid) => fabric.walk_lid(src, dst, lid, &mut |h| {
-                        hops.push(fabric.port_id(h.node, h.port).0);
-                    }),
-                    None => Err(RouteFault::NoDestinationLid),
-                };
-                match r {
-                    Ok(h) => {
-                        summary.delivered += 1;
-                        summary.total_hops += u64::from(h);
-                        summary.max_hops = summary.max_hops.max(h);
-                        for &p in &hops {
-                            count[p as usize + 1] += 1;
-                        }
-                        let bit = d * order.len() + s;
-                        delivered[bit / 64] |= 1 << (bit % 64);
-                    }
-                    Err(f) => {
-                        match f.kind() {
-                            FaultKind::Loop => summary.loops += 1,
-                            FaultKind::DeadEnd => summary.dead_ends += 1,
-                            FaultKind::WrongTarget => summary.wrong_target += 1,
-                        }
-                        if summary.examples.len() < TraceSummary::EXAMPLES {
-                            summary.examples.push((src, dst, f));
-                        }
-                    }
-                }
             }
-        }
+            RouteEvent::Hop(h) => hops.push(fabric.port_id(h.node, h.port).0),
+            RouteEvent::End(r) => {
+                let (s, d, src, dst) = pair;
+                if r.is_ok() {
+                    for &p in &hops {
+                        count[p as usize + 1] += 1;
+                    }
+                    let bit = d * order.len() + s;
+                    delivered[bit / 64] |= 1 << (bit % 64);
+                }
+                summary.record(src, dst, r);
+            }
+        });
         for i in 0..ports {
             count[i + 1] += count[i];
         }

@@ -41,7 +41,7 @@ use crate::FabricError;
 use crate::analysis::{MAX_ANALYSED_CAS, TrafficLoad};
 use crate::fabric::{Fabric, NodeId};
 use crate::topology::link_level;
-use crate::trace::RouteFault;
+use crate::trace::RouteEvent;
 
 /// The hop counts of all routes between distinct CAs of the CA order ([`hop_histogram`]).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
@@ -94,30 +94,23 @@ pub fn hop_histogram(fabric: &Fabric) -> HopHistogram {
 /// every hop of a delivered route to destination position `d`, and counts the routes in
 /// `hist`. A route's hops are visited only once it is known to arrive.
 fn sweep(fabric: &Fabric, hist: &mut HopHistogram, mut visit: impl FnMut(u32, u32)) {
-    let order = fabric.ca_order();
     let mut hops: Vec<u32> = Vec::new();
-    for (d, &dst) in order.iter().enumerate() {
-        let lid = fabric.node(dst).lid();
-        for (s, &src) in order.iter().enumerate() {
-            if s == d {
-                continue;
-            }
+    let mut dest = 0;
+    fabric.walk_routes(|e| match e {
+        RouteEvent::Start { d, .. } => {
             hist.routes += 1;
+            dest = d;
             hops.clear();
-            let walked = match lid {
-                Some(lid) => fabric.walk_lid(src, dst, lid, &mut |h| {
-                    hops.push(fabric.port_id(h.node, h.port).0);
-                }),
-                None => Err(RouteFault::NoDestinationLid),
-            };
-            if let Ok(h) = walked {
-                hist.add(h);
-                for &p in &hops {
-                    visit(d as u32, p);
-                }
+        }
+        RouteEvent::Hop(h) => hops.push(fabric.port_id(h.node, h.port).0),
+        RouteEvent::End(Ok(h)) => {
+            hist.add(h);
+            for &p in &hops {
+                visit(dest, p);
             }
         }
-    }
+        RouteEvent::End(Err(_)) => {}
+    });
 }
 
 /// Routes and destinations per output port over all CA-to-CA routes ([`route_counts`]).

@@ -43,6 +43,7 @@
 
 pub mod lanes;
 
+use crate::trace::RouteEvent;
 use petgraph::algo::tarjan_scc;
 use petgraph::graph::{DiGraph, NodeIndex};
 use petgraph::visit::EdgeRef;
@@ -170,57 +171,48 @@ pub fn credit_loops(
     let n = order.len() as u32;
     let mut routes = 0u64;
     let mut faulty = 0u64;
-    for (d, &dst) in order.iter().enumerate() {
-        let lid = fabric.node(dst).lid();
-        for (s, &src) in order.iter().enumerate() {
-            if s == d {
-                continue;
-            }
+    // The route being walked, its SL, and the channel just used with the port it enters the
+    // next node by.
+    let mut route = 0u32;
+    let mut sl = 0u8;
+    let mut prev: Option<(u32, u8)> = None;
+    fabric.walk_routes(|e| match e {
+        RouteEvent::Start { s, d, src, dst } => {
             routes += 1;
-            let Some(lid) = lid else {
-                faulty += 1;
-                continue;
-            };
-            let route = s as u32 * n + d as u32;
-            let sl = lanes.map_or(0, |l| l.sl(fabric, src, dst).unwrap_or(0));
-            // The channel just used and the port it enters the next node by.
-            let mut prev: Option<(u32, u8)> = None;
-            let r = fabric.walk_lid(src, dst, lid, &mut |h| {
-                let vl = match (lanes, prev) {
-                    (None, _) => 0,
-                    (Some(l), None) => l.ca_vl(h.node, sl),
-                    (Some(l), Some((_, input))) => {
-                        l.switch_vl(h.node, input, h.port, sl).unwrap_or(0)
-                    }
-                };
-                let vc = fabric.port_id(h.node, h.port).0 * nv + u32::from(vl.min(nv as u8 - 1));
-                if let Some((from, input)) = prev {
-                    let (base, stride) = slot_base[h.node.index()];
-                    let slot = base + usize::from(input) * stride + usize::from(h.port);
-                    let mut at = head[slot];
-                    while at != NONE && (deps[at as usize].from, deps[at as usize].to) != (from, vc)
-                    {
-                        at = deps[at as usize].next;
-                    }
-                    if at == NONE {
-                        deps.push(Dep {
-                            from,
-                            to: vc,
-                            route,
-                            next: head[slot],
-                        });
-                        head[slot] = deps.len() as u32 - 1;
-                    }
-                }
-                // `walk_lid` visits only hops whose port has a cable.
-                let input = fabric.peer(h.node, h.port).map_or(0, |e| e.port);
-                prev = Some((vc, input));
-            });
-            if r.is_err() {
-                faulty += 1;
-            }
+            route = s * n + d;
+            sl = lanes.map_or(0, |l| l.sl(fabric, src, dst).unwrap_or(0));
+            prev = None;
         }
-    }
+        RouteEvent::Hop(h) => {
+            let vl = match (lanes, prev) {
+                (None, _) => 0,
+                (Some(l), None) => l.ca_vl(h.node, sl),
+                (Some(l), Some((_, input))) => l.switch_vl(h.node, input, h.port, sl).unwrap_or(0),
+            };
+            let vc = fabric.port_id(h.node, h.port).0 * nv + u32::from(vl.min(nv as u8 - 1));
+            if let Some((from, input)) = prev {
+                let (base, stride) = slot_base[h.node.index()];
+                let slot = base + usize::from(input) * stride + usize::from(h.port);
+                let mut at = head[slot];
+                while at != NONE && (deps[at as usize].from, deps[at as usize].to) != (from, vc) {
+                    at = deps[at as usize].next;
+                }
+                if at == NONE {
+                    deps.push(Dep {
+                        from,
+                        to: vc,
+                        route,
+                        next: head[slot],
+                    });
+                    head[slot] = deps.len() as u32 - 1;
+                }
+            }
+            // `walk_lid` visits only hops whose port has a cable.
+            let input = fabric.peer(h.node, h.port).map_or(0, |e| e.port);
+            prev = Some((vc, input));
+        }
+        RouteEvent::End(r) => faulty += u64::from(r.is_err()),
+    });
     Ok(find_loops(deps, nv, vcs as usize, routes, faulty, n))
 }
 

@@ -224,7 +224,7 @@ pub fn effective_bisection_bandwidth(
     if !fabric.has_lfts() {
         return Err(FabricError::NoForwardingTables);
     }
-    check_routes(fabric)?;
+    fabric.check_routes()?;
     let lids: Vec<u16> = order
         .iter()
         .map(|&c| fabric.node(c).lid().unwrap_or(0))
@@ -343,29 +343,6 @@ pub fn flow_shares(fabric: &Fabric, flows: &[(u32, u32)]) -> Result<Vec<f64>, Fa
             1.0 / f64::from(worst)
         })
         .collect())
-}
-
-/// Refuses the first route between CAs of the CA order (by source, then destination) that does
-/// not arrive.
-fn check_routes(fabric: &Fabric) -> Result<(), FabricError> {
-    let order = fabric.ca_order();
-    for (s, &src) in order.iter().enumerate() {
-        for (d, &dst) in order.iter().enumerate() {
-            if s == d {
-                continue;
-            }
-            let walked = match fabric.node(dst).lid() {
-                Some(lid) => fabric.walk_lid(src, dst, lid, &mut |_| {}),
-                None => Err(RouteFault::NoDestinationLid),
-            };
-            walked.map_err(|fault| FabricError::BadRoute {
-                src: s as u32,
-                dst: d as u32,
-                fault,
-            })?;
-        }
-    }
-    Ok(())
 }
 
 /// One thread's buffers, reused across its draws.

@@ -1,5 +1,6 @@
 //! Route tracing through the forwarding tables.
 
+use crate::FabricError;
 use crate::fabric::{Endpoint, Fabric, NodeId, NodeKind};
 
 /// One hop of a route: the packet leaves `node` through `port`.
@@ -97,6 +98,28 @@ impl TraceSummary {
     /// How many faulty routes [`TraceSummary::examples`] keeps.
     pub const EXAMPLES: usize = 16;
 
+    /// Counts one traced route from `src` to `dst`.
+    pub(crate) fn record(&mut self, src: NodeId, dst: NodeId, r: Result<u32, RouteFault>) {
+        self.routes += 1;
+        match r {
+            Ok(h) => {
+                self.delivered += 1;
+                self.total_hops += u64::from(h);
+                self.max_hops = self.max_hops.max(h);
+            }
+            Err(f) => {
+                match f.kind() {
+                    FaultKind::Loop => self.loops += 1,
+                    FaultKind::DeadEnd => self.dead_ends += 1,
+                    FaultKind::WrongTarget => self.wrong_target += 1,
+                }
+                if self.examples.len() < Self::EXAMPLES {
+                    self.examples.push((src, dst, f));
+                }
+            }
+        }
+    }
+
     /// Whether every route reaches its destination.
     #[must_use]
     pub fn all_valid(&self) -> bool {
@@ -193,37 +216,85 @@ impl Fabric {
     #[must_use]
     pub fn trace_all(&self) -> TraceSummary {
         let mut s = TraceSummary::default();
+        let mut pair = (NodeId(0), NodeId(0));
+        self.walk_routes(|e| match e {
+            RouteEvent::Start { src, dst, .. } => pair = (src, dst),
+            RouteEvent::Hop(_) => {}
+            RouteEvent::End(r) => s.record(pair.0, pair.1, r),
+        });
+        s
+    }
+
+    /// Walks every route between distinct CAs of [`Fabric::ca_order`], destination-major
+    /// (destinations in CA order, then sources in CA order): `visit` sees each route's
+    /// [`RouteEvent::Start`], its hops as they are walked, then its [`RouteEvent::End`]. The
+    /// one sweep behind [`Fabric::trace_all`], the per-link route table of the analysis, the
+    /// route counts and the channel dependency graph.
+    pub(crate) fn walk_routes(&self, mut visit: impl FnMut(RouteEvent)) {
         let order = self.ca_order();
-        for &dst in order {
+        for (d, &dst) in order.iter().enumerate() {
             let lid = self.node(dst).lid();
-            for &src in order {
-                if src == dst {
+            for (s, &src) in order.iter().enumerate() {
+                if s == d {
                     continue;
                 }
-                s.routes += 1;
+                visit(RouteEvent::Start {
+                    s: s as u32,
+                    d: d as u32,
+                    src,
+                    dst,
+                });
                 let r = match lid {
+                    Some(lid) => self.walk_lid(src, dst, lid, &mut |h| visit(RouteEvent::Hop(h))),
+                    None => Err(RouteFault::NoDestinationLid),
+                };
+                visit(RouteEvent::End(r));
+            }
+        }
+    }
+
+    /// Checks that every route between distinct CAs of [`Fabric::ca_order`] arrives, sources
+    /// in CA order, then destinations: what every analysis that needs all routes refuses
+    /// first.
+    ///
+    /// # Errors
+    /// [`FabricError::BadRoute`] for the first route (by source, then destination) that does
+    /// not arrive.
+    pub(crate) fn check_routes(&self) -> Result<(), FabricError> {
+        let order = self.ca_order();
+        let lids: Vec<Option<u16>> = order.iter().map(|&c| self.node(c).lid()).collect();
+        for (s, &src) in order.iter().enumerate() {
+            for (d, &dst) in order.iter().enumerate() {
+                if s == d {
+                    continue;
+                }
+                let walked = match lids[d] {
                     Some(lid) => self.walk_lid(src, dst, lid, &mut |_| {}),
                     None => Err(RouteFault::NoDestinationLid),
                 };
-                match r {
-                    Ok(h) => {
-                        s.delivered += 1;
-                        s.total_hops += u64::from(h);
-                        s.max_hops = s.max_hops.max(h);
-                    }
-                    Err(f) => {
-                        match f.kind() {
-                            FaultKind::Loop => s.loops += 1,
-                            FaultKind::DeadEnd => s.dead_ends += 1,
-                            FaultKind::WrongTarget => s.wrong_target += 1,
-                        }
-                        if s.examples.len() < TraceSummary::EXAMPLES {
-                            s.examples.push((src, dst, f));
-                        }
-                    }
-                }
+                walked.map_err(|fault| FabricError::BadRoute {
+                    src: s as u32,
+                    dst: d as u32,
+                    fault,
+                })?;
             }
         }
-        s
+        Ok(())
     }
+}
+
+/// One step of [`Fabric::walk_routes`].
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum RouteEvent {
+    /// A route begins: CA-order positions `s`, `d` and their nodes.
+    Start {
+        s: u32,
+        d: u32,
+        src: NodeId,
+        dst: NodeId,
+    },
+    /// The route leaves `Hop::node` through `Hop::port` (a cabled port).
+    Hop(Hop),
+    /// The route ends: its hop count, or the fault that stopped it.
+    End(Result<u32, RouteFault>),
 }

@@ -34,7 +34,7 @@ use fatnet_offline::clos::LinkPairs;
 
 use crate::FabricError;
 use crate::fabric::{Endpoint, Fabric, NodeId, PortId};
-use crate::trace::{RouteEvent, RouteFault, TraceSummary};
+use crate::trace::{RouteFault, TraceSummary};
 
 /// The largest CA count [`LinkRoutes`] supports: route ids `src · N + dst` are `u32`.
 pub const MAX_ANALYSED_CAS: u32 = 65_535;
@@ -220,25 +220,15 @@ impl LinkRoutes {
         let mut count = vec![0usize; ports + 1];
         let mut summary = TraceSummary::default();
         let mut delivered = vec![0u64; (order.len() * order.len()).div_ceil(64)];
-        let mut hops: Vec<u32> = Vec::new();
-        let mut pair = (0usize, 0usize, NodeId(0), NodeId(0));
-        fabric.walk_routes(|e| match e {
-            RouteEvent::Start { s, d, src, dst } => {
-                pair = (s as usize, d as usize, src, dst);
-                hops.clear();
-            }
-            RouteEvent::Hop(h) => hops.push(fabric.port_id(h.node, h.port).0),
-            RouteEvent::End(r) => {
-                let (s, d, src, dst) = pair;
-                if r.is_ok() {
-                    for &p in &hops {
-                        count[p as usize + 1] += 1;
-                    }
-                    let bit = d * order.len() + s;
-                    delivered[bit / 64] |= 1 << (bit % 64);
+        fabric.walk_routes(|w| {
+            if w.result.is_ok() {
+                for h in w.hops {
+                    count[fabric.port_id(h.node, h.port).0 as usize + 1] += 1;
                 }
-                summary.record(src, dst, r);
+                let bit = w.d as usize * order.len() + w.s as usize;
+                delivered[bit / 64] |= 1 << (bit % 64);
             }
+            summary.record(w.src, w.dst, w.result);
         });
         for i in 0..ports {
             count[i + 1] += count[i];

@@ -41,7 +41,6 @@ use crate::FabricError;
 use crate::analysis::{MAX_ANALYSED_CAS, TrafficLoad};
 use crate::fabric::{Fabric, NodeId};
 use crate::topology::link_level;
-use crate::trace::RouteEvent;
 
 /// The hop counts of all routes between distinct CAs of the CA order ([`hop_histogram`]).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
@@ -94,22 +93,14 @@ pub fn hop_histogram(fabric: &Fabric) -> HopHistogram {
 /// every hop of a delivered route to destination position `d`, and counts the routes in
 /// `hist`. A route's hops are visited only once it is known to arrive.
 fn sweep(fabric: &Fabric, hist: &mut HopHistogram, mut visit: impl FnMut(u32, u32)) {
-    let mut hops: Vec<u32> = Vec::new();
-    let mut dest = 0;
-    fabric.walk_routes(|e| match e {
-        RouteEvent::Start { d, .. } => {
-            hist.routes += 1;
-            dest = d;
-            hops.clear();
-        }
-        RouteEvent::Hop(h) => hops.push(fabric.port_id(h.node, h.port).0),
-        RouteEvent::End(Ok(h)) => {
+    fabric.walk_routes(|w| {
+        hist.routes += 1;
+        if let Ok(h) = w.result {
             hist.add(h);
-            for &p in &hops {
-                visit(dest, p);
+            for hop in w.hops {
+                visit(w.d, fabric.port_id(hop.node, hop.port).0);
             }
         }
-        RouteEvent::End(Err(_)) => {}
     });
 }
 

@@ -43,7 +43,6 @@
 
 pub mod lanes;
 
-use crate::trace::RouteEvent;
 use petgraph::algo::tarjan_scc;
 use petgraph::graph::{DiGraph, NodeIndex};
 use petgraph::visit::EdgeRef;
@@ -171,19 +170,14 @@ pub fn credit_loops(
     let n = order.len() as u32;
     let mut routes = 0u64;
     let mut faulty = 0u64;
-    // The route being walked, its SL, and the channel just used with the port it enters the
-    // next node by.
-    let mut route = 0u32;
-    let mut sl = 0u8;
-    let mut prev: Option<(u32, u8)> = None;
-    fabric.walk_routes(|e| match e {
-        RouteEvent::Start { s, d, src, dst } => {
-            routes += 1;
-            route = s * n + d;
-            sl = lanes.map_or(0, |l| l.sl(fabric, src, dst).unwrap_or(0));
-            prev = None;
-        }
-        RouteEvent::Hop(h) => {
+    fabric.walk_routes(|w| {
+        routes += 1;
+        faulty += u64::from(w.result.is_err());
+        let route = w.s * n + w.d;
+        let sl = lanes.map_or(0, |l| l.sl(fabric, w.src, w.dst).unwrap_or(0));
+        // The channel just used and the port it enters the next node by.
+        let mut prev: Option<(u32, u8)> = None;
+        for &h in w.hops {
             let vl = match (lanes, prev) {
                 (None, _) => 0,
                 (Some(l), None) => l.ca_vl(h.node, sl),
@@ -207,11 +201,10 @@ pub fn credit_loops(
                     head[slot] = deps.len() as u32 - 1;
                 }
             }
-            // `walk_lid` visits only hops whose port has a cable.
+            // The walk lists only hops whose port has a cable.
             let input = fabric.peer(h.node, h.port).map_or(0, |e| e.port);
             prev = Some((vc, input));
         }
-        RouteEvent::End(r) => faulty += u64::from(r.is_err()),
     });
     Ok(find_loops(deps, nv, vcs as usize, routes, faulty, n))
 }

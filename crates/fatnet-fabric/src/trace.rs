@@ -216,39 +216,38 @@ impl Fabric {
     #[must_use]
     pub fn trace_all(&self) -> TraceSummary {
         let mut s = TraceSummary::default();
-        let mut pair = (NodeId(0), NodeId(0));
-        self.walk_routes(|e| match e {
-            RouteEvent::Start { src, dst, .. } => pair = (src, dst),
-            RouteEvent::Hop(_) => {}
-            RouteEvent::End(r) => s.record(pair.0, pair.1, r),
-        });
+        self.walk_routes(|w| s.record(w.src, w.dst, w.result));
         s
     }
 
     /// Walks every route between distinct CAs of [`Fabric::ca_order`], destination-major
-    /// (destinations in CA order, then sources in CA order): `visit` sees each route's
-    /// [`RouteEvent::Start`], its hops as they are walked, then its [`RouteEvent::End`]. The
-    /// one sweep behind [`Fabric::trace_all`], the per-link route table of the analysis, the
-    /// route counts and the channel dependency graph.
-    pub(crate) fn walk_routes(&self, mut visit: impl FnMut(RouteEvent)) {
+    /// (destinations in CA order, then sources in CA order), and gives `visit` each walked
+    /// route ([`RouteWalk`]: its ends, the hops it made, how it ended). The one sweep behind
+    /// [`Fabric::trace_all`], the per-link route table of the analysis, the route counts and
+    /// the channel dependency graph. One call per route, the hops as a slice: the callers'
+    /// per-hop loops stay tight.
+    pub(crate) fn walk_routes(&self, mut visit: impl FnMut(RouteWalk<'_>)) {
         let order = self.ca_order();
+        let mut hops: Vec<Hop> = Vec::new();
         for (d, &dst) in order.iter().enumerate() {
             let lid = self.node(dst).lid();
             for (s, &src) in order.iter().enumerate() {
                 if s == d {
                     continue;
                 }
-                visit(RouteEvent::Start {
+                hops.clear();
+                let result = match lid {
+                    Some(lid) => self.walk_lid(src, dst, lid, &mut |h| hops.push(h)),
+                    None => Err(RouteFault::NoDestinationLid),
+                };
+                visit(RouteWalk {
                     s: s as u32,
                     d: d as u32,
                     src,
                     dst,
+                    hops: &hops,
+                    result,
                 });
-                let r = match lid {
-                    Some(lid) => self.walk_lid(src, dst, lid, &mut |h| visit(RouteEvent::Hop(h))),
-                    None => Err(RouteFault::NoDestinationLid),
-                };
-                visit(RouteEvent::End(r));
             }
         }
     }
@@ -283,18 +282,19 @@ impl Fabric {
     }
 }
 
-/// One step of [`Fabric::walk_routes`].
+/// One route of [`Fabric::walk_routes`].
 #[derive(Debug, Clone, Copy)]
-pub(crate) enum RouteEvent {
-    /// A route begins: CA-order positions `s`, `d` and their nodes.
-    Start {
-        s: u32,
-        d: u32,
-        src: NodeId,
-        dst: NodeId,
-    },
-    /// The route leaves `Hop::node` through `Hop::port` (a cabled port).
-    Hop(Hop),
-    /// The route ends: its hop count, or the fault that stopped it.
-    End(Result<u32, RouteFault>),
+pub(crate) struct RouteWalk<'a> {
+    /// The source's CA-order position.
+    pub s: u32,
+    /// The destination's CA-order position.
+    pub d: u32,
+    /// The source node.
+    pub src: NodeId,
+    /// The destination node.
+    pub dst: NodeId,
+    /// The hops made (every cabled port left), also when the route then fails.
+    pub hops: &'a [Hop],
+    /// The hop count, or the fault that stopped the route.
+    pub result: Result<u32, RouteFault>,
 }

@@ -303,6 +303,20 @@ pub(super) fn run(a: &ReportArgs) -> Result<String> {
             yes(nb)
         )?;
     }
+    if let Some(free) = j.credit_loop_free {
+        writeln!(
+            s,
+            "credit loops (one VL): {}",
+            if free { "none" } else { "yes" }
+        )?;
+    }
+    if let (Some(m), Some(h)) = (j.ebb_mean, j.ebb_half_width) {
+        writeln!(
+            s,
+            "effective bisection bandwidth: {m:.4} ± {h:.4} (95 %, {} bisections)",
+            a.bisections
+        )?;
+    }
     Ok(s)
 }
 

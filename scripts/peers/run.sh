@@ -34,9 +34,12 @@ for n in "${sizes[@]}"; do
     l=$(levels "$n")
     # BookSim2 writes nothing it needs into the working directory; run from $OUT anyway.
     (cd "$OUT" && measure booksim "$n" "$BOOKSIM" "$here/booksim/fattree_k4_n$l.cfg")
-    grep -E "Packet latency average|^	maximum|Hops average|Minimum batch duration|Time taken" "$OUT/booksim-$n.out" | head -6 | sed 's/^/   /'
+    grep -E "Packet latency average|Hops average|Batch received|Time taken" "$OUT/booksim-$n.out" | tail -4 | sed 's/^/   /'
     measure caminos "$n" "$CAMINOS" "$here/caminos/xgft_$n.cfg"
-    grep -E "Traffic consumed|average_message_delay|maximum_message_delay|cycle" "$OUT/caminos-$n.out" | head -6 | sed 's/^/   /'
+    grep -E "Traffic consumed" "$OUT/caminos-$n.out" | sed 's/^/   /'
+    # The result record puts each value on the line after its key.
+    grep -A1 -E "^	(accepted_load|average_message_delay|average_packet_hops):" "$OUT/caminos-$n.out" \
+        | grep -v -- "--" | paste - - | sed 's/^/   /'
     for spec in "bft:n=$n" "karyntree:k=4,levels=$l"; do
         name=fatnet-${spec%%:*}
         measure "$name" "$n" "$FATNET" simulate "$spec" --traffic uniform:self=false \

@@ -527,9 +527,7 @@ fn check(files: &FabricFileArgs, json: bool) -> Result<String> {
         writeln!(s, "{}", credit::verdict_line(f, &loops))?;
     }
     if json {
-        let mut out = serde_json::to_string_pretty(&j)?;
-        out.push('\n');
-        return Ok(out);
+        return pretty_json(&j);
     }
     Ok(s)
 }
@@ -554,6 +552,14 @@ struct LoadJson {
     congestion: u32,
     loaded_links: u64,
     hottest: Vec<HotJson>,
+}
+
+/// `j` as pretty JSON with a final newline: the `--json` output of every `fatnet fabric`
+/// command.
+fn pretty_json(j: &impl Serialize) -> Result<String> {
+    let mut out = serde_json::to_string_pretty(j)?;
+    out.push('\n');
+    Ok(out)
 }
 
 /// A fabric traffic as the user gives it (a pattern, `file:PATH`, `dstseq:PATH`, `hosts:PATH`):
@@ -612,9 +618,7 @@ fn load_cmd(
             .collect(),
     };
     if json {
-        let mut out = serde_json::to_string_pretty(&j)?;
-        out.push('\n');
-        return Ok(out);
+        return pretty_json(&j);
     }
     let mut s = String::new();
     writeln!(

@@ -10,6 +10,8 @@ use clap::Args;
 use fatnet::fabric::{Fabric, FabricFiles, FabricFormat, Link, NodeId, compare};
 use serde::Serialize;
 
+use super::pretty_json;
+
 pub(super) const COMPARE_HELP: &str = "\
 WHAT IS COMPARED:
   Each file is read structure only (no tables), each with its own --format-a / --format-b.
@@ -167,9 +169,7 @@ pub(super) fn run(args: &CompareArgs) -> Result<String> {
         port_counts_differ_count: c.port_counts_differ.len(),
     };
     if args.json {
-        let mut out = serde_json::to_string_pretty(&j)?;
-        out.push('\n');
-        return Ok(out);
+        return pretty_json(&j);
     }
     let mut s = String::new();
     for (tag, x) in [("A", &j.a), ("B", &j.b)] {

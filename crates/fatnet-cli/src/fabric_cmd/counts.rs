@@ -10,7 +10,7 @@ use fatnet::fabric::counts::traffic_by_level;
 use fatnet::fabric::{Fabric, LevelSpread, NodeId, route_counts};
 use serde::Serialize;
 
-use super::{FabricFileArgs, fabric_traffic, load};
+use super::{FabricFileArgs, fabric_traffic, load, pretty_json};
 
 pub(super) const HELP: &str = "\
 WHAT IS COMPUTED (ibdm's SubnMgtVerifyAllCaToCaRoutes, as ibdmchk and ibdiagnet -r print it;
@@ -129,9 +129,7 @@ pub(super) fn run(a: &CountsArgs) -> Result<String> {
         ports: a.ports.then(|| ports(f, &c.routes, &c.destinations)),
     };
     if a.json {
-        let mut out = serde_json::to_string_pretty(&j)?;
-        out.push('\n');
-        return Ok(out);
+        return pretty_json(&j);
     }
     let mut s = String::new();
     writeln!(

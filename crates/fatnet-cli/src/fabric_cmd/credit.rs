@@ -9,7 +9,7 @@ use clap::Args;
 use fatnet::fabric::{CreditLoops, Fabric, VirtualLanes, credit_loops};
 use serde::Serialize;
 
-use super::{FabricFileArgs, load};
+use super::{FabricFileArgs, load, pretty_json};
 
 pub(super) const HELP: &str = "\
 WHAT IS COMPUTED:
@@ -154,9 +154,7 @@ pub(super) fn run(files: &FabricFileArgs, lanes: &LaneArgs, json: bool) -> Resul
         witness,
     };
     if json {
-        let mut out = serde_json::to_string_pretty(&j)?;
-        out.push('\n');
-        return Ok(out);
+        return pretty_json(&j);
     }
     let mut s = String::new();
     writeln!(

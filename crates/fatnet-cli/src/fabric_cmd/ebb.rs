@@ -9,7 +9,7 @@ use fatnet::fabric::ebb::EBB_LEVEL;
 use fatnet::fabric::{BisectionFlows, EbbConfig, LinkRoutes, effective_bisection_bandwidth};
 use serde::Serialize;
 
-use super::{FabricFileArgs, load};
+use super::{FabricFileArgs, load, pretty_json};
 
 pub(super) const HELP: &str = "\
 WHAT IS COMPUTED (effective bisection bandwidth, ORCS):
@@ -136,9 +136,7 @@ pub(super) fn run(a: &EbbArgs) -> Result<String> {
         per_draw: e.per_draw.clone(),
     };
     if a.json {
-        let mut out = serde_json::to_string_pretty(&j)?;
-        out.push('\n');
-        return Ok(out);
+        return pretty_json(&j);
     }
     let mut s = String::new();
     writeln!(

@@ -16,7 +16,7 @@ use fatnet::fabric::routing::adopt_tables;
 use fatnet::fabric::{Fabric, FabricError, FabricFiles, FabricFormat};
 use serde::Serialize;
 
-use super::{FabricFileArgs, load};
+use super::{FabricFileArgs, load, pretty_json};
 
 pub(super) const FAILURES_HELP: &str = "\
 WHAT IS REMOVED:
@@ -190,9 +190,7 @@ pub(super) fn failures(args: &FailuresArgs) -> Result<String> {
             ca_order: l.ca_order.clone(),
             report: &report,
         };
-        let mut out = serde_json::to_string_pretty(&j)?;
-        out.push('\n');
-        return Ok(out);
+        return pretty_json(&j);
     }
     let mut s = String::new();
     writeln!(

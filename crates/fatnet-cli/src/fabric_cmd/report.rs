@@ -17,7 +17,7 @@ use fatnet::fabric::{
 };
 use serde::Serialize;
 
-use super::{FabricFileArgs, fabric_traffic, fault_text, load};
+use super::{FabricFileArgs, fabric_traffic, fault_text, load, pretty_json};
 
 /// The `--help` text after the options; `{AGGREGATE}` is the library's threshold.
 pub(super) fn report_help() -> String {
@@ -265,9 +265,7 @@ pub(super) fn run(a: &ReportArgs) -> Result<String> {
     };
     crate::write_atomically(path, document.as_bytes())?;
     if a.json {
-        let mut out = serde_json::to_string_pretty(&j)?;
-        out.push('\n');
-        return Ok(out);
+        return pretty_json(&j);
     }
     let mut s = String::new();
     writeln!(

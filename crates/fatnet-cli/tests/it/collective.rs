@@ -2,8 +2,6 @@
 //! without contention, same seed same JSON, on a built-in topology and on the shared
 //! ib_flit_sim fabric `is1_3l_32n` (skipped with a notice when absent).
 
-use std::path::PathBuf;
-
 use serde_json::Value;
 
 use crate::common::{assert_one_line_error, json, stdout_of};
@@ -171,15 +169,9 @@ fn refusals_are_one_line_errors() {
 
 #[test]
 fn collectives_on_the_shared_32_host_fabric() {
-    let dir = std::env::var_os("FATNET_FABRICS").map_or_else(
-        || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/fabrics"),
-        PathBuf::from,
-    );
-    let base = dir.join("ib_flit_sim/is1_3l_32n");
-    if !base.is_dir() {
-        eprintln!("NOTICE: {} not found; skipping", base.display());
+    let Some(base) = crate::common::shared_fabric("ib_flit_sim/is1_3l_32n") else {
         return;
-    }
+    };
     let ned = base.join("is1_3l_32n.ned");
     let fdbs = base.join("is1_3l_32n.fdbs");
     let run = |spec: &str, flow: &str| {

@@ -49,3 +49,19 @@ pub fn assert_one_line_error(args: &[&str]) {
     assert!(err.starts_with("error: "), "{args:?}: {err}");
     assert_eq!(err.trim().lines().count(), 1, "{args:?}: {err}");
 }
+
+/// The shared fabric folder `rel` (under `../shared/fabrics`, or `$FATNET_FABRICS`), `None`
+/// with a notice when it is absent (a clean clone elsewhere).
+pub fn shared_fabric(rel: &str) -> Option<std::path::PathBuf> {
+    let dir = std::env::var_os("FATNET_FABRICS").map_or_else(
+        || std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/fabrics"),
+        std::path::PathBuf::from,
+    );
+    let base = dir.join(rel);
+    if base.is_dir() {
+        Some(base)
+    } else {
+        eprintln!("NOTICE: {} not found; skipping", base.display());
+        None
+    }
+}

@@ -153,15 +153,9 @@ fn bad_input_is_one_line_exit_2() {
 
 #[test]
 fn shared_is1_3l_32n() {
-    let dir = std::env::var_os("FATNET_FABRICS").map_or_else(
-        || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/fabrics"),
-        PathBuf::from,
-    );
-    let base = dir.join("ib_flit_sim/is1_3l_32n");
-    if !base.is_dir() {
-        eprintln!("NOTICE: {} not found; skipping", base.display());
+    let Some(base) = crate::common::shared_fabric("ib_flit_sim/is1_3l_32n") else {
         return;
-    }
+    };
     let ned = base.join("is1_3l_32n.ned");
     let fdbs = base.join("is1_3l_32n.fdbs");
     let v = json(&["fabric", "check", s(&ned), "--routes", s(&fdbs), "--json"]);

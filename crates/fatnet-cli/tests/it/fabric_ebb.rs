@@ -1,8 +1,6 @@
 //! `fatnet fabric ebb|counts` on the two-switch fixture and on
 //! `../shared/fabrics/ib_flit_sim/is1_3l_32n` when it is present.
 
-use std::path::PathBuf;
-
 use serde_json::Value;
 
 use crate::common::{assert_one_line_error, fatnet, json, stderr_of_failure, stdout_of};
@@ -180,15 +178,9 @@ fn level<'a>(groups: &'a Value, level: u64, direction: &str) -> &'a Value {
 
 #[test]
 fn shared_is1_3l_32n() {
-    let dir = std::env::var_os("FATNET_FABRICS").map_or_else(
-        || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/fabrics"),
-        PathBuf::from,
-    );
-    let base = dir.join("ib_flit_sim/is1_3l_32n");
-    if !base.is_dir() {
-        eprintln!("NOTICE: {} not found; skipping", base.display());
+    let Some(base) = crate::common::shared_fabric("ib_flit_sim/is1_3l_32n") else {
         return;
-    }
+    };
     let ned = base.join("is1_3l_32n.ned");
     let fdbs = base.join("is1_3l_32n.fdbs");
     let v = json(&["fabric", "ebb", s(&ned), "--routes", s(&fdbs), "--json"]);

@@ -17,9 +17,18 @@
 //!   inputs), never the law of the run;
 //! - with wormhole flow control the per-step "link carried a unit" flag is not kept at all:
 //!   link ownership already guarantees one unit per link per step (see `Sim::owned`);
-//! - a link with a bounded queue of at most 4 units keeps its queue, owner and flags in one
-//!   small struct (one cache line per test); larger or unbounded queues are `VecDeque`s;
-//!   per-input facts a move reads are 8 bytes, the sleep/wake facts kept apart.
+//! - a link with a bounded queue of at most 4 units keeps its queue, flags, its facts as an
+//!   input and the next link of its front worm in one small struct (32 bytes for `q <= 2`,
+//!   never straddling a cache line); larger or unbounded queues are `VecDeque`s; the
+//!   sleep/wake facts are kept apart;
+//! - a worm's body units find their next link in the record of the queue they stand in
+//!   (`Sim::fwd`), not in the worm's route: a move reads and writes two link records and
+//!   nothing indexed by worm;
+//! - the engine numbers links by head node (`Sim::pos`), so that the scan, which visits the
+//!   nodes in id order, meets their records nearly in memory order;
+//! - the active nodes and the ejection queues to drain are bit sets with a summary bit per
+//!   word (`Marks`): a step costs one read per 4,096 nodes or links plus its work, so idle
+//!   parts of a large network cost (almost) nothing.
 
 use crate::OnlineParameter;
 use std::collections::VecDeque;
@@ -78,8 +87,15 @@ trait Store {
     fn front(&self, e: usize) -> Unit;
     fn pop(&mut self, e: usize) -> Unit;
     fn push(&mut self, e: usize, u: Unit);
-    fn owner(&self, e: usize) -> u32;
-    fn set_owner(&mut self, e: usize, w: u32);
+    /// Whether a worm owns the link (its head crossed, its tail not yet).
+    fn owned(&self, e: usize) -> bool;
+    fn set_owned(&mut self, e: usize, owned: bool);
+    /// The link the worm at the front of the link's queue continues on (see `Sim::fwd`).
+    fn fwd(&self, e: usize) -> u32;
+    fn set_fwd(&mut self, e: usize, next: u32);
+    /// The link's facts as an input of its head node (set once, before the run).
+    fn info(&self, e: usize) -> InputInfo;
+    fn set_info(&mut self, e: usize, info: InputInfo);
     fn used(&self, e: usize) -> bool;
     fn set_used(&mut self, e: usize, used: bool);
     /// Whether some input may be waiting on the link for `event` (set on sleep, cleared on
@@ -100,15 +116,21 @@ enum Event {
 /// Bits of [`InlineLink::flags`].
 const USED: u8 = 1;
 const WAITED: [u8; 2] = [2, 4];
+const OWNED: u8 = 8;
 
 /// One link with a queue of at most `Q` units stored inline: everything a move tests and
-/// changes is in one cache line.
+/// changes is in one cache line (32 bytes for `Q <= 2`, aligned so that it never straddles
+/// two lines).
 #[derive(Clone, Copy, Debug)]
+#[repr(align(32))]
 struct InlineLink<const Q: usize> {
-    owner: u32,
+    /// Its facts as an input ([`Store::info`]).
+    info: InputInfo,
+    /// The link the front worm continues on ([`Store::fwd`]).
+    fwd: u32,
     len: u8,
     head: u8,
-    /// [`USED`] and the [`WAITED`] bits.
+    /// [`USED`], [`OWNED`] and the [`WAITED`] bits.
     flags: u8,
     units: [Unit; Q],
 }
@@ -116,7 +138,8 @@ struct InlineLink<const Q: usize> {
 impl<const Q: usize> Default for InlineLink<Q> {
     fn default() -> Self {
         Self {
-            owner: NONE,
+            info: InputInfo::default(),
+            fwd: NONE,
             len: 0,
             head: 0,
             flags: 0,
@@ -158,12 +181,29 @@ impl<const Q: usize> Store for Vec<InlineLink<Q>> {
         l.len += 1;
     }
     #[inline]
-    fn owner(&self, e: usize) -> u32 {
-        self[e].owner
+    fn owned(&self, e: usize) -> bool {
+        self[e].flags & OWNED != 0
     }
     #[inline]
-    fn set_owner(&mut self, e: usize, w: u32) {
-        self[e].owner = w;
+    fn set_owned(&mut self, e: usize, owned: bool) {
+        let f = &mut self[e].flags;
+        *f = if owned { *f | OWNED } else { *f & !OWNED };
+    }
+    #[inline]
+    fn fwd(&self, e: usize) -> u32 {
+        self[e].fwd
+    }
+    #[inline]
+    fn set_fwd(&mut self, e: usize, next: u32) {
+        self[e].fwd = next;
+    }
+    #[inline]
+    fn info(&self, e: usize) -> InputInfo {
+        self[e].info
+    }
+    #[inline]
+    fn set_info(&mut self, e: usize, info: InputInfo) {
+        self[e].info = info;
     }
     #[inline]
     fn used(&self, e: usize) -> bool {
@@ -188,7 +228,9 @@ impl<const Q: usize> Store for Vec<InlineLink<Q>> {
 /// Links with large or unbounded queues.
 struct Deques {
     queues: Vec<VecDeque<Unit>>,
-    owner: Vec<u32>,
+    owned: Vec<bool>,
+    fwd: Vec<u32>,
+    info: Vec<InputInfo>,
     used: Vec<bool>,
     waited: Vec<[bool; 2]>,
 }
@@ -213,12 +255,28 @@ impl Store for Deques {
         self.queues[e].push_back(u);
     }
     #[inline]
-    fn owner(&self, e: usize) -> u32 {
-        self.owner[e]
+    fn owned(&self, e: usize) -> bool {
+        self.owned[e]
     }
     #[inline]
-    fn set_owner(&mut self, e: usize, w: u32) {
-        self.owner[e] = w;
+    fn set_owned(&mut self, e: usize, owned: bool) {
+        self.owned[e] = owned;
+    }
+    #[inline]
+    fn fwd(&self, e: usize) -> u32 {
+        self.fwd[e]
+    }
+    #[inline]
+    fn set_fwd(&mut self, e: usize, next: u32) {
+        self.fwd[e] = next;
+    }
+    #[inline]
+    fn info(&self, e: usize) -> InputInfo {
+        self.info[e]
+    }
+    #[inline]
+    fn set_info(&mut self, e: usize, info: InputInfo) {
+        self.info[e] = info;
     }
     #[inline]
     fn used(&self, e: usize) -> bool {
@@ -440,12 +498,139 @@ fn run_multicast(
             };
             let store = Deques {
                 queues: (0..links).map(|_| VecDeque::new()).collect(),
-                owner: vec![NONE; links],
+                owned: vec![false; links],
+                fwd: vec![NONE; links],
+                info: vec![InputInfo::default(); links],
                 used: vec![false; links],
                 waited: vec![[false; 2]; links],
             };
             let sim = Sim::new(net, injections, mc, config, seed, per_message, store, q)?;
             drive(sim, net, config.max_steps, config.check_conservation)
+        }
+    }
+}
+
+/// The engine's link order ([`Sim::pos`]): per network link id its engine id, per engine id
+/// its network link id, and the inputs every node scans in engine ids (CSR).
+fn internal_order(net: &PacketNet) -> (Vec<u32>, Vec<u32>, Vec<u32>, Vec<u32>) {
+    let links = net.links() as usize;
+    let nodes = net.nodes() as usize;
+    // Ejection links entering each node, in link-id order.
+    let mut eject_start = vec![0u32; nodes + 1];
+    for (e, &h) in net.link_head.iter().enumerate() {
+        if net.ejection[e] {
+            eject_start[h as usize + 1] += 1;
+        }
+    }
+    for v in 0..nodes {
+        eject_start[v + 1] += eject_start[v];
+    }
+    let mut fill = eject_start.clone();
+    let mut ejecting = vec![0u32; eject_start[nodes] as usize];
+    for (e, &h) in net.link_head.iter().enumerate() {
+        if net.ejection[e] {
+            ejecting[fill[h as usize] as usize] = e as u32;
+            fill[h as usize] += 1;
+        }
+    }
+    let mut pos = vec![NONE; links];
+    let mut order = Vec::with_capacity(links);
+    for v in 0..nodes as u32 {
+        for &inp in net.inputs_of(v) {
+            if (inp as usize) < links {
+                pos[inp as usize] = order.len() as u32;
+                order.push(inp);
+            }
+        }
+        for &e in &ejecting[eject_start[v as usize] as usize..eject_start[v as usize + 1] as usize]
+        {
+            pos[e as usize] = order.len() as u32;
+            order.push(e);
+        }
+    }
+    debug_assert_eq!(order.len(), links);
+    let ins = net
+        .inputs
+        .iter()
+        .map(|&i| {
+            if (i as usize) < links {
+                pos[i as usize]
+            } else {
+                i
+            }
+        })
+        .collect();
+    (pos, order, net.inputs_start.clone(), ins)
+}
+
+/// A set of indices as a bit per index with a summary bit per 64-bit word: a pass over the
+/// set costs one read per 4,096 indices plus one per non-zero word, so an idle network costs
+/// (almost) nothing per step. Words are visited in increasing order, the order of the
+/// indices.
+#[derive(Clone, Debug, Default)]
+struct Marks {
+    words: Vec<u64>,
+    /// Bit `j` of `summary[i]`: whether `words[64·i + j]` may be non-zero (set with every
+    /// bit, cleared when a visit finds the word zero).
+    summary: Vec<u64>,
+}
+
+impl Marks {
+    fn new(bits: usize) -> Self {
+        let words = bits.div_ceil(64);
+        Self {
+            words: vec![0; words],
+            summary: vec![0; words.div_ceil(64)],
+        }
+    }
+
+    #[inline(always)]
+    fn set(&mut self, i: usize) {
+        self.words[i / 64] |= 1 << (i % 64);
+        self.summary[i / 4096] |= 1 << ((i / 64) % 64);
+    }
+
+    /// Clears bit `i` (the summary is tidied at the next [`Marks::collect`]).
+    #[inline(always)]
+    fn remove(&mut self, i: usize) {
+        self.words[i / 64] &= !(1 << (i % 64));
+    }
+
+    #[inline(always)]
+    fn word(&self, w: usize) -> u64 {
+        self.words[w]
+    }
+
+    /// Whether no bit is set (one read per summary word and per word it marks).
+    fn is_empty(&self) -> bool {
+        self.summary.iter().enumerate().all(|(i, &s)| {
+            let mut bits = s;
+            while bits != 0 {
+                if self.words[i * 64 + bits.trailing_zeros() as usize] != 0 {
+                    return false;
+                }
+                bits &= bits - 1;
+            }
+            true
+        })
+    }
+
+    /// Writes the indices of the non-zero words to `out` (cleared first), in increasing
+    /// order, and drops the summary bits of zero words.
+    fn collect(&mut self, out: &mut Vec<u32>) {
+        out.clear();
+        for (i, s) in self.summary.iter_mut().enumerate() {
+            let mut bits = *s;
+            while bits != 0 {
+                let j = bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                let w = i * 64 + j;
+                if self.words[w] == 0 {
+                    *s &= !(1 << j);
+                } else {
+                    out.push(w as u32);
+                }
+            }
         }
     }
 }
@@ -524,22 +709,40 @@ struct Sim<'a, S> {
     store: S,
     used_list: Vec<u32>,
     crossings: Vec<u32>,
-    eject_busy: Vec<u64>,
+    /// Ejection links with a unit for their terminal to drain.
+    eject_busy: Marks,
     /// Wait masks per [`Event`].
     wait: [Vec<u64>; 2],
     // Per processor.
     inj: Vec<VecDeque<u32>>,
     inj_seq: Vec<u16>,
-    // Per input (links, then injection queues).
+    /// Per processor, the first link of the worm at the front of its injection queue, once
+    /// its head has left ([`Sim::fwd`]).
+    inj_fwd: Vec<u32>,
+    // Per injection queue (input `links + p`; a link's are in its record, `Store::info`).
     info: Vec<InputInfo>,
     // Per link.
     wait_info: Vec<WaitInfo>,
     ejection: Vec<bool>,
+    /// Per link id of the network, the engine's own id for it. **The engine numbers links by
+    /// head node** (a node's inputs in scan order, then the ejection links entering it): the
+    /// scan visits nodes in id order, so the link records it reads and writes are met
+    /// nearly in memory order (a few sequential streams on a tree), which is what keeps a
+    /// network far larger than the caches fast. Every id in the engine's state is its own;
+    /// link ids of the network (next hops, source routes, multicast trees) are translated
+    /// once, when a head chooses its next link. The scan order, the candidates' order and so
+    /// every random draw are those of the network's numbering.
+    pos: Vec<u32>,
+    /// The inputs every node scans (`PacketNet::inputs_of`) in the engine's ids, CSR.
+    ins_start: Vec<u32>,
+    ins: Vec<u32>,
     // Per node.
     node_word: Vec<u32>,
     nonempty: Vec<u64>,
     asleep: Vec<u64>,
-    active: Vec<u64>,
+    active: Marks,
+    /// Scratch: the non-zero words of `active` or `eject_busy` in a pass.
+    word_list: Vec<u32>,
 
     // Per input, multicast runs only: the children the front unit has been copied to.
     done: Vec<u64>,
@@ -588,7 +791,7 @@ impl<'a, S: Store> Sim<'a, S> {
         config: &'a PacketConfig,
         seed: u64,
         per_message: u32,
-        store: S,
+        mut store: S,
         q: usize,
     ) -> Result<Self, OnlineError> {
         let mut rng = Pcg64::seed_from_u64(seed);
@@ -660,8 +863,12 @@ impl<'a, S: Store> Sim<'a, S> {
         }
         let stride = longest.max(1) as usize + 1;
 
-        // Input slots: node v's inputs are bits of words node_word[v]..node_word[v+1].
+        // The engine's own link order: by head node, each node's inputs in scan order, then
+        // the ejection links entering it (see `Sim::pos`).
         let nodes = net.nodes() as usize;
+        let (pos, order, ins_start, ins) = internal_order(net);
+
+        // Input slots: node v's inputs are bits of words node_word[v]..node_word[v+1].
         let mut node_word = Vec::with_capacity(nodes + 1);
         let inputs = links as usize + net.processors() as usize;
         let mut info = vec![
@@ -674,20 +881,20 @@ impl<'a, S: Store> Sim<'a, S> {
         let mut words = 0u32;
         for v in 0..nodes as u32 {
             node_word.push(words);
-            let ins = net.inputs_of(v);
-            for (i, &inp) in ins.iter().enumerate() {
+            let of_v = &ins[ins_start[v as usize] as usize..ins_start[v as usize + 1] as usize];
+            for (i, &inp) in of_v.iter().enumerate() {
                 info[inp as usize].slot = (words + (i / 64) as u32) << 6 | (i % 64) as u32;
             }
-            words += ins.len().div_ceil(64) as u32;
+            words += of_v.len().div_ceil(64) as u32;
         }
         node_word.push(words);
         let mut wait_words = 0u32;
         let mut wait_info = Vec::with_capacity(links as usize);
         for (e, entry) in info.iter_mut().enumerate() {
             if e < links as usize {
-                let tail = net.link_tail[e];
+                let tail = net.link_tail[order[e] as usize];
                 let (lo, hi) = (node_word[tail as usize], node_word[tail as usize + 1]);
-                entry.node = net.link_head[e];
+                entry.node = net.link_head[order[e] as usize];
                 wait_info.push(WaitInfo {
                     wait_word: wait_words,
                     tail,
@@ -699,6 +906,11 @@ impl<'a, S: Store> Sim<'a, S> {
                 entry.node = net.injection_node[e - links as usize];
             }
         }
+        // Links keep their facts in their own record; `info` keeps the injection queues'.
+        for (e, &i) in info[..links as usize].iter().enumerate() {
+            store.set_info(e, i);
+        }
+        info.drain(..links as usize);
         let mut route = vec![NONE; unicast_worms * stride];
         for (w, &dst) in worm_dst.iter().enumerate() {
             route[w * stride] = net.ejection_node[dst as usize];
@@ -708,8 +920,12 @@ impl<'a, S: Store> Sim<'a, S> {
             let mut at = 0;
             for w in 0..unicast_worms {
                 let len = drawn[at] as usize;
-                route[w * stride + 1..w * stride + 1 + len]
-                    .copy_from_slice(&drawn[at + 1..at + 1 + len]);
+                for (slot, &e) in route[w * stride + 1..w * stride + 1 + len]
+                    .iter_mut()
+                    .zip(&drawn[at + 1..at + 1 + len])
+                {
+                    *slot = pos[e as usize];
+                }
                 at += 1 + len;
             }
             drop(drawn);
@@ -740,17 +956,22 @@ impl<'a, S: Store> Sim<'a, S> {
             store,
             used_list: Vec::new(),
             crossings: vec![0; links as usize],
-            eject_busy: vec![0; (links as usize).div_ceil(64)],
+            eject_busy: Marks::new(links as usize),
             wait: [vec![0; wait_words as usize], vec![0; wait_words as usize]],
             inj: vec![VecDeque::new(); net.processors() as usize],
             inj_seq: vec![0; net.processors() as usize],
+            inj_fwd: vec![NONE; net.processors() as usize],
             info,
             wait_info,
-            ejection: net.ejection.clone(),
+            ejection: order.iter().map(|&e| net.ejection[e as usize]).collect(),
+            pos,
+            ins_start,
+            ins,
             node_word,
             nonempty: vec![0; words as usize],
             asleep: vec![0; words as usize],
-            active: vec![0; nodes.div_ceil(64)],
+            active: Marks::new(nodes),
+            word_list: Vec::new(),
             done: if mc.multicasts.is_empty() {
                 Vec::new()
             } else {
@@ -823,15 +1044,59 @@ impl<'a, S: Store> Sim<'a, S> {
         }
     }
 
+    /// The link the worm at the front of input `inp` continues on: the link its head took
+    /// from `inp` (wormhole only). A queue is FIFO and a worm's units are consecutive in it,
+    /// so the front's worm is the one whose head left `inp` last: its body units read their
+    /// next link here, in the input's own record, rather than in the worm's route (a
+    /// random access per unit on a large network).
+    #[inline(always)]
+    fn fwd(&self, inp: u32) -> u32 {
+        if inp < self.links {
+            self.store.fwd(inp as usize)
+        } else {
+            self.inj_fwd[(inp - self.links) as usize]
+        }
+    }
+
+    /// Records that the head at the front of input `inp` took link `e` ([`Sim::fwd`]).
+    #[inline(always)]
+    fn set_fwd(&mut self, inp: u32, e: u32) {
+        if inp < self.links {
+            self.store.set_fwd(inp as usize, e);
+        } else {
+            self.inj_fwd[(inp - self.links) as usize] = e;
+        }
+    }
+
+    /// The next hops of a head at node `v` for `dst` (`PacketNet::next_hops`), in the
+    /// engine's link ids.
+    #[inline(always)]
+    fn next_hops(&self, net: &PacketNet, v: u32, dst: u32, cands: &mut Vec<u32>) {
+        net.next_hops(v, dst, cands);
+        for c in cands.iter_mut() {
+            *c = self.pos[*c as usize];
+        }
+    }
+
+    /// The facts of input `inp` (a link, or an injection queue).
+    #[inline(always)]
+    fn input_info(&self, inp: u32) -> InputInfo {
+        if inp < self.links {
+            self.store.info(inp as usize)
+        } else {
+            self.info[(inp - self.links) as usize]
+        }
+    }
+
     #[inline]
     fn set_active(&mut self, v: u32) {
-        self.active[v as usize / 64] |= 1 << (v % 64);
+        self.active.set(v as usize);
     }
 
     /// Marks input `inp` (of node `v`) non-empty.
     #[inline]
     fn mark_nonempty(&mut self, v: u32, inp: u32) {
-        let i = self.info[inp as usize];
+        let i = self.input_info(inp);
         self.nonempty[i.word()] |= i.bit();
         self.set_active(v);
     }
@@ -839,7 +1104,7 @@ impl<'a, S: Store> Sim<'a, S> {
     /// Marks input `inp` empty.
     #[inline]
     fn mark_empty(&mut self, inp: u32) {
-        let i = self.info[inp as usize];
+        let i = self.input_info(inp);
         self.nonempty[i.word()] &= !i.bit();
     }
 
@@ -861,28 +1126,26 @@ impl<'a, S: Store> Sim<'a, S> {
     #[inline]
     fn free_for_head(&self, e: u32) -> bool {
         let e = e as usize;
-        (self.owned || !self.store.used(e))
-            && self.store.owner(e) == NONE
-            && self.store.len(e) < self.q
+        (self.owned || !self.store.used(e)) && !self.store.owned(e) && self.store.len(e) < self.q
     }
 
     /// Whether link `e` stays closed to a head until it pops or is released.
     #[inline]
     fn closed_for_head(&self, e: u32) -> bool {
         let e = e as usize;
-        self.store.owner(e) != NONE || self.store.len(e) >= self.q
+        self.store.owned(e) || self.store.len(e) >= self.q
     }
 
     /// Puts input `inp` to sleep until one of `links` (all leaving its node) opens for a
     /// head: an owned link when it is released, a full one when it pops.
     #[inline]
     fn sleep_head(&mut self, inp: u32, links: &[u32]) {
-        let i = self.info[inp as usize];
+        let i = self.input_info(inp);
         let bit = i.bit();
         self.asleep[i.word()] |= bit;
         let offset = i.word() as u32 - self.node_word[i.node as usize];
         for &e in links {
-            let event = if self.store.owner(e as usize) != NONE {
+            let event = if self.store.owned(e as usize) {
                 Event::Release
             } else {
                 Event::Pop
@@ -895,7 +1158,7 @@ impl<'a, S: Store> Sim<'a, S> {
 
     /// Puts input `inp` to sleep until one of `links` (all leaving its node) has its event.
     fn sleep_on(&mut self, inp: u32, links: &[(u32, Event)]) {
-        let i = self.info[inp as usize];
+        let i = self.input_info(inp);
         let bit = i.bit();
         self.asleep[i.word()] |= bit;
         let offset = i.word() as u32 - self.node_word[i.node as usize];
@@ -929,17 +1192,17 @@ impl<'a, S: Store> Sim<'a, S> {
             if done & (1 << i) != 0 {
                 continue;
             }
-            let e = tree.link_at(c);
+            let e = self.pos[tree.link_at(c) as usize];
             let ei = e as usize;
             let go = if u.seq == 0 {
                 if self.free_for_head(e) {
                     if self.unit_len > 1 {
-                        self.store.set_owner(ei, u.worm);
+                        self.store.set_owned(ei, true);
                     }
                     true
                 } else {
                     if self.closed_for_head(e) {
-                        let event = if self.store.owner(ei) != NONE {
+                        let event = if self.store.owned(ei) {
                             Event::Release
                         } else {
                             Event::Pop
@@ -987,7 +1250,7 @@ impl<'a, S: Store> Sim<'a, S> {
     /// Puts input `inp` to sleep until link `e` (leaving its node) pops.
     #[inline]
     fn sleep_pop(&mut self, inp: u32, e: u32) {
-        let i = self.info[inp as usize];
+        let i = self.input_info(inp);
         let bit = i.bit();
         self.asleep[i.word()] |= bit;
         let offset = i.word() as u32 - self.node_word[i.node as usize];
@@ -1065,7 +1328,7 @@ impl<'a, S: Store> Sim<'a, S> {
                 cands.clear();
                 cands.push(self.route[slot]);
             } else {
-                net.next_hops(v, self.worm_dst[w], &mut cands);
+                self.next_hops(net, v, self.worm_dst[w], &mut cands);
                 if self.config.path == PathPolicy::DimensionOrder {
                     cands.truncate(1);
                 }
@@ -1109,11 +1372,13 @@ impl<'a, S: Store> Sim<'a, S> {
             }
             self.route[slot] = e;
             if self.unit_len > 1 {
-                self.store.set_owner(e as usize, u.worm);
+                self.store.set_owned(e as usize, true);
+                self.set_fwd(inp, e);
             }
             e
         } else {
-            let e = self.route[slot];
+            let e = self.fwd(inp);
+            debug_assert_eq!(e, self.route[slot]);
             if self.store.len(e as usize) >= self.q {
                 self.sleep_pop(inp, e);
                 return;
@@ -1144,7 +1409,7 @@ impl<'a, S: Store> Sim<'a, S> {
     #[inline]
     fn leaves(&self, e: u32) -> bool {
         let (word, bit) = (e as usize / 64, 1u64 << (e % 64));
-        (self.leaving[word] | self.eject_busy[word]) & bit != 0
+        (self.leaving[word] | self.eject_busy.word(word)) & bit != 0
     }
 
     /// Whether link `e`'s queue, after this step's departure, is full (same-step reading).
@@ -1189,7 +1454,7 @@ impl<'a, S: Store> Sim<'a, S> {
         if self.source_routed {
             cands.push(self.route[slot]);
         } else {
-            net.next_hops(v, self.worm_dst[w], &mut cands);
+            self.next_hops(net, v, self.worm_dst[w], &mut cands);
             if self.config.path == PathPolicy::DimensionOrder {
                 cands.truncate(1);
             }
@@ -1257,7 +1522,7 @@ impl<'a, S: Store> Sim<'a, S> {
             }
             self.work.make_contiguous()[first..].reverse();
             self.waiter_head[inp as usize] = NONE;
-            self.wake_into_work(net, inp);
+            self.wake_into_work(inp);
         }
         None
     }
@@ -1267,21 +1532,21 @@ impl<'a, S: Store> Sim<'a, S> {
     /// already waiting for `e`; several at once in cyclic input order from a random start,
     /// as RR scans). They stay asleep for the rest of the scan and are woken as usual when
     /// `e` pops in this step's apply; a head is queued once per step.
-    fn wake_into_work(&mut self, net: &PacketNet, e: u32) {
+    fn wake_into_work(&mut self, e: u32) {
         let ei = e as usize;
         if !self.store.waited(ei, Event::Pop) {
             return;
         }
         let i = self.wait_info[ei];
         let (lo, tail, base) = (i.wait_word as usize, i.tail, i.tail_word as usize);
-        let ins = net.inputs_of(tail);
+        let base_in = self.ins_start[tail as usize] as usize;
         let first = self.blocked.len();
         for j in 0..i.wait_len as usize {
             let mut w = self.wait[Event::Pop as usize][lo + j] & self.asleep[base + j];
             while w != 0 {
                 let b = w.trailing_zeros() as usize;
                 w &= w - 1;
-                let inp = ins[j * 64 + b];
+                let inp = self.ins[base_in + j * 64 + b];
                 let (word, bit) = (inp as usize / 64, 1u64 << (inp % 64));
                 if self.queued_inputs[word] & bit == 0 {
                     self.queued_inputs[word] |= bit;
@@ -1366,7 +1631,7 @@ impl<'a, S: Store> Sim<'a, S> {
             if self.source_routed {
                 cands.push(self.route[w * self.stride + 1 + u.hop as usize]);
             } else {
-                net.next_hops(v, self.worm_dst[w], &mut cands);
+                self.next_hops(net, v, self.worm_dst[w], &mut cands);
                 if self.config.path == PathPolicy::DimensionOrder {
                     cands.truncate(1);
                 }
@@ -1384,14 +1649,17 @@ impl<'a, S: Store> Sim<'a, S> {
     fn decide(&mut self, net: &PacketNet) {
         if self.same_step {
             // Ejection queues drained in this step are open to the heads asleep on them.
-            for wi in 0..self.eject_busy.len() {
-                let mut bits = self.eject_busy[wi];
+            let mut words = std::mem::take(&mut self.word_list);
+            self.eject_busy.collect(&mut words);
+            for &wi in &words {
+                let mut bits = self.eject_busy.word(wi as usize);
                 while bits != 0 {
-                    let e = wi * 64 + bits.trailing_zeros() as usize;
+                    let e = wi as usize * 64 + bits.trailing_zeros() as usize;
                     bits &= bits - 1;
                     self.wake(e, Event::Pop);
                 }
             }
+            self.word_list = words;
         }
         let mut order = std::mem::take(&mut self.order);
         let keyed = !matches!(
@@ -1403,8 +1671,11 @@ impl<'a, S: Store> Sim<'a, S> {
             || (self.config.scan == ScanPolicy::FarthestFirst
                 && self.config.farthest_ties == FarthestTies::FixedOrder);
         let reversed = fixed && self.config.fixed_order == FixedInputOrder::Reversed;
-        for wi in 0..self.active.len() {
-            let mut bits = self.active[wi];
+        let mut words = std::mem::take(&mut self.word_list);
+        self.active.collect(&mut words);
+        for &wi in &words {
+            let wi = wi as usize;
+            let mut bits = self.active.word(wi);
             while bits != 0 {
                 let v = (wi * 64) as u32 + bits.trailing_zeros();
                 bits &= bits - 1;
@@ -1412,17 +1683,20 @@ impl<'a, S: Store> Sim<'a, S> {
                     self.node_word[v as usize] as usize,
                     self.node_word[v as usize + 1] as usize,
                 );
-                let ins = net.inputs_of(v);
+                let (base_in, n_in) = (
+                    self.ins_start[v as usize] as usize,
+                    (self.ins_start[v as usize + 1] - self.ins_start[v as usize]) as usize,
+                );
                 if hi - lo == 1 && !keyed && !reversed {
                     // Fast path: one mask word, RR by masking at the start position.
                     let ready = self.nonempty[lo] & !self.asleep[lo];
                     if ready == 0 {
-                        self.active[wi] &= !(1 << (v % 64));
+                        self.active.remove(v as usize);
                         continue;
                     }
                     let (mut first, mut second) = (ready, 0u64);
                     if ready & (ready - 1) != 0 && self.config.scan == ScanPolicy::RoundRobin {
-                        let start = self.rng.random_range(0..ins.len() as u32);
+                        let start = self.rng.random_range(0..n_in as u32);
                         let below = (1u64 << start) - 1;
                         first = ready & !below;
                         second = ready & below;
@@ -1431,7 +1705,7 @@ impl<'a, S: Store> Sim<'a, S> {
                         while part != 0 {
                             let i = part.trailing_zeros() as usize;
                             part &= part - 1;
-                            self.scan_input(net, v, ins[i]);
+                            self.scan_input(net, v, self.ins[base_in + i]);
                         }
                     }
                     continue;
@@ -1447,11 +1721,11 @@ impl<'a, S: Store> Sim<'a, S> {
                     }
                 }
                 if order.is_empty() {
-                    self.active[wi] &= !(1 << (v % 64));
+                    self.active.remove(v as usize);
                     continue;
                 }
                 if order.len() >= 2 && !(fixed && !keyed && !reversed) {
-                    let n = ins.len() as u32;
+                    let n = n_in as u32;
                     let start = if fixed {
                         0
                     } else {
@@ -1466,16 +1740,18 @@ impl<'a, S: Store> Sim<'a, S> {
                             entry.2 + n - start
                         };
                         if keyed {
-                            entry.0 = self.key[self.front(ins[entry.2 as usize]).worm as usize];
+                            entry.0 = self.key
+                                [self.front(self.ins[base_in + entry.2 as usize]).worm as usize];
                         }
                     }
                     order.sort_unstable();
                 }
                 for &(_, _, i) in order.iter() {
-                    self.scan_input(net, v, ins[i as usize]);
+                    self.scan_input(net, v, self.ins[base_in + i as usize]);
                 }
             }
         }
+        self.word_list = words;
         self.order = order;
         if self.same_step {
             self.settle(net);
@@ -1486,19 +1762,22 @@ impl<'a, S: Store> Sim<'a, S> {
     /// the step; returns how many.
     fn drain(&mut self) -> u64 {
         let mut drained = 0;
-        for wi in 0..self.eject_busy.len() {
-            let mut bits = self.eject_busy[wi];
+        let mut words = std::mem::take(&mut self.word_list);
+        self.eject_busy.collect(&mut words);
+        for &wi in &words {
+            let mut bits = self.eject_busy.word(wi as usize);
             while bits != 0 {
-                let e = wi * 64 + bits.trailing_zeros() as usize;
+                let e = wi as usize * 64 + bits.trailing_zeros() as usize;
                 bits &= bits - 1;
                 self.store.pop(e);
                 drained += 1;
                 self.wake(e, Event::Pop);
                 if self.store.len(e) == 0 {
-                    self.eject_busy[wi] &= !(1 << (e % 64));
+                    self.eject_busy.remove(e);
                 }
             }
         }
+        self.word_list = words;
         drained
     }
 
@@ -1510,7 +1789,7 @@ impl<'a, S: Store> Sim<'a, S> {
             let u = self.store.pop(inp as usize);
             self.queued -= 1;
             // Branch-free: whether the queue emptied is a coin flip for the predictor.
-            let i = self.info[inp as usize];
+            let i = self.input_info(inp);
             let emptied = u64::from(self.store.len(inp as usize) == 0);
             self.nonempty[i.word()] &= !(i.bit() * emptied);
             self.wake(inp as usize, Event::Pop);
@@ -1543,7 +1822,7 @@ impl<'a, S: Store> Sim<'a, S> {
         }
         let tail = u32::from(u.seq) + 1 == self.unit_len;
         if tail && self.unit_len > 1 {
-            self.store.set_owner(ei, NONE);
+            self.store.set_owned(ei, false);
             self.wake(ei, Event::Release);
         }
         tail
@@ -1572,7 +1851,7 @@ impl<'a, S: Store> Sim<'a, S> {
                 }
                 if self.ejection[ei] && self.config.sink == SinkModel::Queue {
                     self.store.push(ei, u);
-                    self.eject_busy[ei / 64] |= 1 << (ei % 64);
+                    self.eject_busy.set(ei);
                 }
                 if tail {
                     self.dilation = self.dilation.max(tree.depth_of(u.hop));
@@ -1589,7 +1868,7 @@ impl<'a, S: Store> Sim<'a, S> {
                 let len = self.store.len(ei);
                 self.max_queue = self.max_queue.max(len as u32);
                 if len == 1 {
-                    let head = self.info[ei].node;
+                    let head = self.store.info(ei).node;
                     self.mark_nonempty(head, e);
                 }
             }
@@ -1621,7 +1900,7 @@ impl<'a, S: Store> Sim<'a, S> {
             };
             let ei = e as usize;
             let tail = self.cross(ei, u);
-            let info = self.info[ei];
+            let info = self.store.info(ei);
             let head = info.node;
             let next = Unit {
                 hop: u.hop + 1,
@@ -1638,7 +1917,7 @@ impl<'a, S: Store> Sim<'a, S> {
                 self.arrived_units += 1;
                 if self.ejection[ei] && self.config.sink == SinkModel::Queue {
                     self.store.push(ei, next);
-                    self.eject_busy[ei / 64] |= 1 << (ei % 64);
+                    self.eject_busy.set(ei);
                 }
                 if tail {
                     self.dilation = self.dilation.max(u32::from(next.hop));
@@ -1671,7 +1950,7 @@ impl<'a, S: Store> Sim<'a, S> {
         self.moves.clear();
     }
 
-    fn check_conservation(&self, net: &PacketNet, t: u64) -> Result<(), OnlineError> {
+    fn check_conservation_at(&self, t: u64) -> Result<(), OnlineError> {
         let mut queued = 0u64;
         for e in 0..self.links as usize {
             let len = self.store.len(e);
@@ -1682,7 +1961,7 @@ impl<'a, S: Store> Sim<'a, S> {
                     detail: format!("link {e} holds {len} units, capacity {}", self.q),
                 });
             }
-            if !net.ejection[e] {
+            if !self.ejection[e] {
                 queued += len as u64;
             }
         }
@@ -1731,7 +2010,7 @@ impl<S: Store> StepModel for Sim<'_, S> {
 
     #[inline]
     fn idle(&self) -> bool {
-        self.queued == 0 && self.pending_inj == 0 && self.eject_busy.iter().all(|&b| b == 0)
+        self.queued == 0 && self.pending_inj == 0 && self.eject_busy.is_empty()
     }
 
     #[inline]
@@ -1765,8 +2044,8 @@ impl<S: Store> StepModel for Sim<'_, S> {
         }
     }
 
-    fn check_conservation(&self, net: &PacketNet, t: u64) -> Result<(), OnlineError> {
-        Sim::check_conservation(self, net, t)
+    fn check_conservation(&self, _net: &PacketNet, t: u64) -> Result<(), OnlineError> {
+        self.check_conservation_at(t)
     }
 
     fn finish(self, outcome: Outcome, steps: u64) -> PacketReport {

@@ -641,7 +641,8 @@ impl Marks {
 struct InputInfo {
     /// The node that scans it (a link's head, a processor's injection node).
     node: u32,
-    /// Its bit in its node's masks, `word << 6 | bit` (`NONE`: ejection links, not scanned).
+    /// Its bit in its node's masks, `word << 6 | bit` (`NONE`: exactly the ejection links,
+    /// which are not scanned).
     slot: u32,
 }
 
@@ -656,14 +657,12 @@ impl InputInfo {
     }
 }
 
-/// What sleeping and waking need to know of a link: its wait masks' words (over its tail
-/// node's inputs) and its tail node's first mask word.
+/// What sleeping and waking need to know of a link: the first of its wait masks' words (over
+/// its tail node's inputs: as many as the tail node's mask words) and its tail node.
 #[derive(Clone, Copy, Debug, Default)]
 struct WaitInfo {
     wait_word: u32,
     tail: u32,
-    tail_word: u32,
-    wait_len: u32,
 }
 
 struct Sim<'a, S> {
@@ -723,7 +722,6 @@ struct Sim<'a, S> {
     info: Vec<InputInfo>,
     // Per link.
     wait_info: Vec<WaitInfo>,
-    ejection: Vec<bool>,
     /// Per link id of the network, the engine's own id for it. **The engine numbers links by
     /// head node** (a node's inputs in scan order, then the ejection links entering it): the
     /// scan visits nodes in id order, so the link records it reads and writes are met
@@ -898,8 +896,6 @@ impl<'a, S: Store> Sim<'a, S> {
                 wait_info.push(WaitInfo {
                     wait_word: wait_words,
                     tail,
-                    tail_word: lo,
-                    wait_len: hi - lo,
                 });
                 wait_words += hi - lo;
             } else {
@@ -963,7 +959,6 @@ impl<'a, S: Store> Sim<'a, S> {
             inj_fwd: vec![NONE; net.processors() as usize],
             info,
             wait_info,
-            ejection: order.iter().map(|&e| net.ejection[e as usize]).collect(),
             pos,
             ins_start,
             ins,
@@ -1267,10 +1262,14 @@ impl<'a, S: Store> Sim<'a, S> {
         }
         self.store.set_waited(e, event, false);
         let i = self.wait_info[e];
-        let (lo, tail, base) = (i.wait_word as usize, i.tail, i.tail_word as usize);
+        let (lo, tail) = (i.wait_word as usize, i.tail);
+        let (base, end) = (
+            self.node_word[tail as usize] as usize,
+            self.node_word[tail as usize + 1] as usize,
+        );
         let wait = &mut self.wait[event as usize];
         let mut any = false;
-        for j in 0..i.wait_len as usize {
+        for j in 0..end - base {
             let w = wait[lo + j];
             if w != 0 {
                 wait[lo + j] = 0;
@@ -1538,10 +1537,14 @@ impl<'a, S: Store> Sim<'a, S> {
             return;
         }
         let i = self.wait_info[ei];
-        let (lo, tail, base) = (i.wait_word as usize, i.tail, i.tail_word as usize);
+        let (lo, tail) = (i.wait_word as usize, i.tail);
+        let (base, end) = (
+            self.node_word[tail as usize] as usize,
+            self.node_word[tail as usize + 1] as usize,
+        );
         let base_in = self.ins_start[tail as usize] as usize;
         let first = self.blocked.len();
-        for j in 0..i.wait_len as usize {
+        for j in 0..end - base {
             let mut w = self.wait[Event::Pop as usize][lo + j] & self.asleep[base + j];
             while w != 0 {
                 let b = w.trailing_zeros() as usize;
@@ -1849,7 +1852,7 @@ impl<'a, S: Store> Sim<'a, S> {
                     // The node absorbs a copy and forwards the unit.
                     self.spawned_units += 1;
                 }
-                if self.ejection[ei] && self.config.sink == SinkModel::Queue {
+                if self.store.info(ei).slot == NONE && self.config.sink == SinkModel::Queue {
                     self.store.push(ei, u);
                     self.eject_busy.set(ei);
                 }
@@ -1915,7 +1918,7 @@ impl<'a, S: Store> Sim<'a, S> {
             };
             if arrived {
                 self.arrived_units += 1;
-                if self.ejection[ei] && self.config.sink == SinkModel::Queue {
+                if info.slot == NONE && self.config.sink == SinkModel::Queue {
                     self.store.push(ei, next);
                     self.eject_busy.set(ei);
                 }
@@ -1961,7 +1964,7 @@ impl<'a, S: Store> Sim<'a, S> {
                     detail: format!("link {e} holds {len} units, capacity {}", self.q),
                 });
             }
-            if !self.ejection[e] {
+            if self.store.info(e).slot != NONE {
                 queued += len as u64;
             }
         }

@@ -54,6 +54,9 @@
 //! the order cannot matter), so the distribution is that of a draw every step.
 
 mod algorithm_a;
+mod hops;
+#[cfg(test)]
+mod hops_tests;
 mod ledger;
 mod multicast;
 mod net;

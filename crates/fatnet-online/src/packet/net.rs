@@ -7,17 +7,20 @@ use std::fmt;
 use std::sync::Arc;
 
 use fatnet_topology::{
-    AnyTopology, ButterflyFatTree, ChannelId, Hypercube, NodeKind, Processor, Topology,
+    AnyTopology, ButterflyFatTree, ChannelId, Clos, FatTree, FoldedClos, Hypercube, KAryNTree,
+    NodeKind, Processor, Topology,
 };
 use rand::Rng;
 use serde::{Deserialize, Serialize};
 
+use super::hops::TreeHops;
 use super::{OnlineError, PathPolicy};
 
 /// The built-in topologies with next hops by index arithmetic.
 enum Arithmetic {
     Bft(ButterflyFatTree),
     Hypercube(u32),
+    Tree(TreeHops),
 }
 
 /// Marker for "no such node / no processor".
@@ -28,7 +31,9 @@ pub(crate) const NONE: u32 = u32::MAX;
 pub const MAX_LINKS: u64 = 1 << 25;
 
 /// Largest `processors × nodes` for which a network without arithmetic next hops gets a
-/// distance table (two bytes per entry: 256 MiB).
+/// distance table (two bytes per entry: 256 MiB). Only networks outside the families with
+/// arithmetic next hops (the butterfly fat-tree, the hypercube, the k-ary n-tree, the folded
+/// and unfolded Clos networks, the binary fat-tree) need one: a traced fabric, the butterfly.
 pub const MAX_TABLE_ENTRIES: u64 = 1 << 27;
 
 /// Most ordered processor pairs whose routes [`RouteSource::TopologyPaths`] checks at
@@ -72,9 +77,12 @@ pub fn check_route_pairs(processors: u32) -> Result<(), OnlineError> {
 #[serde(rename_all = "kebab-case")]
 pub enum RouteSource {
     /// The shortest paths of the network's graph: at every node a head's candidates are all
-    /// links on a shortest path to its destination (index arithmetic on the butterfly
-    /// fat-tree and the hypercube, a BFS distance table of `processors × nodes` entries,
-    /// bounded by [`MAX_TABLE_ENTRIES`], elsewhere). [`PacketNet::new`] uses this.
+    /// links on a shortest path to its destination, in link-id order. They come from index
+    /// arithmetic, with no memory per processor, on the butterfly fat-tree, the hypercube,
+    /// the k-ary n-tree, the folded and unfolded Clos networks and the binary fat-tree (any
+    /// capacity profile), and from a BFS distance table of `processors × nodes` entries,
+    /// bounded by [`MAX_TABLE_ENTRIES`], elsewhere (a traced fabric, the butterfly); both
+    /// give the same candidates in the same order. [`PacketNet::new`] uses this.
     #[default]
     ShortestPaths,
     /// The topology's own numbered paths are the only routes (a fabric's forwarding tables):
@@ -109,6 +117,9 @@ enum Hops {
     },
     /// The hypercube: one arc per differing dimension, lowest dimension first.
     Hypercube { d: u32 },
+    /// The k-ary n-tree, the folded and unfolded Clos networks and the binary fat-tree: one
+    /// run of evenly spaced link ids per head ([`TreeHops`]).
+    Tree(TreeHops),
     /// Any other topology: BFS distances to every destination's ejection node.
     Table {
         /// `dist[dst · nodes + v]`, hops from `v` to `dst`'s ejection node (`u16::MAX`:
@@ -126,9 +137,12 @@ enum Hops {
 ///
 /// **Any topology.** [`PacketNet::with_routes`] takes any [`Topology`] (a generated network,
 /// an [`AnyTopology`], a traced fabric) and a [`RouteSource`]; [`PacketNet::new`] is the
-/// shortest-path form for the built-in topologies. The butterfly fat-tree and the hypercube
-/// (bare or inside an [`AnyTopology`]) keep their arithmetic next hops under
-/// [`RouteSource::ShortestPaths`]; they are recognised by type.
+/// shortest-path form for the built-in topologies. Under [`RouteSource::ShortestPaths`] the
+/// butterfly fat-tree, the hypercube, the k-ary n-tree, the folded and unfolded Clos networks
+/// and the binary fat-tree (bare or inside an [`AnyTopology`], recognised by type) find next
+/// hops by index arithmetic, in time proportional to the candidates and with no memory per
+/// processor; other
+/// topologies get a BFS distance table with the same candidates in the same order.
 ///
 /// **Links are wires.** A channel of capacity `k` (a bundle of `k` wires on Leiserson's
 /// fat-trees) becomes `k` links, each moving at most one flit per step and each with its own
@@ -189,10 +203,10 @@ impl PacketNet {
     ///
     /// # Errors
     ///
-    /// [`OnlineError::TooLarge`] when the topology has more than [`MAX_LINKS`] wires or nodes or needs a
-    /// distance table of more than [`MAX_TABLE_ENTRIES`] entries (every topology except the
-    /// butterfly fat-tree and the hypercube), and [`OnlineError::Unroutable`] when some
-    /// processor cannot reach another.
+    /// [`OnlineError::TooLarge`] when the topology has more than [`MAX_LINKS`] wires or
+    /// nodes or needs a distance table of more than [`MAX_TABLE_ENTRIES`] entries (only the
+    /// butterfly among the built-in topologies: the trees and the hypercube have arithmetic
+    /// next hops).
     pub fn new(topology: impl Into<AnyTopology>) -> Result<Self, OnlineError> {
         Self::with_routes(topology.into(), RouteSource::ShortestPaths)
     }
@@ -204,8 +218,8 @@ impl PacketNet {
     ///
     /// [`OnlineError::TooLarge`] when the topology has more than [`MAX_LINKS`] wires or
     /// nodes; under [`RouteSource::ShortestPaths`], when it needs a distance table of more
-    /// than [`MAX_TABLE_ENTRIES`] entries (every topology except the butterfly fat-tree and
-    /// the hypercube); under [`RouteSource::TopologyPaths`], when it has more than
+    /// than [`MAX_TABLE_ENTRIES`] entries (every topology without arithmetic next hops: see
+    /// [`RouteSource::ShortestPaths`]); under [`RouteSource::TopologyPaths`], when it has more than
     /// [`MAX_ROUTE_PAIRS`] ordered processor pairs to check, and [`OnlineError::BrokenPath`]
     /// for the first pair (by source, then destination) whose standard path does not lead from
     /// the source's injection node to the destination's ejection node.
@@ -224,15 +238,60 @@ impl PacketNet {
             Some(AnyTopology::Hypercube(h)) => Some(h),
             _ => None,
         });
-        let arithmetic = match (routes, bft, cube) {
-            (RouteSource::ShortestPaths, Some(b), _) => Some(Arithmetic::Bft(b.clone())),
-            (RouteSource::ShortestPaths, None, Some(h)) => {
+        let tree = Self::tree_hops(any, builtin);
+        let arithmetic = match (routes, bft, cube, tree) {
+            (RouteSource::ShortestPaths, Some(b), _, _) => Some(Arithmetic::Bft(b.clone())),
+            (RouteSource::ShortestPaths, None, Some(h), _) => {
                 Some(Arithmetic::Hypercube(h.dimension()))
             }
+            (RouteSource::ShortestPaths, None, None, Some(t)) => Some(Arithmetic::Tree(t)),
             _ => None,
         };
         let topology: Arc<dyn Topology + Send + Sync> = Arc::new(topology);
         Self::compile(topology, routes, arithmetic)
+    }
+
+    /// The tree families with arithmetic next hops, recognised by type (bare or inside an
+    /// [`AnyTopology`]).
+    fn tree_hops(any: &dyn Any, builtin: Option<&AnyTopology>) -> Option<TreeHops> {
+        if let Some(t) = any.downcast_ref::<KAryNTree>() {
+            return Some(TreeHops::karyntree(t));
+        }
+        if let Some(t) = any.downcast_ref::<FoldedClos>() {
+            return Some(TreeHops::folded_clos(t));
+        }
+        if let Some(t) = any.downcast_ref::<Clos>() {
+            return Some(TreeHops::clos(t));
+        }
+        if let Some(t) = any.downcast_ref::<FatTree>() {
+            return Some(TreeHops::fat_tree(t));
+        }
+        match builtin? {
+            AnyTopology::KAryNTree(t) => Some(TreeHops::karyntree(t)),
+            AnyTopology::FoldedClos(t) => Some(TreeHops::folded_clos(t)),
+            AnyTopology::Clos(t) => Some(TreeHops::clos(t)),
+            AnyTopology::FatTree(t) => Some(TreeHops::fat_tree(t)),
+            _ => None,
+        }
+    }
+
+    /// Compiles `topology` with a BFS distance table even where arithmetic next hops exist:
+    /// the reference the arithmetic is tested against.
+    #[cfg(test)]
+    pub(crate) fn with_table_for_tests<T>(topology: T) -> Result<Self, OnlineError>
+    where
+        T: Topology + Send + Sync + 'static,
+    {
+        Self::compile(Arc::new(topology), RouteSource::ShortestPaths, None)
+    }
+
+    /// Entries of the next-hop distance table (0 with arithmetic next hops or fixed routes).
+    #[cfg(test)]
+    pub(crate) fn table_entries(&self) -> usize {
+        match &self.hops {
+            Hops::Table { dist, .. } => dist.len(),
+            _ => 0,
+        }
     }
 
     fn compile(
@@ -360,6 +419,11 @@ impl PacketNet {
                 )
             }
             Some(Arithmetic::Hypercube(d)) => (Hops::Hypercube { d }, d),
+            Some(Arithmetic::Tree(tree)) => {
+                debug_assert!(!tree.single_wires() || links == channels);
+                let max_hops = tree.max_hops();
+                (Hops::Tree(tree), max_hops)
+            }
             None => match routes {
                 RouteSource::ShortestPaths => {
                     Self::table(nodes, processors, &link_head, &link_tail, &ejection_node)?
@@ -651,7 +715,9 @@ impl PacketNet {
     /// [`ScanPolicy`]: super::ScanPolicy
     pub fn distance(&self, src: Processor, dst: Processor) -> u32 {
         match &self.hops {
-            Hops::Bft { .. } | Hops::Hypercube { .. } => self.topology.distance(src, dst) as u32,
+            Hops::Bft { .. } | Hops::Hypercube { .. } | Hops::Tree(_) => {
+                self.topology.distance(src, dst) as u32
+            }
             Hops::Table { dist, .. } => {
                 let v = self.injection_node[src as usize] as usize;
                 match dist[dst as usize * self.nodes as usize + v] {
@@ -708,6 +774,7 @@ impl PacketNet {
                     diff &= diff - 1;
                 }
             }
+            Hops::Tree(tree) => tree.run(node, dst, &self.channel_first_link).push_into(out),
             Hops::Table {
                 dist,
                 out_start,
@@ -735,9 +802,17 @@ impl PacketNet {
     /// on the trees), without building the list where arithmetic allows.
     #[inline]
     pub(crate) fn first_hop(&self, node: u32, dst: Processor, scratch: &mut Vec<u32>) -> u32 {
-        if let Hops::Hypercube { d } = self.hops {
-            let bit = (node ^ dst).trailing_zeros();
-            return (bit << d) | node;
+        match &self.hops {
+            Hops::Hypercube { d } => {
+                let bit = (node ^ dst).trailing_zeros();
+                return (bit << d) | node;
+            }
+            Hops::Tree(tree) => {
+                let run = tree.run(node, dst, &self.channel_first_link);
+                debug_assert!(run.count > 0, "no next hop");
+                return run.first;
+            }
+            _ => {}
         }
         self.next_hops(node, dst, scratch);
         scratch[0]

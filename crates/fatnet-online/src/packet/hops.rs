@@ -1,5 +1,6 @@
 //! Next hops by index arithmetic on the tree families: Petrini–Vanneschi's k-ary n-tree,
-//! Yuan's folded and unfolded Clos networks and Leiserson's binary fat-tree.
+//! Yuan's folded and unfolded Clos networks and Leiserson's binary fat-tree; and on
+//! Stamoulis' butterfly, not a tree, whose unique paths fit the same form (one link).
 //!
 //! **Key design decision: the candidates of a head are one arithmetic progression of link
 //! ids.** On every one of these networks the shortest paths to a destination go up (over any
@@ -12,7 +13,7 @@
 //! state is the topology's parameters (and a power table): no memory per node or per
 //! processor.
 
-use fatnet_topology::{Clos, FatTree, FoldedClos, KAryNTree};
+use fatnet_topology::{Butterfly, Clos, FatTree, FoldedClos, KAryNTree};
 
 /// The candidate links of a head: `first, first + stride, …` (`count` of them, in increasing
 /// link-id order); none when `count` is 0.
@@ -77,6 +78,8 @@ pub(crate) enum TreeHops {
     /// Leiserson's binary fat-tree on `2^levels` processors; a channel of capacity `c` is `c`
     /// consecutive links (the packet net's `channel_first_link`).
     FatTree { levels: u32 },
+    /// Stamoulis' `d`-dimensional butterfly (one wire per arc).
+    Butterfly { d: u32 },
 }
 
 impl TreeHops {
@@ -115,6 +118,11 @@ impl TreeHops {
         TreeHops::FatTree { levels: t.levels() }
     }
 
+    /// The butterfly.
+    pub(crate) fn butterfly(t: &Butterfly) -> Self {
+        TreeHops::Butterfly { d: t.dimension() }
+    }
+
     /// Whether channel ids are link ids (every channel is one wire).
     pub(crate) fn single_wires(&self) -> bool {
         !matches!(self, TreeHops::FatTree { .. })
@@ -137,6 +145,8 @@ impl TreeHops {
             }
             TreeHops::Clos { .. } => 4,
             TreeHops::FatTree { levels } => 2 * levels,
+            // Every path from level 1 has d arcs.
+            TreeHops::Butterfly { d } => d,
         }
     }
 
@@ -262,6 +272,18 @@ impl TreeHops {
                 } else {
                     wires(2 * (node - 1))
                 }
+            }
+            TreeHops::Butterfly { d } => {
+                // Node [x; j] is (j−1)·2^d + x; its arcs (x; j; s) and (x; j; v) are
+                // (j−1)·2^(d+1) + 2x and the next id. The arcs of stages j..d flip bits
+                // j−1..d−1 only: [x; j] reaches [dst; d+1] iff the lower bits agree, and then
+                // by one arc, vertical iff bit j−1 differs.
+                let (x, stage) = (node & ((1 << d) - 1), node >> d); // stage = j − 1
+                let diff = x ^ dst;
+                if stage == d || diff & ((1 << stage) - 1) != 0 {
+                    return Run::NONE;
+                }
+                Run::one((stage << (d + 1)) | (x << 1) | ((diff >> stage) & 1))
             }
         }
     }

@@ -3,8 +3,8 @@
 //! same longest route, same reachability verdicts.
 
 use fatnet_topology::{
-    AnyTopology, AreaGrowth, CapacityProfile, Clos, FatTree, FoldedClos, KAryNTree, Topology,
-    VolumeGrowth,
+    AnyTopology, AreaGrowth, Butterfly, CapacityProfile, Clos, FatTree, FoldedClos, KAryNTree,
+    Topology, VolumeGrowth,
 };
 use proptest::prelude::*;
 
@@ -148,6 +148,13 @@ fn fat_tree_matches_the_table_with_every_profile() {
     }
 }
 
+#[test]
+fn butterfly_matches_the_table() {
+    for d in 1..=6 {
+        compare(Butterfly::new(d).unwrap().into());
+    }
+}
+
 /// The bare types are recognised as well as the `AnyTopology` variants.
 #[test]
 fn bare_tree_types_are_arithmetic() {
@@ -160,6 +167,7 @@ fn bare_tree_types_are_arithmetic() {
             FatTree::new(8, CapacityProfile::Doubling { leaf: 1 }).unwrap(),
             ShortestPaths,
         ),
+        PacketNet::with_routes(Butterfly::new(4).unwrap(), ShortestPaths),
     ];
     for net in nets {
         let net = net.unwrap();
@@ -218,6 +226,7 @@ fn any_tree() -> impl Strategy<Value = AnyTopology> {
                     .unwrap()
                     .into()
             }),
+        (1u64..=6).prop_map(|d| Butterfly::new(d).unwrap().into()),
     ]
 }
 

@@ -7,8 +7,8 @@ use std::fmt;
 use std::sync::Arc;
 
 use fatnet_topology::{
-    AnyTopology, ButterflyFatTree, ChannelId, Clos, FatTree, FoldedClos, Hypercube, KAryNTree,
-    NodeKind, Processor, Topology,
+    AnyTopology, Butterfly, ButterflyFatTree, ChannelId, Clos, FatTree, FoldedClos, Hypercube,
+    KAryNTree, NodeKind, Processor, Topology,
 };
 use rand::Rng;
 use serde::{Deserialize, Serialize};
@@ -31,9 +31,9 @@ pub(crate) const NONE: u32 = u32::MAX;
 pub const MAX_LINKS: u64 = 1 << 25;
 
 /// Largest `processors × nodes` for which a network without arithmetic next hops gets a
-/// distance table (two bytes per entry: 256 MiB). Only networks outside the families with
-/// arithmetic next hops (the butterfly fat-tree, the hypercube, the k-ary n-tree, the folded
-/// and unfolded Clos networks, the binary fat-tree) need one: a traced fabric, the butterfly.
+/// distance table (two bytes per entry: 256 MiB). Every built-in topology has arithmetic next
+/// hops (see [`RouteSource::ShortestPaths`]); a table is built for the others only, such as a
+/// traced fabric.
 pub const MAX_TABLE_ENTRIES: u64 = 1 << 27;
 
 /// Most ordered processor pairs whose routes [`RouteSource::TopologyPaths`] checks at
@@ -78,11 +78,11 @@ pub fn check_route_pairs(processors: u32) -> Result<(), OnlineError> {
 pub enum RouteSource {
     /// The shortest paths of the network's graph: at every node a head's candidates are all
     /// links on a shortest path to its destination, in link-id order. They come from index
-    /// arithmetic, with no memory per processor, on the butterfly fat-tree, the hypercube,
-    /// the k-ary n-tree, the folded and unfolded Clos networks and the binary fat-tree (any
-    /// capacity profile), and from a BFS distance table of `processors × nodes` entries,
-    /// bounded by [`MAX_TABLE_ENTRIES`], elsewhere (a traced fabric, the butterfly); both
-    /// give the same candidates in the same order. [`PacketNet::new`] uses this.
+    /// arithmetic, with no memory per processor, on every built-in topology (the butterfly
+    /// fat-tree, the hypercube, the k-ary n-tree, the folded and unfolded Clos networks, the
+    /// binary fat-tree with any capacity profile, the butterfly), and from a BFS distance
+    /// table of `processors × nodes` entries, bounded by [`MAX_TABLE_ENTRIES`], elsewhere (a
+    /// traced fabric); both give the same candidates in the same order. [`PacketNet::new`] uses this.
     #[default]
     ShortestPaths,
     /// The topology's own numbered paths are the only routes (a fabric's forwarding tables):
@@ -137,12 +137,11 @@ enum Hops {
 ///
 /// **Any topology.** [`PacketNet::with_routes`] takes any [`Topology`] (a generated network,
 /// an [`AnyTopology`], a traced fabric) and a [`RouteSource`]; [`PacketNet::new`] is the
-/// shortest-path form for the built-in topologies. Under [`RouteSource::ShortestPaths`] the
-/// butterfly fat-tree, the hypercube, the k-ary n-tree, the folded and unfolded Clos networks
-/// and the binary fat-tree (bare or inside an [`AnyTopology`], recognised by type) find next
-/// hops by index arithmetic, in time proportional to the candidates and with no memory per
-/// processor; other
-/// topologies get a BFS distance table with the same candidates in the same order.
+/// shortest-path form for the built-in topologies. Under [`RouteSource::ShortestPaths`] every
+/// built-in topology (bare or inside an [`AnyTopology`], recognised by type) finds next hops
+/// by index arithmetic, in time proportional to the candidates and with no memory per
+/// processor; other topologies (a traced fabric) get a BFS distance table with the same
+/// candidates in the same order.
 ///
 /// **Links are wires.** A channel of capacity `k` (a bundle of `k` wires on Leiserson's
 /// fat-trees) becomes `k` links, each moving at most one flit per step and each with its own
@@ -204,9 +203,8 @@ impl PacketNet {
     /// # Errors
     ///
     /// [`OnlineError::TooLarge`] when the topology has more than [`MAX_LINKS`] wires or
-    /// nodes or needs a distance table of more than [`MAX_TABLE_ENTRIES`] entries (only the
-    /// butterfly among the built-in topologies: the trees and the hypercube have arithmetic
-    /// next hops).
+    /// nodes (the built-in topologies have arithmetic next hops and need no distance
+    /// table).
     pub fn new(topology: impl Into<AnyTopology>) -> Result<Self, OnlineError> {
         Self::with_routes(topology.into(), RouteSource::ShortestPaths)
     }
@@ -266,11 +264,15 @@ impl PacketNet {
         if let Some(t) = any.downcast_ref::<FatTree>() {
             return Some(TreeHops::fat_tree(t));
         }
+        if let Some(t) = any.downcast_ref::<Butterfly>() {
+            return Some(TreeHops::butterfly(t));
+        }
         match builtin? {
             AnyTopology::KAryNTree(t) => Some(TreeHops::karyntree(t)),
             AnyTopology::FoldedClos(t) => Some(TreeHops::folded_clos(t)),
             AnyTopology::Clos(t) => Some(TreeHops::clos(t)),
             AnyTopology::FatTree(t) => Some(TreeHops::fat_tree(t)),
+            AnyTopology::Butterfly(t) => Some(TreeHops::butterfly(t)),
             _ => None,
         }
     }

@@ -64,6 +64,7 @@ mod outq;
 mod sim;
 #[cfg(test)]
 mod store_timing_tests;
+mod table;
 
 pub use algorithm_a::{
     AlgorithmA, AlgorithmAReport, DoublingReport, algorithm_a, algorithm_a_doubling,

@@ -86,7 +86,8 @@ pub enum RouteSource {
     /// binary fat-tree with any capacity profile, the butterfly), and from a BFS distance
     /// table elsewhere (a traced fabric): one row of `nodes` entries per distinct row target
     /// (the ejection node, or its single in-neighbour), at most [`MAX_TABLE_ENTRIES`] in
-    /// all. Both give the same candidates in the same order as a per-processor table. [`PacketNet::new`] uses this.
+    /// all. Both give the same candidates in the same order as a per-processor table.
+    /// [`PacketNet::new`] uses this.
     #[default]
     ShortestPaths,
     /// The topology's own numbered paths are the only routes (a fabric's forwarding tables):
@@ -121,8 +122,8 @@ enum Hops {
     },
     /// The hypercube: one arc per differing dimension, lowest dimension first.
     Hypercube { d: u32 },
-    /// The k-ary n-tree, the folded and unfolded Clos networks and the binary fat-tree: one
-    /// run of evenly spaced link ids per head ([`TreeHops`]).
+    /// The k-ary n-tree, the folded and unfolded Clos networks, the binary fat-tree and the
+    /// butterfly: one run of evenly spaced link ids per head ([`TreeHops`]).
     Tree(TreeHops),
     /// Any other topology: BFS distances to every row target ([`DistTable`]).
     Table(DistTable),
@@ -215,10 +216,11 @@ impl PacketNet {
     /// nodes; under [`RouteSource::ShortestPaths`], when it needs a distance table of more
     /// than [`MAX_TABLE_ENTRIES`] entries (distinct row targets × nodes, checked before the
     /// table is allocated; only topologies without arithmetic next hops have one, see
-    /// [`RouteSource::ShortestPaths`]); under [`RouteSource::TopologyPaths`], when it has more than
-    /// [`MAX_ROUTE_PAIRS`] ordered processor pairs to check, and [`OnlineError::BrokenPath`]
-    /// for the first pair (by source, then destination) whose standard path does not lead from
-    /// the source's injection node to the destination's ejection node.
+    /// [`RouteSource::ShortestPaths`]); under [`RouteSource::TopologyPaths`], when it has
+    /// more than [`MAX_ROUTE_PAIRS`] ordered processor pairs to check, and
+    /// [`OnlineError::BrokenPath`] for the first pair (by source, then destination) whose
+    /// standard path does not lead from the source's injection node to the destination's
+    /// ejection node.
     pub fn with_routes<T>(topology: T, routes: RouteSource) -> Result<Self, OnlineError>
     where
         T: Topology + Send + Sync + 'static,
@@ -247,8 +249,8 @@ impl PacketNet {
         Self::compile(topology, routes, arithmetic)
     }
 
-    /// The tree families with arithmetic next hops, recognised by type (bare or inside an
-    /// [`AnyTopology`]).
+    /// The tree families and the butterfly, recognised by type (bare or inside an
+    /// [`AnyTopology`]), with their arithmetic next hops.
     fn tree_hops(any: &dyn Any, builtin: Option<&AnyTopology>) -> Option<TreeHops> {
         if let Some(t) = any.downcast_ref::<KAryNTree>() {
             return Some(TreeHops::karyntree(t));

@@ -54,6 +54,9 @@
 //! the order cannot matter), so the distribution is that of a draw every step.
 
 mod algorithm_a;
+mod hops;
+#[cfg(test)]
+mod hops_tests;
 mod ledger;
 mod multicast;
 mod net;
@@ -61,6 +64,7 @@ mod outq;
 mod sim;
 #[cfg(test)]
 mod store_timing_tests;
+mod table;
 
 pub use algorithm_a::{
     AlgorithmA, AlgorithmAReport, DoublingReport, algorithm_a, algorithm_a_doubling,

@@ -2,22 +2,25 @@
 //! scans, which links end at a terminal's sink, and where heads go next.
 
 use std::any::Any;
-use std::collections::VecDeque;
 use std::fmt;
 use std::sync::Arc;
 
 use fatnet_topology::{
-    AnyTopology, ButterflyFatTree, ChannelId, Hypercube, NodeKind, Processor, Topology,
+    AnyTopology, Butterfly, ButterflyFatTree, ChannelId, Clos, FatTree, FoldedClos, Hypercube,
+    KAryNTree, NodeKind, Processor, Topology,
 };
 use rand::Rng;
 use serde::{Deserialize, Serialize};
 
+use super::hops::TreeHops;
+use super::table::{DistTable, UNREACHABLE};
 use super::{OnlineError, PathPolicy};
 
 /// The built-in topologies with next hops by index arithmetic.
 enum Arithmetic {
     Bft(ButterflyFatTree),
     Hypercube(u32),
+    Tree(TreeHops),
 }
 
 /// Marker for "no such node / no processor".
@@ -27,8 +30,13 @@ pub(crate) const NONE: u32 = u32::MAX;
 /// link, so this keeps a run under about 3 GB.
 pub const MAX_LINKS: u64 = 1 << 25;
 
-/// Largest `processors × nodes` for which a network without arithmetic next hops gets a
-/// distance table (two bytes per entry: 256 MiB).
+/// Largest distance table (`rows × nodes` entries, two bytes each: 256 MiB) that a network
+/// without arithmetic next hops gets. Every built-in topology has arithmetic next hops (see
+/// [`RouteSource::ShortestPaths`]); a table is built for the others only, such as a traced
+/// fabric. Its rows are keyed by distinct *row targets*, not by processor: the processors
+/// whose ejection node has a single in-neighbour (a terminal behind one switch, such as an
+/// InfiniBand CA) share the row of that neighbour, so a fabric needs about one row per leaf
+/// switch.
 pub const MAX_TABLE_ENTRIES: u64 = 1 << 27;
 
 /// Most ordered processor pairs whose routes [`RouteSource::TopologyPaths`] checks at
@@ -72,9 +80,14 @@ pub fn check_route_pairs(processors: u32) -> Result<(), OnlineError> {
 #[serde(rename_all = "kebab-case")]
 pub enum RouteSource {
     /// The shortest paths of the network's graph: at every node a head's candidates are all
-    /// links on a shortest path to its destination (index arithmetic on the butterfly
-    /// fat-tree and the hypercube, a BFS distance table of `processors × nodes` entries,
-    /// bounded by [`MAX_TABLE_ENTRIES`], elsewhere). [`PacketNet::new`] uses this.
+    /// links on a shortest path to its destination, in link-id order. They come from index
+    /// arithmetic, with no memory per processor, on every built-in topology (the butterfly
+    /// fat-tree, the hypercube, the k-ary n-tree, the folded and unfolded Clos networks, the
+    /// binary fat-tree with any capacity profile, the butterfly), and from a BFS distance
+    /// table elsewhere (a traced fabric): one row of `nodes` entries per distinct row target
+    /// (the ejection node, or its single in-neighbour), at most [`MAX_TABLE_ENTRIES`] in
+    /// all. Both give the same candidates in the same order as a per-processor table.
+    /// [`PacketNet::new`] uses this.
     #[default]
     ShortestPaths,
     /// The topology's own numbered paths are the only routes (a fabric's forwarding tables):
@@ -109,15 +122,11 @@ enum Hops {
     },
     /// The hypercube: one arc per differing dimension, lowest dimension first.
     Hypercube { d: u32 },
-    /// Any other topology: BFS distances to every destination's ejection node.
-    Table {
-        /// `dist[dst · nodes + v]`, hops from `v` to `dst`'s ejection node (`u16::MAX`:
-        /// unreachable).
-        dist: Vec<u16>,
-        /// Outgoing links of every node, CSR.
-        out_start: Vec<u32>,
-        out: Vec<u32>,
-    },
+    /// The k-ary n-tree, the folded and unfolded Clos networks, the binary fat-tree and the
+    /// butterfly: one run of evenly spaced link ids per head ([`TreeHops`]).
+    Tree(TreeHops),
+    /// Any other topology: BFS distances to every row target ([`DistTable`]).
+    Table(DistTable),
     /// [`RouteSource::TopologyPaths`]: no next hops, every route is fixed at the source.
     Paths,
 }
@@ -126,9 +135,11 @@ enum Hops {
 ///
 /// **Any topology.** [`PacketNet::with_routes`] takes any [`Topology`] (a generated network,
 /// an [`AnyTopology`], a traced fabric) and a [`RouteSource`]; [`PacketNet::new`] is the
-/// shortest-path form for the built-in topologies. The butterfly fat-tree and the hypercube
-/// (bare or inside an [`AnyTopology`]) keep their arithmetic next hops under
-/// [`RouteSource::ShortestPaths`]; they are recognised by type.
+/// shortest-path form for the built-in topologies. Under [`RouteSource::ShortestPaths`] every
+/// built-in topology (bare or inside an [`AnyTopology`], recognised by type) finds next hops
+/// by index arithmetic, in time proportional to the candidates and with no memory per
+/// processor; other topologies (a traced fabric) get a BFS distance table with the same
+/// candidates in the same order.
 ///
 /// **Links are wires.** A channel of capacity `k` (a bundle of `k` wires on Leiserson's
 /// fat-trees) becomes `k` links, each moving at most one flit per step and each with its own
@@ -189,10 +200,9 @@ impl PacketNet {
     ///
     /// # Errors
     ///
-    /// [`OnlineError::TooLarge`] when the topology has more than [`MAX_LINKS`] wires or nodes or needs a
-    /// distance table of more than [`MAX_TABLE_ENTRIES`] entries (every topology except the
-    /// butterfly fat-tree and the hypercube), and [`OnlineError::Unroutable`] when some
-    /// processor cannot reach another.
+    /// [`OnlineError::TooLarge`] when the topology has more than [`MAX_LINKS`] wires or
+    /// nodes (the built-in topologies have arithmetic next hops and need no distance
+    /// table).
     pub fn new(topology: impl Into<AnyTopology>) -> Result<Self, OnlineError> {
         Self::with_routes(topology.into(), RouteSource::ShortestPaths)
     }
@@ -204,11 +214,13 @@ impl PacketNet {
     ///
     /// [`OnlineError::TooLarge`] when the topology has more than [`MAX_LINKS`] wires or
     /// nodes; under [`RouteSource::ShortestPaths`], when it needs a distance table of more
-    /// than [`MAX_TABLE_ENTRIES`] entries (every topology except the butterfly fat-tree and
-    /// the hypercube); under [`RouteSource::TopologyPaths`], when it has more than
-    /// [`MAX_ROUTE_PAIRS`] ordered processor pairs to check, and [`OnlineError::BrokenPath`]
-    /// for the first pair (by source, then destination) whose standard path does not lead from
-    /// the source's injection node to the destination's ejection node.
+    /// than [`MAX_TABLE_ENTRIES`] entries (distinct row targets × nodes, checked before the
+    /// table is allocated; only topologies without arithmetic next hops have one, see
+    /// [`RouteSource::ShortestPaths`]); under [`RouteSource::TopologyPaths`], when it has
+    /// more than [`MAX_ROUTE_PAIRS`] ordered processor pairs to check, and
+    /// [`OnlineError::BrokenPath`] for the first pair (by source, then destination) whose
+    /// standard path does not lead from the source's injection node to the destination's
+    /// ejection node.
     pub fn with_routes<T>(topology: T, routes: RouteSource) -> Result<Self, OnlineError>
     where
         T: Topology + Send + Sync + 'static,
@@ -224,15 +236,73 @@ impl PacketNet {
             Some(AnyTopology::Hypercube(h)) => Some(h),
             _ => None,
         });
-        let arithmetic = match (routes, bft, cube) {
-            (RouteSource::ShortestPaths, Some(b), _) => Some(Arithmetic::Bft(b.clone())),
-            (RouteSource::ShortestPaths, None, Some(h)) => {
+        let tree = Self::tree_hops(any, builtin);
+        let arithmetic = match (routes, bft, cube, tree) {
+            (RouteSource::ShortestPaths, Some(b), _, _) => Some(Arithmetic::Bft(b.clone())),
+            (RouteSource::ShortestPaths, None, Some(h), _) => {
                 Some(Arithmetic::Hypercube(h.dimension()))
             }
+            (RouteSource::ShortestPaths, None, None, Some(t)) => Some(Arithmetic::Tree(t)),
             _ => None,
         };
         let topology: Arc<dyn Topology + Send + Sync> = Arc::new(topology);
         Self::compile(topology, routes, arithmetic)
+    }
+
+    /// The tree families and the butterfly, recognised by type (bare or inside an
+    /// [`AnyTopology`]), with their arithmetic next hops.
+    fn tree_hops(any: &dyn Any, builtin: Option<&AnyTopology>) -> Option<TreeHops> {
+        if let Some(t) = any.downcast_ref::<KAryNTree>() {
+            return Some(TreeHops::karyntree(t));
+        }
+        if let Some(t) = any.downcast_ref::<FoldedClos>() {
+            return Some(TreeHops::folded_clos(t));
+        }
+        if let Some(t) = any.downcast_ref::<Clos>() {
+            return Some(TreeHops::clos(t));
+        }
+        if let Some(t) = any.downcast_ref::<FatTree>() {
+            return Some(TreeHops::fat_tree(t));
+        }
+        if let Some(t) = any.downcast_ref::<Butterfly>() {
+            return Some(TreeHops::butterfly(t));
+        }
+        match builtin? {
+            AnyTopology::KAryNTree(t) => Some(TreeHops::karyntree(t)),
+            AnyTopology::FoldedClos(t) => Some(TreeHops::folded_clos(t)),
+            AnyTopology::Clos(t) => Some(TreeHops::clos(t)),
+            AnyTopology::FatTree(t) => Some(TreeHops::fat_tree(t)),
+            AnyTopology::Butterfly(t) => Some(TreeHops::butterfly(t)),
+            _ => None,
+        }
+    }
+
+    /// Compiles `topology` with a BFS distance table even where arithmetic next hops exist:
+    /// the reference the arithmetic is tested against.
+    #[cfg(test)]
+    pub(crate) fn with_table_for_tests<T>(topology: T) -> Result<Self, OnlineError>
+    where
+        T: Topology + Send + Sync + 'static,
+    {
+        Self::compile(Arc::new(topology), RouteSource::ShortestPaths, None)
+    }
+
+    /// Entries of the next-hop distance table (0 with arithmetic next hops or fixed routes).
+    #[cfg(test)]
+    pub(crate) fn table_entries(&self) -> usize {
+        match &self.hops {
+            Hops::Table(table) => table.entries(),
+            _ => 0,
+        }
+    }
+
+    /// Rows of the next-hop distance table (0 without one).
+    #[cfg(test)]
+    pub(crate) fn table_rows(&self) -> usize {
+        match &self.hops {
+            Hops::Table(table) => table.rows(),
+            _ => 0,
+        }
     }
 
     fn compile(
@@ -360,9 +430,16 @@ impl PacketNet {
                 )
             }
             Some(Arithmetic::Hypercube(d)) => (Hops::Hypercube { d }, d),
+            Some(Arithmetic::Tree(tree)) => {
+                debug_assert!(!tree.single_wires() || links == channels);
+                let max_hops = tree.max_hops();
+                (Hops::Tree(tree), max_hops)
+            }
             None => match routes {
                 RouteSource::ShortestPaths => {
-                    Self::table(nodes, processors, &link_head, &link_tail, &ejection_node)?
+                    let (table, max_hops) =
+                        DistTable::build(nodes, &link_head, &link_tail, &ejection_node)?;
+                    (Hops::Table(table), max_hops)
                 }
                 RouteSource::TopologyPaths => (Hops::Paths, 0),
             },
@@ -469,77 +546,6 @@ impl PacketNet {
             return Err(broken("it has 65535 links or more"));
         }
         Ok(())
-    }
-
-    /// BFS distances from every node to every destination, on the reversed links.
-    fn table(
-        nodes: u32,
-        processors: u32,
-        link_head: &[u32],
-        link_tail: &[u32],
-        ejection_node: &[u32],
-    ) -> Result<(Hops, u32), OnlineError> {
-        let entries = u64::from(nodes) * u64::from(processors);
-        if entries > MAX_TABLE_ENTRIES {
-            return Err(OnlineError::TooLarge {
-                what: "next-hop table entries (processors × nodes)",
-                value: entries,
-                max: MAX_TABLE_ENTRIES,
-            });
-        }
-        let n = nodes as usize;
-        let csr = |key: &[u32]| {
-            let mut start = vec![0u32; n + 1];
-            for &k in key {
-                start[k as usize + 1] += 1;
-            }
-            for i in 0..n {
-                start[i + 1] += start[i];
-            }
-            let mut fill = start.clone();
-            let mut items = vec![0u32; key.len()];
-            for (e, &k) in key.iter().enumerate() {
-                items[fill[k as usize] as usize] = e as u32;
-                fill[k as usize] += 1;
-            }
-            (start, items)
-        };
-        let (out_start, out) = csr(link_tail);
-        let (in_start, inn) = csr(link_head);
-        let mut dist = vec![u16::MAX; n * processors as usize];
-        let mut max_hops = 0u32;
-        let mut queue = VecDeque::new();
-        for (dst, &target) in ejection_node.iter().enumerate() {
-            let row = &mut dist[dst * n..(dst + 1) * n];
-            row[target as usize] = 0;
-            queue.clear();
-            queue.push_back(target);
-            while let Some(v) = queue.pop_front() {
-                let dv = row[v as usize];
-                for &e in &inn[in_start[v as usize] as usize..in_start[v as usize + 1] as usize] {
-                    let u = link_tail[e as usize] as usize;
-                    if row[u] == u16::MAX {
-                        row[u] = dv + 1;
-                        queue.push_back(u as u32);
-                    }
-                }
-            }
-            max_hops = max_hops.max(u32::from(
-                row.iter()
-                    .copied()
-                    .filter(|&d| d != u16::MAX)
-                    .max()
-                    .unwrap_or(0),
-            ));
-        }
-        Ok((
-            Hops::Table {
-                dist,
-                out_start,
-                out,
-            },
-            max_hops,
-        ))
     }
 
     /// The compiled topology.
@@ -651,12 +657,14 @@ impl PacketNet {
     /// [`ScanPolicy`]: super::ScanPolicy
     pub fn distance(&self, src: Processor, dst: Processor) -> u32 {
         match &self.hops {
-            Hops::Bft { .. } | Hops::Hypercube { .. } => self.topology.distance(src, dst) as u32,
-            Hops::Table { dist, .. } => {
-                let v = self.injection_node[src as usize] as usize;
-                match dist[dst as usize * self.nodes as usize + v] {
-                    u16::MAX => 0,
-                    d => u32::from(d),
+            Hops::Bft { .. } | Hops::Hypercube { .. } | Hops::Tree(_) => {
+                self.topology.distance(src, dst) as u32
+            }
+            Hops::Table(table) => {
+                let v = self.injection_node[src as usize];
+                match table.distance(v, dst, self.ejection_node[dst as usize]) {
+                    UNREACHABLE => 0,
+                    d => d,
                 }
             }
             Hops::Paths => {
@@ -708,25 +716,15 @@ impl PacketNet {
                     diff &= diff - 1;
                 }
             }
-            Hops::Table {
-                dist,
-                out_start,
-                out: outs,
-            } => {
-                let n = self.nodes as usize;
-                let row = &dist[dst as usize * n..(dst as usize + 1) * n];
-                let here = row[node as usize];
-                if here == 0 || here == u16::MAX {
-                    return;
-                }
-                for &e in
-                    &outs[out_start[node as usize] as usize..out_start[node as usize + 1] as usize]
-                {
-                    if row[self.link_head[e as usize] as usize] == here - 1 {
-                        out.push(e);
-                    }
-                }
-            }
+            Hops::Tree(tree) => tree.run(node, dst, &self.channel_first_link).push_into(out),
+            Hops::Table(table) => table.next_hops(
+                node,
+                dst,
+                self.ejection_node[dst as usize],
+                self.out_links(node),
+                &self.link_head,
+                out,
+            ),
             Hops::Paths => debug_assert!(false, "routes are fixed at the source"),
         }
     }
@@ -735,9 +733,17 @@ impl PacketNet {
     /// on the trees), without building the list where arithmetic allows.
     #[inline]
     pub(crate) fn first_hop(&self, node: u32, dst: Processor, scratch: &mut Vec<u32>) -> u32 {
-        if let Hops::Hypercube { d } = self.hops {
-            let bit = (node ^ dst).trailing_zeros();
-            return (bit << d) | node;
+        match &self.hops {
+            Hops::Hypercube { d } => {
+                let bit = (node ^ dst).trailing_zeros();
+                return (bit << d) | node;
+            }
+            Hops::Tree(tree) => {
+                let run = tree.run(node, dst, &self.channel_first_link);
+                debug_assert!(run.count > 0, "no next hop");
+                return run.first;
+            }
+            _ => {}
         }
         self.next_hops(node, dst, scratch);
         scratch[0]
@@ -812,9 +818,9 @@ impl PacketNet {
         src: Processor,
         dst: Processor,
     ) -> Result<(), OnlineError> {
-        if let Hops::Table { dist, .. } = &self.hops {
-            let v = self.injection_node[src as usize] as usize;
-            if dist[dst as usize * self.nodes as usize + v] == u16::MAX {
+        if let Hops::Table(table) = &self.hops {
+            let v = self.injection_node[src as usize];
+            if table.distance(v, dst, self.ejection_node[dst as usize]) == UNREACHABLE {
                 return Err(OnlineError::Unroutable { src, dst });
             }
         }

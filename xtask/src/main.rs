@@ -4,8 +4,8 @@
 //!   `docs/reproduction/<paper>/<table>.{md,csv}` and the table's figures
 //!   `docs/reproduction/<paper>/<table>/<figure>.{svg,csv}` from the experiments of
 //!   `fatnet-repro`; with `--check` it writes nothing and fails when a committed file differs
-//!   from a fresh run. Experiments run one after another, each spreading its trials over
-//!   rayon's global pool (`--threads`, all cores by default); a progress bar on stderr (drawn
+//!   from a fresh run. Experiments run concurrently, the longest first, each spreading its
+//!   trials over rayon's global pool (`--threads`, all cores by default); a progress bar on stderr (drawn
 //!   only on a terminal) names the running experiment, and stdout gets one line per finished
 //!   experiment with its wall time.
 //! - `cargo xtask tidy` checks the crate layering of `docs/architecture.md` with
@@ -194,12 +194,36 @@ struct Ran {
     index: Vec<String>,
 }
 
+/// The experiments that take longest in a full run (`paper/id`), longest first, from the
+/// per-experiment CPU times of `docs/bench/reproduce.md`. [`run_experiments`] starts them
+/// first, so that no long experiment is left to run alone at the end; an experiment missing
+/// here only starts later, with the same results.
+const LONGEST_FIRST: &[&str] = &[
+    "stamoulis/fig5_3",
+    "greenberg-oh/fig5",
+    "stamoulis/fig7_6",
+    "stamoulis/butterfly_slotted",
+    "stamoulis/fig6_3",
+    "open-questions/greedy_heavy_traffic",
+    "stamoulis/greedy_continuous",
+    "stamoulis/table6_1",
+    "stamoulis/fig7_7_schemes",
+    "greenberg-leiserson/random_cycles",
+    "greenberg-oh/fig4",
+    "greenberg-oh/table1",
+    "stamoulis/greedy",
+    "stamoulis/fig7_8",
+    "greenberg-oh/store_variants",
+    "stamoulis/table6_2",
+    "stamoulis/table6_sensitivity",
+];
+
 /// Runs `experiments` concurrently (rayon: every experiment also runs its trials in the same
-/// pool, so both cores stay busy through the small and serial experiments too) and writes (or,
-/// with `check`, compares) their outputs under `dir`, advancing `bar` after each and printing
-/// one line per experiment with its wall time, in the order they finish. Outputs never depend
-/// on the schedule: every trial is seeded from (experiment seed, trial index), and the index
-/// rows come back in `experiments` order.
+/// pool, so both cores stay busy through the small and serial experiments too), the
+/// [`LONGEST_FIRST`] ones first, and writes (or, with `check`, compares) their outputs under
+/// `dir`, advancing `bar` after each and printing one line per experiment with its wall time,
+/// in the order they finish. Outputs never depend on the schedule: every trial is seeded from
+/// (experiment seed, trial index), and the index rows come back in `experiments` order.
 fn run_experiments(
     experiments: &[Box<dyn Experiment>],
     effort: Effort,
@@ -209,41 +233,56 @@ fn run_experiments(
 ) -> Result<Ran> {
     let running: Mutex<Vec<String>> = Mutex::new(Vec::new());
     let show = |running: &[String]| bar.set_message(running.join(", "));
-    let results: Vec<Result<(Vec<PathBuf>, String)>> = experiments
-        .par_iter()
-        .map(|e| {
-            let e: &dyn Experiment = e.as_ref();
-            let name = format!("{}/{}", e.paper(), e.id());
-            {
-                let mut r = running.lock().expect("not poisoned");
-                r.push(name.clone());
-                show(&r);
-            }
-            let start = Instant::now();
-            let outcome = run_one(e, effort, check, dir);
-            {
-                let mut r = running.lock().expect("not poisoned");
-                r.retain(|n| *n != name);
-                show(&r);
-            }
-            let (stale, stem, table) = outcome.with_context(|| name.clone())?;
-            let seconds = start.elapsed().as_secs_f64();
-            // With the bar lifted, so that the line does not land inside it on a terminal.
-            bar.suspend(|| println!("{stem}: {} ({seconds:.1} s)", table.summary()));
-            bar.inc(1);
-            let row = format!(
-                "| {} | [{}]({stem}.md) | {} | {} |",
-                e.paper(),
-                e.id(),
-                table.title,
-                table.summary()
-            );
-            Ok((stale, row))
-        })
+    // Longest first; `par_bridge` hands the experiments to the threads in this order as they
+    // become free (a slice's `par_iter` would split it in halves and start the second half's
+    // first experiment, whatever its length, on the other thread).
+    let rank = |e: &dyn Experiment| {
+        let name = format!("{}/{}", e.paper(), e.id());
+        LONGEST_FIRST
+            .iter()
+            .position(|n| *n == name)
+            .unwrap_or(LONGEST_FIRST.len())
+    };
+    let mut order: Vec<usize> = (0..experiments.len()).collect();
+    order.sort_by_key(|&i| rank(experiments[i].as_ref()));
+    let one = |i: usize| -> Result<(Vec<PathBuf>, String)> {
+        let e: &dyn Experiment = experiments[i].as_ref();
+        let name = format!("{}/{}", e.paper(), e.id());
+        {
+            let mut r = running.lock().expect("not poisoned");
+            r.push(name.clone());
+            show(&r);
+        }
+        let start = Instant::now();
+        let outcome = run_one(e, effort, check, dir);
+        {
+            let mut r = running.lock().expect("not poisoned");
+            r.retain(|n| *n != name);
+            show(&r);
+        }
+        let (stale, stem, table) = outcome.with_context(|| name.clone())?;
+        let seconds = start.elapsed().as_secs_f64();
+        // With the bar lifted, so that the line does not land inside it on a terminal.
+        bar.suspend(|| println!("{stem}: {} ({seconds:.1} s)", table.summary()));
+        bar.inc(1);
+        let row = format!(
+            "| {} | [{}]({stem}.md) | {} | {} |",
+            e.paper(),
+            e.id(),
+            table.title,
+            table.summary()
+        );
+        Ok((stale, row))
+    };
+    let mut results: Vec<_> = order
+        .into_iter()
+        .par_bridge()
+        .map(|i| (i, one(i)))
         .collect();
+    results.sort_by_key(|&(i, _)| i);
     let mut stale = Vec::new();
     let mut index = Vec::new();
-    for r in results {
+    for (_, r) in results {
         let (s, row) = r?;
         stale.extend(s);
         index.push(row);
@@ -432,4 +471,22 @@ fn workspace_sources() -> Result<Vec<(String, String)>> {
     }
     files.sort();
     Ok(files)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every name of the schedule is an experiment (a renamed one would silently start last).
+    #[test]
+    fn longest_first_names_experiments() {
+        let all: Vec<String> = fatnet_repro::select_only(None, None)
+            .expect("all experiments")
+            .iter()
+            .map(|e| format!("{}/{}", e.paper(), e.id()))
+            .collect();
+        for name in LONGEST_FIRST {
+            assert!(all.iter().any(|n| n == name), "{name} is not an experiment");
+        }
+    }
 }

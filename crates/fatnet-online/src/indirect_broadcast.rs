@@ -831,8 +831,11 @@ fn storage_of_all_trees(
             if k > 0 && tree.nonleaf[x as usize] {
                 area += relay_area[ju * du + k];
                 let row = &occupancy[(ju * du + k) * w..(ju * du + k + 1) * w];
+                // The innermost loop of the experiments that count M (n · d rows of w slots):
+                // wrapping, so that the dev profile's overflow check does not keep it from
+                // being vectorised; a count is at most the packets generated, far from 2^63.
                 for (slot, &held) in count.iter_mut().zip(row) {
-                    *slot += i64::from(held);
+                    *slot = slot.wrapping_add(i64::from(held));
                 }
             }
         }

@@ -395,15 +395,6 @@ impl MulticastTree {
             [self.child_start[k as usize] as usize..self.child_start[k as usize + 1] as usize]
     }
 
-    /// The parent position of position `k ≥ 1`. Positions are numbered breadth-first with
-    /// the children of a node consecutive, so `children` is `1, 2, …` and the parent is the
-    /// last position whose children start at or before `k`.
-    #[inline]
-    pub(crate) fn parent_of(&self, k: u16) -> u16 {
-        let i = u32::from(k) - 1;
-        (self.child_start.partition_point(|&s| s <= i) - 1) as u16
-    }
-
     /// Whether the link at position `k` ends at a destination's sink.
     #[inline]
     pub(crate) fn delivers(&self, k: u16) -> bool {

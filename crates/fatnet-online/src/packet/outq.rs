@@ -42,7 +42,6 @@ use super::{Injection, OnlineError, Outcome, PacketConfig, PacketReport, PathPol
 use crate::step::{Step, StepModel, drive};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
-use std::collections::HashMap;
 
 /// Runs `injections` and the multicasts of `mc` on output queues (parameters already checked).
 pub(super) fn run(
@@ -62,7 +61,8 @@ pub(super) fn run(
 struct Rec {
     release: u64,
     msg: u32,
-    /// Unicast: its destination; multicast: `NONE`.
+    /// Unicast: its destination; multicast: the visit it belongs to ([`Storage::visits`]) when
+    /// storage is counted, else `NONE`.
     dst: u32,
     /// The next record in its queue (or in the free list).
     next: u32,
@@ -74,10 +74,14 @@ struct Rec {
 /// ([`PacketReport::stored_peak`]).
 #[derive(Debug, Default)]
 struct Storage {
-    /// Per visit (multicast, tree position of the node it is at) still to be forwarded: its
-    /// copies not yet sent. Looked up only, never iterated.
-    pending: HashMap<(u32, u16), u32>,
-    /// Packets stored now: the visits of `pending` and the unicasts waiting at a node.
+    /// Per visit (a multicast at a node of its tree that still has to forward it): its copies
+    /// not yet sent. A slot is recycled through `free_visits` once the count reaches 0, and
+    /// every copy carries its visit's slot (`Rec::dst`): a send touches one counter, with no
+    /// lookup by (multicast, tree position).
+    visits: Vec<u32>,
+    /// Slots of `visits` whose visit is over.
+    free_visits: Vec<u32>,
+    /// Packets stored now: the open visits and the unicasts waiting at a node.
     held: u32,
     /// Per step, `held` once the step's joiners are in their queues (before it transmits).
     per_step: Vec<u32>,
@@ -106,6 +110,33 @@ impl Storage {
             hist: vec![nodes],
             ..Storage::default()
         }
+    }
+
+    /// Opens a visit with `copies` copies to send; returns its slot.
+    #[inline]
+    fn open_visit(&mut self, copies: u32) -> u32 {
+        match self.free_visits.pop() {
+            Some(v) => {
+                self.visits[v as usize] = copies;
+                v
+            }
+            None => {
+                self.visits.push(copies);
+                self.visits.len() as u32 - 1
+            }
+        }
+    }
+
+    /// One copy of visit `v` is sent; returns whether that was its last (the visit is over).
+    #[inline]
+    fn send_from(&mut self, v: u32) -> bool {
+        let left = &mut self.visits[v as usize];
+        *left -= 1;
+        let done = *left == 0;
+        if done {
+            self.free_visits.push(v);
+        }
+        done
     }
 
     /// A packet is stored at `x` from now.
@@ -388,13 +419,16 @@ impl<'a> OutSim<'a> {
                 let tree = self.tree_of(m);
                 let kids = tree.children_of(0);
                 self.spawned += kids.len() as u64 - 1;
-                if let Some(s) = &mut self.storage {
-                    s.pending.insert((m as u32, 0), kids.len() as u32);
-                    s.held += 1;
-                    s.add(net.injection_node(tree.src()));
-                }
+                let visit = match &mut self.storage {
+                    Some(s) => {
+                        s.held += 1;
+                        s.add(net.injection_node(tree.src()));
+                        s.open_visit(kids.len() as u32)
+                    }
+                    None => NONE,
+                };
                 for &c in kids {
-                    let r = self.alloc(m as u32, c, NONE, release);
+                    let r = self.alloc(m as u32, c, visit, release);
                     self.joining.push((tree.link_at(c), r));
                 }
             }
@@ -529,25 +563,9 @@ impl<'a> OutSim<'a> {
     /// arrives at the next).
     fn sent(&mut self, net: &PacketNet, e: u32, r: u32) {
         let rec = self.recs[r as usize];
-        let m = rec.msg as usize;
-        let key =
-            (m >= self.injections.len()).then(|| (rec.msg, self.tree_of(m).parent_of(rec.pos)));
+        let unicast = (rec.msg as usize) < self.injections.len();
         let Some(s) = &mut self.storage else { return };
-        let done = match key {
-            None => true,
-            Some(key) => {
-                let left = s
-                    .pending
-                    .get_mut(&key)
-                    .expect("a sent copy's visit is pending");
-                *left -= 1;
-                let done = *left == 0;
-                if done {
-                    s.pending.remove(&key);
-                }
-                done
-            }
-        };
+        let done = unicast || s.send_from(rec.dst);
         if done {
             s.held -= 1;
             s.moved.push((net.link_tail(e), false));
@@ -597,18 +615,22 @@ impl<'a> OutSim<'a> {
             // The node keeps a copy and forwards the packet.
             self.spawned += 1;
         }
-        if let Some(s) = &mut self.storage {
-            s.pending.insert((m as u32, pos), kids.len() as u32);
-            s.held += 1;
-            s.moved.push((v, true));
-        }
+        let visit = match &mut self.storage {
+            Some(s) => {
+                s.held += 1;
+                s.moved.push((v, true));
+                s.open_visit(kids.len() as u32)
+            }
+            None => NONE,
+        };
         self.spawned += kids.len() as u64 - 1;
         for (i, &c) in kids.iter().enumerate() {
             let rc = if i == 0 {
                 self.recs[ri].pos = c;
+                self.recs[ri].dst = visit;
                 r
             } else {
-                self.alloc(m as u32, c, NONE, release)
+                self.alloc(m as u32, c, visit, release)
             };
             self.joining.push((tree.link_at(c), rc));
         }

@@ -48,12 +48,18 @@
 //!
 //! # Randomness
 //!
-//! Everything random in a run (RR starts, RP choices, FP paths, priorities) comes from one
-//! `Pcg64` seeded with the run's seed, drawn in a fixed order: same seed, same run. A node
-//! draws its RR start only in steps in which at least two of its inputs hold a unit (with one,
-//! the order cannot matter), so the distribution is that of a draw every step.
+//! Everything random in a run comes from the run's seed. What is drawn before the run starts
+//! (priorities, FP paths) comes from a `Pcg64` seeded with it, in message order; what is
+//! drawn while it runs (RR starts, RP choices) is keyed by (run key, step, node or input)
+//! through a counter-based stream (`draws`), the run key being the `Pcg64`'s next value: a
+//! draw does not depend on the order in which nodes are decided, so the same seed gives the
+//! same run however the step is evaluated. A node draws its RR start only in steps in which
+//! at least two of its inputs hold a unit (with one, the order cannot matter), so the
+//! distribution is that of a draw every step. The keyed draws replaced one sequential stream;
+//! an integration test (`keyed_draws`) holds the runs' latencies to the same law as before.
 
 mod algorithm_a;
+mod draws;
 mod hops;
 #[cfg(test)]
 mod hops_tests;

@@ -39,6 +39,7 @@ use fatnet_topology::ChannelId;
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
 
+use super::draws::{Draws, Purpose};
 use super::ledger::Ledger;
 use super::multicast::{Multicast, MulticastTree};
 use super::net::{NONE, PacketNet};
@@ -620,7 +621,10 @@ struct Sim<'a, S> {
     mc: Mc<'a>,
     /// The first multicast worm (unicast worms come first).
     mc_first: u32,
-    rng: Pcg64,
+    /// The in-run draws, keyed by step and node or input (`draws`).
+    draws: Draws,
+    /// The current step (the key of its draws).
+    now: u64,
     /// Units per worm: `L` for wormhole, 1 otherwise.
     unit_len: u32,
     /// Whether worms own links (`unit_len > 1`). Then the per-step flag of a link is never
@@ -699,6 +703,8 @@ struct Sim<'a, S> {
 
     // Scratch.
     moves: Vec<(u32, u32)>,
+    /// Links that took a unit in this step's apply.
+    pushed: Vec<u32>,
     copies: Vec<CopyMove>,
     closed: Vec<(u32, Event)>,
     cands: Vec<u32>,
@@ -797,6 +803,8 @@ impl<'a, S: Store> Sim<'a, S> {
             }
         }
         let stride = longest.max(1) as usize + 1;
+        // Every draw of the run itself is keyed by this (`draws`).
+        let draws = Draws::new(rng.random());
 
         let nodes = net.nodes() as usize;
 
@@ -862,7 +870,8 @@ impl<'a, S: Store> Sim<'a, S> {
             injections,
             mc,
             mc_first: unicast_worms as u32,
-            rng,
+            draws,
+            now: 0,
             unit_len,
             owned: unit_len > 1,
             per_message,
@@ -921,6 +930,7 @@ impl<'a, S: Store> Sim<'a, S> {
             },
             popped: Vec::new(),
             moves: Vec::new(),
+            pushed: Vec::new(),
             copies: Vec::new(),
             closed: Vec::new(),
             cands: Vec::new(),
@@ -1266,7 +1276,9 @@ impl<'a, S: Store> Sim<'a, S> {
             } else {
                 let random = cands.len() > 1 && self.config.path == PathPolicy::Random;
                 let k = if random {
-                    self.rng.random_range(0..cands.len())
+                    self.draws
+                        .below(self.now, inp, Purpose::RandomPath, cands.len() as u32)
+                        as usize
                 } else {
                     0
                 };
@@ -1393,7 +1405,9 @@ impl<'a, S: Store> Sim<'a, S> {
             (e, again.then_some(NONE))
         } else {
             let k = if drawn == NONE {
-                self.rng.random_range(0..cands.len())
+                self.draws
+                    .below(self.now, inp, Purpose::RandomPath, cands.len() as u32)
+                    as usize
             } else {
                 cands
                     .iter()
@@ -1476,7 +1490,9 @@ impl<'a, S: Store> Sim<'a, S> {
         }
         let woken = self.blocked.len() - first;
         if woken >= 2 {
-            let start = self.rng.random_range(0..woken);
+            let start =
+                self.draws
+                    .below(self.now, e, Purpose::Rotation, woken as u32) as usize;
             self.blocked[first..].rotate_left(start);
         }
         for entry in first..self.blocked.len() {
@@ -1613,7 +1629,9 @@ impl<'a, S: Store> Sim<'a, S> {
                     }
                     let (mut first, mut second) = (ready, 0u64);
                     if ready & (ready - 1) != 0 && self.config.scan == ScanPolicy::RoundRobin {
-                        let start = self.rng.random_range(0..ins.len() as u32);
+                        let start =
+                            self.draws
+                                .below(self.now, v, Purpose::RoundRobin, ins.len() as u32);
                         let below = (1u64 << start) - 1;
                         first = ready & !below;
                         second = ready & below;
@@ -1646,7 +1664,7 @@ impl<'a, S: Store> Sim<'a, S> {
                     let start = if fixed {
                         0
                     } else {
-                        self.rng.random_range(0..n)
+                        self.draws.below(self.now, v, Purpose::RoundRobin, n)
                     };
                     for entry in order.iter_mut() {
                         entry.1 = if fixed {
@@ -1781,8 +1799,8 @@ impl<'a, S: Store> Sim<'a, S> {
             if forwards {
                 self.store.push(ei, u);
                 self.queued += 1;
+                self.pushed.push(e);
                 let len = self.store.len(ei);
-                self.max_queue = self.max_queue.max(len as u32);
                 if len == 1 {
                     let head = self.store.info(ei).node;
                     self.mark_nonempty(head, e);
@@ -1846,13 +1864,18 @@ impl<'a, S: Store> Sim<'a, S> {
             } else {
                 self.store.push(ei, next);
                 self.queued += 1;
-                let len = self.store.len(ei);
-                self.max_queue = self.max_queue.max(len as u32);
-                if len == 1 {
+                self.pushed.push(e);
+                if self.store.len(ei) == 1 {
                     self.mark_nonempty(head, e);
                 }
             }
         }
+        // The largest queue at the end of the step: a link may take a unit before its own
+        // front leaves in the same step's move order.
+        for &e in &self.pushed {
+            self.max_queue = self.max_queue.max(self.store.len(e as usize) as u32);
+        }
+        self.pushed.clear();
         for &e in &self.used_list {
             self.store.set_used(e as usize, false);
         }
@@ -1939,6 +1962,7 @@ impl<S: Store> StepModel for Sim<'_, S> {
     /// `apply` and `wake` out of line: +9 % instructions on WORM N = 4096 (callgrind).
     #[inline(never)]
     fn step(&mut self, net: &PacketNet, t: u64) -> Step {
+        self.now = t;
         self.decide(net);
         let drained = self.drain();
         let moved = !self.moves.is_empty() || !self.copies.is_empty();

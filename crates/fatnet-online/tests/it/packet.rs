@@ -147,3 +147,33 @@ fn capacities_near_u64_max_are_refused_not_wrapped() {
         }
     }
 }
+
+/// `max_queue` is the largest queue at the end of a step: one uncontended worm streams
+/// through queues of two flits, each holding one flit between steps (a link takes the next
+/// flit in the step its front leaves), whatever the order in which the step applies moves.
+#[test]
+fn one_worm_streams_with_one_flit_per_queue_between_steps() {
+    let net = bft(64);
+    for dst in [1u32, 17, 63] {
+        let inj = [Injection {
+            src: 0,
+            dst,
+            release: 0,
+        }];
+        let cfg = PacketConfig {
+            check_conservation: true,
+            ..PacketConfig::worm()
+        };
+        let r = simulate(&net, &inj, &cfg, 7).unwrap();
+        assert_eq!(r.outcome, Outcome::Delivered);
+        assert_eq!(r.max_queue, 1, "0 -> {dst}");
+        // and the other way round (links traversed in the other node order)
+        let inj = [Injection {
+            src: dst,
+            dst: 0,
+            release: 0,
+        }];
+        let r = simulate(&net, &inj, &cfg, 7).unwrap();
+        assert_eq!(r.max_queue, 1, "{dst} -> 0");
+    }
+}

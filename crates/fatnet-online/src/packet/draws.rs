@@ -54,12 +54,29 @@ impl Draws {
         Self { key }
     }
 
-    /// A uniform integer in `0..n` (`n >= 1`) for `purpose` of `id` at step `step`.
+    /// The draws of step `step`.
     #[inline]
-    pub(super) fn below(&self, step: u64, id: u32, purpose: Purpose, n: u32) -> u32 {
+    pub(super) fn at(&self, step: u64) -> StepDraws {
+        StepDraws(mix(self.key ^ mix(step.wrapping_mul(GOLDEN))))
+    }
+
+    /// A uniform integer in `0..n` (`n >= 1`) for `purpose` of `id` at step `step`.
+    #[cfg(test)]
+    fn below(&self, step: u64, id: u32, purpose: Purpose, n: u32) -> u32 {
+        self.at(step).below(id, purpose, n)
+    }
+}
+
+/// The keyed draws of one step of one run ([`Draws::at`]).
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct StepDraws(u64);
+
+impl StepDraws {
+    /// A uniform integer in `0..n` (`n >= 1`) for `purpose` of `id`.
+    #[inline]
+    pub(super) fn below(&self, id: u32, purpose: Purpose, n: u32) -> u32 {
         debug_assert!(n >= 1);
-        let at = mix(self.key ^ mix(step.wrapping_mul(GOLDEN)));
-        let mut s = Stream(mix(at ^ ((u64::from(id) << 2) | purpose as u64)));
+        let mut s = Stream(mix(self.0 ^ ((u64::from(id) << 2) | purpose as u64)));
         s.random_range(0..n)
     }
 }

@@ -39,7 +39,7 @@ use fatnet_topology::ChannelId;
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
 
-use super::draws::{Draws, Purpose};
+use super::draws::{Draws, Purpose, StepDraws};
 use super::ledger::Ledger;
 use super::multicast::{Multicast, MulticastTree};
 use super::net::{NONE, PacketNet};
@@ -623,8 +623,8 @@ struct Sim<'a, S> {
     mc_first: u32,
     /// The in-run draws, keyed by step and node or input (`draws`).
     draws: Draws,
-    /// The current step (the key of its draws).
-    now: u64,
+    /// The draws of the current step.
+    now: StepDraws,
     /// Units per worm: `L` for wormhole, 1 otherwise.
     unit_len: u32,
     /// Whether worms own links (`unit_len > 1`). Then the per-step flag of a link is never
@@ -871,7 +871,7 @@ impl<'a, S: Store> Sim<'a, S> {
             mc,
             mc_first: unicast_worms as u32,
             draws,
-            now: 0,
+            now: StepDraws::default(),
             unit_len,
             owned: unit_len > 1,
             per_message,
@@ -1276,9 +1276,7 @@ impl<'a, S: Store> Sim<'a, S> {
             } else {
                 let random = cands.len() > 1 && self.config.path == PathPolicy::Random;
                 let k = if random {
-                    self.draws
-                        .below(self.now, inp, Purpose::RandomPath, cands.len() as u32)
-                        as usize
+                    self.now.below(inp, Purpose::RandomPath, cands.len() as u32) as usize
                 } else {
                     0
                 };
@@ -1405,9 +1403,7 @@ impl<'a, S: Store> Sim<'a, S> {
             (e, again.then_some(NONE))
         } else {
             let k = if drawn == NONE {
-                self.draws
-                    .below(self.now, inp, Purpose::RandomPath, cands.len() as u32)
-                    as usize
+                self.now.below(inp, Purpose::RandomPath, cands.len() as u32) as usize
             } else {
                 cands
                     .iter()
@@ -1490,9 +1486,7 @@ impl<'a, S: Store> Sim<'a, S> {
         }
         let woken = self.blocked.len() - first;
         if woken >= 2 {
-            let start =
-                self.draws
-                    .below(self.now, e, Purpose::Rotation, woken as u32) as usize;
+            let start = self.now.below(e, Purpose::Rotation, woken as u32) as usize;
             self.blocked[first..].rotate_left(start);
         }
         for entry in first..self.blocked.len() {
@@ -1629,9 +1623,7 @@ impl<'a, S: Store> Sim<'a, S> {
                     }
                     let (mut first, mut second) = (ready, 0u64);
                     if ready & (ready - 1) != 0 && self.config.scan == ScanPolicy::RoundRobin {
-                        let start =
-                            self.draws
-                                .below(self.now, v, Purpose::RoundRobin, ins.len() as u32);
+                        let start = self.now.below(v, Purpose::RoundRobin, ins.len() as u32);
                         let below = (1u64 << start) - 1;
                         first = ready & !below;
                         second = ready & below;
@@ -1664,7 +1656,7 @@ impl<'a, S: Store> Sim<'a, S> {
                     let start = if fixed {
                         0
                     } else {
-                        self.draws.below(self.now, v, Purpose::RoundRobin, n)
+                        self.now.below(v, Purpose::RoundRobin, n)
                     };
                     for entry in order.iter_mut() {
                         entry.1 = if fixed {
@@ -1962,7 +1954,7 @@ impl<S: Store> StepModel for Sim<'_, S> {
     /// `apply` and `wake` out of line: +9 % instructions on WORM N = 4096 (callgrind).
     #[inline(never)]
     fn step(&mut self, net: &PacketNet, t: u64) -> Step {
-        self.now = t;
+        self.now = self.draws.at(t);
         self.decide(net);
         let drained = self.drain();
         let moved = !self.moves.is_empty() || !self.copies.is_empty();

@@ -1,79 +1,27 @@
 //! The fabric report (`fatnet_fabric::report`) on the 1,944-host fabric `is4_3l_1944n`.
 //!
-//! Target: the whole report as `fatnet fabric report` makes it (read the files, route a seeded
-//! random permutation, the analysis of `fatnet fabric check`, the hop histogram, the credit
-//! loops, 1,000 random bisections, render the HTML page) in < 5 s. The page's size is printed once.
+//! Target: the whole report as `fatnet fabric report` makes it (read the files, then
+//! `report::assemble` with its defaults: route a seeded random permutation, the analysis of
+//! `fatnet fabric check`, the hop histogram, the credit loops, 1,000 random bisections; render
+//! the HTML page) in < 5 s. The page's size is printed once.
 //! The fabric is read from `../shared/fabrics` (or `$FATNET_FABRICS`); without it the bench
 //! prints a notice and measures nothing.
 
 use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use fatnet::traffic::TrafficSpec;
 use fatnet_fabric::report::dot;
-use fatnet_fabric::{
-    EbbConfig, Fabric, Histogram, LinkLoads, Report, Verdict, VerdictStatus, analyze, credit_loops,
-    effective_bisection_bandwidth, hop_histogram,
-};
+use fatnet_fabric::{Fabric, LinkLoads, Report, ReportOptions, assemble};
 
 const NAME: &str = "is4_3l_1944n";
 
-/// Everything `fatnet fabric report` does but parse arguments and write the file.
+/// Everything `fatnet fabric report` does but read the files, parse arguments and write the
+/// file: the library's one assembly with its defaults, then the HTML page.
 fn full_report(fabric: &Fabric) -> String {
-    let n = fabric.ca_order().len() as u32;
-    let pairs: Vec<(u32, u32)> = TrafficSpec::Permutation
-        .generate(n, 1)
+    assemble(fabric, &ReportOptions::default())
         .unwrap()
-        .messages()
-        .iter()
-        .map(|m| (m.src, m.dst))
-        .collect();
-    let load = fabric.traffic_load(&pairs, 0).unwrap();
-    let a = analyze(fabric).unwrap();
-    let mut r = Report::new(fabric);
-    r.loads = Some(LinkLoads {
-        traffic: "permutation (seed 1)",
-        per_link: &load.per_link,
-    });
-    r.worst = Some(&a.worst);
-    // What `fatnet fabric report` adds: the hop histogram, the credit-loop verdict and the
-    // 1,000-bisection effective bisection bandwidth.
-    let hops = hop_histogram(fabric);
-    r.histograms.push(Histogram {
-        title: "Hops per route".into(),
-        x_label: "links crossed".into(),
-        y_label: "routes".into(),
-        bins: hops
-            .counts
-            .iter()
-            .enumerate()
-            .map(|(h, &c)| (h.to_string(), c))
-            .collect(),
-    });
-    let loops = credit_loops(fabric, None).unwrap();
-    r.verdicts.push(Verdict {
-        title: "Credit loops".into(),
-        status: if loops.is_free() {
-            VerdictStatus::Pass
-        } else {
-            VerdictStatus::Fail
-        },
-        detail: vec![format!("{} dependencies", loops.dependencies)],
-    });
-    let e = effective_bisection_bandwidth(fabric, &EbbConfig::default()).unwrap();
-    r.histograms.push(Histogram {
-        title: "Effective bisection bandwidth".into(),
-        x_label: "mean flow share".into(),
-        y_label: "bisections".into(),
-        bins: e
-            .histogram
-            .counts
-            .iter()
-            .enumerate()
-            .map(|(i, &c)| (i.to_string(), c))
-            .collect(),
-    });
-    r.render().unwrap()
+        .render()
+        .unwrap()
 }
 
 fn report(c: &mut Criterion) {

@@ -13,9 +13,7 @@ use clap::{Args, Subcommand};
 use fatnet::fabric::export::{
     check_folded_clos, check_kary_ntree, folded_clos_net, kary_ntree_net,
 };
-use fatnet::fabric::{
-    Fabric, FabricFiles, FabricFormat, FabricTraffic, LoadedFabric, PortId, RouteFault, analyze,
-};
+use fatnet::fabric::{FabricFiles, FabricFormat, FabricTraffic, LoadedFabric, PortId, analyze};
 use fatnet::topology::{FoldedClos, KAryNTree, TopologySpec};
 use serde::Serialize;
 
@@ -351,21 +349,6 @@ struct CheckJson {
     credit_loop_free: Option<bool>,
 }
 
-fn fault_text(f: &Fabric, fault: RouteFault) -> String {
-    let name = |n: fatnet::fabric::NodeId| f.node(n).name().to_owned();
-    match fault {
-        RouteFault::NoDestinationLid => "destination has no LID".into(),
-        RouteFault::SourceUnconnected => "source unconnected".into(),
-        RouteFault::NoTable { switch } => format!("no table at {}", name(switch)),
-        RouteFault::NoEntry { switch } => format!("no entry at {}", name(switch)),
-        RouteFault::Unconnected { switch, port } => {
-            format!("{} sends out of unconnected port {port}", name(switch))
-        }
-        RouteFault::WrongTarget { reached } => format!("arrives at {}", name(reached)),
-        RouteFault::Loop { at } => format!("loops (gave up at {})", name(at)),
-    }
-}
-
 fn check(files: &FabricFileArgs, json: bool) -> Result<String> {
     let l = load(files)?;
     let f = &l.fabric;
@@ -422,7 +405,7 @@ fn check(files: &FabricFileArgs, json: bool) -> Result<String> {
                 .map(|&(src, dst, fault)| FaultJson {
                     src: f.node(src).name().to_owned(),
                     dst: f.node(dst).name().to_owned(),
-                    fault: fault_text(f, fault),
+                    fault: fault.describe(f),
                 })
                 .collect(),
         });
@@ -462,7 +445,7 @@ fn check(files: &FabricFileArgs, json: bool) -> Result<String> {
                 "  {} -> {}: {}",
                 f.node(*src).name(),
                 f.node(*dst).name(),
-                fault_text(f, *fault)
+                fault.describe(f)
             )?;
         }
         match a.lemma1.witness {
@@ -524,7 +507,7 @@ fn check(files: &FabricFileArgs, json: bool) -> Result<String> {
         j.congested_shifts = Some(congested);
         let loops = fatnet::fabric::credit_loops(f, None)?;
         j.credit_loop_free = Some(loops.is_free());
-        writeln!(s, "{}", credit::verdict_line(f, &loops))?;
+        writeln!(s, "{}", loops.one_lane_line(f))?;
     }
     if json {
         return pretty_json(&j);
@@ -603,7 +586,7 @@ fn load_cmd(
             .map(|&(s, d, fault)| FaultJson {
                 src: ca(s),
                 dst: ca(d),
-                fault: fault_text(f, fault),
+                fault: fault.describe(f),
             })
             .collect(),
         congestion: t.congestion,

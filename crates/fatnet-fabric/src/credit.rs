@@ -115,6 +115,31 @@ impl CreditLoops {
     pub fn is_free(&self) -> bool {
         self.witness.is_none()
     }
+
+    /// The one-line verdict of a graph of all routes on one virtual lane, with link labels
+    /// from `fabric` (`credit loops (all routes on one VL): none, ...`), as `fatnet fabric
+    /// check` and the fabric report state it.
+    #[must_use]
+    pub fn one_lane_line(&self, fabric: &Fabric) -> String {
+        match &self.witness {
+            None => format!(
+                "credit loops (all routes on one VL): none, the channel dependency graph of {} \
+                 channels and {} dependencies is acyclic",
+                self.channels, self.dependencies
+            ),
+            Some(w) => format!(
+                "credit loops (all routes on one VL): yes, {} channels in {} cyclic components; \
+                 e.g. {} (fabric credit-loops shows the routes)",
+                self.cyclic_channels,
+                self.cyclic_components,
+                w.channels
+                    .iter()
+                    .map(|ch| fabric.link_label(ch.link))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        }
+    }
 }
 
 const NONE: u32 = u32::MAX;

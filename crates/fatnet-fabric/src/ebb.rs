@@ -162,6 +162,14 @@ impl Histogram {
         let b = self.counts.len() as f64;
         (i as f64 / b, (i + 1) as f64 / b)
     }
+
+    /// Every bin in order as `(low, high, count)` ([`Histogram::bin_range`] and its count).
+    pub fn bins(&self) -> impl Iterator<Item = (f64, f64, u64)> + '_ {
+        self.counts.iter().enumerate().map(|(i, &count)| {
+            let (low, high) = self.bin_range(i);
+            (low, high, count)
+        })
+    }
 }
 
 /// The effective bisection bandwidth of a fabric's routing over seeded random bisections

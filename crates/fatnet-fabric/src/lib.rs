@@ -93,7 +93,10 @@ pub use error::FabricError;
 pub use fabric::{Endpoint, Fabric, Lft, Link, Node, NodeId, NodeKind, Port, PortId};
 pub use failures::{FailureOptions, FailureReport, FailureSpec, Metrics, Reroute};
 pub use files::{FabricFiles, FabricFormat, LoadedFabric};
-pub use report::{Histogram, LinkLoads, Report, Verdict, VerdictStatus};
+pub use report::{
+    Assembled, Histogram, LinkLoads, Report, ReportFormat, ReportOptions, ReportSource,
+    ReportSummary, ReportTraffic, Verdict, VerdictStatus, assemble,
+};
 pub use text::{LineReport, MAX_FILE_BYTES, read_text};
 pub use topology::FabricTopology;
 pub use trace::{FaultKind, Hop, RouteFault, TraceSummary};

@@ -32,6 +32,13 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
+mod assemble;
+
+pub use assemble::{
+    Assembled, LevelCount, MAX_VALUE_BINS, ReportFormat, ReportOptions, ReportSource,
+    ReportSummary, ReportTraffic, assemble,
+};
+
 use crate::analysis::WorstCase;
 use crate::error::FabricError;
 use crate::fabric::{Fabric, NodeId, NodeKind};
@@ -415,6 +422,28 @@ impl Bundle {
     }
 }
 
+/// Per level of `levels` ([`Fabric::levels`]), (switches, CAs) with routers counted as CAs;
+/// and the nodes with no level as (switches, CAs, routers). The one count of the picture, the
+/// page's summary and [`Assembled::summary`].
+fn count_levels(
+    f: &Fabric,
+    levels: &[Option<u32>],
+) -> (Vec<(usize, usize)>, (usize, usize, usize)) {
+    let depth = levels.iter().flatten().max().map_or(0, |&l| l as usize + 1);
+    let mut level_counts = vec![(0usize, 0usize); depth];
+    let mut unreached = (0, 0, 0);
+    for (node, l) in f.nodes().iter().zip(levels) {
+        match (l, node.kind()) {
+            (Some(l), NodeKind::Switch) => level_counts[*l as usize].0 += 1,
+            (Some(l), _) => level_counts[*l as usize].1 += 1,
+            (None, NodeKind::Switch) => unreached.0 += 1,
+            (None, NodeKind::Ca) => unreached.1 += 1,
+            (None, NodeKind::Router) => unreached.2 += 1,
+        }
+    }
+    (level_counts, unreached)
+}
+
 /// Levels, marks in drawing order and merged links: shared by the SVG and the DOT drawing.
 struct Layout {
     /// Per level, the marks in drawing order; level 0 at index 0.
@@ -456,19 +485,8 @@ impl Layout {
                 Some(Mark::Node(v))
             }
         };
-        let depth = levels.iter().flatten().max().map_or(0, |&l| l as usize + 1);
-        let mut level_counts = vec![(0usize, 0usize); depth];
-        let mut unreached = (0, 0, 0);
-        for (i, l) in levels.iter().enumerate() {
-            let kind = f.nodes()[i].kind();
-            match (l, kind) {
-                (Some(l), NodeKind::Switch) => level_counts[*l as usize].0 += 1,
-                (Some(l), _) => level_counts[*l as usize].1 += 1,
-                (None, NodeKind::Switch) => unreached.0 += 1,
-                (None, NodeKind::Ca) => unreached.1 += 1,
-                (None, NodeKind::Router) => unreached.2 += 1,
-            }
-        }
+        let (level_counts, unreached) = count_levels(f, &levels);
+        let depth = level_counts.len();
         // Level 0: the CA order (its first CA places an aggregated mark).
         let mut rows: Vec<Vec<Mark>> = vec![Vec::new(); depth];
         let mut members: BTreeMap<Mark, u32> = BTreeMap::new();

@@ -70,6 +70,36 @@ impl RouteFault {
             _ => FaultKind::DeadEnd,
         }
     }
+
+    /// The fault in words, with node names from `fabric` (`no entry at S-0001`): the one
+    /// wording of every report that lists faulty routes.
+    #[must_use]
+    pub fn describe(self, fabric: &Fabric) -> String {
+        let name = |n: NodeId| fabric.node(n).name().to_owned();
+        match self {
+            Self::NoDestinationLid => "destination has no LID".into(),
+            Self::SourceUnconnected => "source unconnected".into(),
+            Self::NoTable { switch } => format!("no table at {}", name(switch)),
+            Self::NoEntry { switch } => format!("no entry at {}", name(switch)),
+            Self::Unconnected { switch, port } => {
+                format!("{} sends out of unconnected port {port}", name(switch))
+            }
+            Self::WrongTarget { reached } => format!("arrives at {}", name(reached)),
+            Self::Loop { at } => format!("loops (gave up at {})", name(at)),
+        }
+    }
+}
+
+impl FaultKind {
+    /// The kind in words (`loop`, `dead end`, `wrong target`).
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Loop => "loop",
+            Self::DeadEnd => "dead end",
+            Self::WrongTarget => "wrong target",
+        }
+    }
 }
 
 /// The result of tracing every ordered pair of distinct CAs.

@@ -425,16 +425,7 @@ impl FabricTraffic {
     /// [`parse_host_pairs`].
     pub fn pairs(&self, fabric: &Fabric, seed: u64) -> Result<Vec<(u32, u32)>, FabricError> {
         match self {
-            FabricTraffic::Pattern(spec) => {
-                let n =
-                    u32::try_from(fabric.ca_order().len()).map_err(|_| FabricError::TooLarge {
-                        what: "CAs",
-                        count: fabric.ca_order().len() as u64,
-                        limit: u64::from(u32::MAX),
-                    })?;
-                let m = spec.generate(n, seed)?;
-                Ok(m.messages().iter().map(|m| (m.src, m.dst)).collect())
-            }
+            FabricTraffic::Pattern(spec) => pattern_pairs(spec, fabric, seed),
             FabricTraffic::DstSeq { path, ini } => {
                 let ini = ini.clone().unwrap_or_else(|| {
                     let mut p = path.clone().into_os_string();
@@ -453,4 +444,20 @@ impl FabricTraffic {
             }
         }
     }
+}
+
+/// A pattern over the CA order of `fabric` as `(src, dst)` positions; `seed` draws a random
+/// one.
+pub(crate) fn pattern_pairs(
+    spec: &TrafficSpec,
+    fabric: &Fabric,
+    seed: u64,
+) -> Result<Vec<(u32, u32)>, FabricError> {
+    let n = u32::try_from(fabric.ca_order().len()).map_err(|_| FabricError::TooLarge {
+        what: "CAs",
+        count: fabric.ca_order().len() as u64,
+        limit: u64::from(u32::MAX),
+    })?;
+    let m = spec.generate(n, seed)?;
+    Ok(m.messages().iter().map(|m| (m.src, m.dst)).collect())
 }

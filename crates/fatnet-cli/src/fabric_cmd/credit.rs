@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 use clap::Args;
-use fatnet::fabric::{CreditLoops, Fabric, VirtualLanes, credit_loops};
+use fatnet::fabric::{Fabric, VirtualLanes, credit_loops};
 use serde::Serialize;
 
 use super::{FabricFileArgs, load, pretty_json};
@@ -83,26 +83,6 @@ struct CreditJson {
 
 fn ca(f: &Fabric, i: u32) -> String {
     f.node(f.ca_order()[i as usize]).name().to_owned()
-}
-
-/// The one-line verdict of `fabric check` (all routes on one virtual lane).
-pub(super) fn verdict_line(f: &Fabric, c: &CreditLoops) -> String {
-    match &c.witness {
-        None => format!(
-            "credit loops (all routes on one VL): none, the channel dependency graph of {} channels and {} dependencies is acyclic",
-            c.channels, c.dependencies
-        ),
-        Some(w) => format!(
-            "credit loops (all routes on one VL): yes, {} channels in {} cyclic components; e.g. {} (fabric credit-loops shows the routes)",
-            c.cyclic_channels,
-            c.cyclic_components,
-            w.channels
-                .iter()
-                .map(|ch| f.link_label(ch.link))
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
-    }
 }
 
 pub(super) fn run(files: &FabricFileArgs, lanes: &LaneArgs, json: bool) -> Result<String> {

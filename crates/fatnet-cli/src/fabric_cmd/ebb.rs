@@ -125,13 +125,8 @@ pub(super) fn run(a: &EbbArgs) -> Result<String> {
         worst_link: worst.link.map(|p| f.link_label(p)),
         histogram: e
             .histogram
-            .counts
-            .iter()
-            .enumerate()
-            .map(|(i, &count)| {
-                let (low, high) = e.histogram.bin_range(i);
-                BinJson { low, high, count }
-            })
+            .bins()
+            .map(|(low, high, count)| BinJson { low, high, count })
             .collect(),
         per_draw: e.per_draw.clone(),
     };

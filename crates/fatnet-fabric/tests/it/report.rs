@@ -1,10 +1,11 @@
 //! The HTML report and the DOT drawing (`fatnet_fabric::report`) on generated folded Clos
-//! fabrics, a hand-written dump with hostile names, and the shared `is1_3l_32n`.
+//! fabrics, a hand-written dump with hostile names, and the shared `is1_3l_32n`; the report's
+//! assembly (`report::assemble`) on fabrics whose verdicts are known.
 
 use fatnet_fabric::report::{LOAD_COLOURS, UNLOADED_COLOUR, dot, load_colour};
 use fatnet_fabric::{
-    Fabric, FabricError, Histogram, LinkLoads, NodeKind, Report, Verdict, VerdictStatus, analyze,
-    from_folded_clos, ibnetdiscover,
+    Fabric, FabricError, Histogram, LinkLoads, NodeKind, Report, ReportFormat, ReportOptions,
+    ReportTraffic, Verdict, VerdictStatus, analyze, assemble, from_folded_clos, ibnetdiscover,
 };
 use fatnet_offline::clos::DModM;
 use fatnet_topology::FoldedClos;
@@ -380,4 +381,174 @@ fn shared_is4_3l_1944n_report_stays_small() {
     assert_eq!(html.matches("stroke-dasharray=\"6 4\"").count(), 1);
     assert!(html.contains("Contention <b>35</b>"));
     assert!(only_svg_namespace(&html));
+}
+
+/// The fabric of an OpenSM fixture's engine folder (beside its `opensm-subnet.lst`).
+fn opensm_fixture(dir: &str) -> Fabric {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/opensm")
+        .join(dir);
+    fatnet_fabric::FabricFiles::new(path).load().unwrap().fabric
+}
+
+/// The number of cabled directed links: both ends of every link.
+fn directed(f: &Fabric) -> u64 {
+    2 * f.links().len() as u64
+}
+
+/// `report::assemble` on ftree(2+2, 3) with d-mod-m tables, whose answers are known: routes
+/// valid, blocking (Lemma 1 fails), worst-case contention 2, no credit loop.
+#[test]
+fn assemble_gathers_every_section_with_known_verdicts() {
+    let f = clos();
+    let a = assemble(&f, &ReportOptions::default()).unwrap();
+    let titles: Vec<&str> = a.verdicts.iter().map(|v| v.title.as_str()).collect();
+    assert_eq!(
+        titles,
+        [
+            "Routes valid",
+            "Nonblocking (Yuan's Lemma 1)",
+            "Worst-case permutation contention",
+            "Cyclic shifts",
+            "Credit loops (deadlock), all routes on one virtual lane",
+            "Effective bisection bandwidth",
+        ]
+    );
+    let status = |title: &str| a.verdicts.iter().find(|v| v.title == title).unwrap().status;
+    assert_eq!(status("Routes valid"), VerdictStatus::Pass);
+    assert_eq!(status("Nonblocking (Yuan's Lemma 1)"), VerdictStatus::Fail);
+    assert_eq!(
+        status("Worst-case permutation contention"),
+        VerdictStatus::Info
+    );
+    assert_eq!(
+        status("Credit loops (deadlock), all routes on one virtual lane"),
+        VerdictStatus::Pass
+    );
+    assert_eq!(a.histograms.len(), 4);
+    let s = &a.summary;
+    assert_eq!(
+        (s.routes_valid, s.nonblocking, s.worst_contention),
+        (Some(true), Some(false), Some(2))
+    );
+    assert_eq!(s.credit_loop_free, Some(true));
+    assert_eq!((s.switches, s.end_nodes, s.links), (5, 6, 12));
+    assert_eq!(
+        s.levels.iter().map(|l| l.switches + l.cas).sum::<usize>(),
+        11
+    );
+    assert_eq!(s.traffic.as_deref(), Some("permutation (seed 1)"));
+    // The hop histogram counts every ordered pair of distinct CAs once, in the summary and on
+    // the page; the per-link histograms count every cabled directed link once.
+    let hops: u64 = s.hop_histogram.as_ref().unwrap().iter().map(|b| b[1]).sum();
+    assert_eq!(hops, 6 * 5);
+    let total = |h: &Histogram| h.bins.iter().map(|b| b.1).sum::<u64>();
+    assert_eq!(total(&a.histograms[0]), 6 * 5);
+    assert_eq!(
+        a.histograms[0].bins[0].0, "2",
+        "starts at the shortest route"
+    );
+    assert_eq!(total(&a.histograms[1]), directed(&f));
+    assert_eq!(total(&a.histograms[2]), 1000);
+    assert_eq!(total(&a.histograms[3]), directed(&f));
+    // The congestion is the traffic's, routed through the tables on its own.
+    let pairs = fatnet_fabric::FabricTraffic::Pattern(fatnet_traffic::TrafficSpec::Permutation)
+        .pairs(&f, 1)
+        .unwrap();
+    assert_eq!(
+        s.congestion,
+        Some(f.traffic_load(&pairs, 0).unwrap().congestion)
+    );
+    let html = a.render().unwrap();
+    assert!(html.contains("Directed links by worst-case contention"));
+    // Deterministic: the same options give the same bytes.
+    assert_eq!(
+        assemble(&f, &ReportOptions::default())
+            .unwrap()
+            .render()
+            .unwrap(),
+        html
+    );
+}
+
+#[test]
+fn assemble_follows_its_options() {
+    let f = clos();
+    // Given pairs: everyone to CA 5, congestion 5; no bisections: no eBB section.
+    let o = ReportOptions {
+        traffic: ReportTraffic::Pairs {
+            name: "all to 5".into(),
+            pairs: (0..5).map(|s| (s, 5)).collect(),
+        },
+        bisections: 0,
+        ..ReportOptions::default()
+    };
+    let a = assemble(&f, &o).unwrap();
+    assert_eq!(a.summary.congestion, Some(5));
+    assert_eq!(a.summary.traffic.as_deref(), Some("all to 5"));
+    assert_eq!(a.summary.ebb_mean, None);
+    assert_eq!(a.verdicts.len(), 5);
+    assert_eq!(a.histograms.len(), 3);
+    // DOT: the loads only, no analysis.
+    let d = assemble(
+        &f,
+        &ReportOptions {
+            format: ReportFormat::Dot,
+            ..o
+        },
+    )
+    .unwrap();
+    assert!(d.verdicts.is_empty() && d.analysis.is_none());
+    assert_eq!(d.summary.routes_valid, None);
+    assert!(
+        d.render()
+            .unwrap()
+            .starts_with("// fatnet fabric report --dot")
+    );
+    // A pattern that does not suit 6 CAs is a typed error.
+    let bad = ReportOptions {
+        traffic: ReportTraffic::Pattern("transpose".parse().unwrap()),
+        ..ReportOptions::default()
+    };
+    assert!(matches!(assemble(&f, &bad), Err(FabricError::Traffic(_))));
+    // Without tables: structure only, one information verdict, no histogram.
+    let (bare, _) = ibnetdiscover::parse(HOSTILE, "hostile.topo").unwrap();
+    let a = assemble(&bare, &ReportOptions::default()).unwrap();
+    assert_eq!(a.verdicts.len(), 1);
+    assert_eq!(a.verdicts[0].status, VerdictStatus::Info);
+    assert!(a.histograms.is_empty());
+    assert_eq!(
+        (a.summary.traffic.clone(), a.summary.congestion),
+        (None, None)
+    );
+}
+
+/// minhop on a ring of 6 switches has a credit loop (a Fail verdict); a 3×3 torus has 9 CAs,
+/// so the bisection section says why it is not computed.
+#[test]
+fn assemble_fails_credit_loops_and_skips_odd_bisections() {
+    let ring = opensm_fixture("ring-6-1/minhop");
+    let a = assemble(&ring, &ReportOptions::default()).unwrap();
+    let credit = a
+        .verdicts
+        .iter()
+        .find(|v| v.title.starts_with("Credit loops"))
+        .unwrap();
+    assert_eq!(credit.status, VerdictStatus::Fail);
+    assert_eq!(a.summary.credit_loop_free, Some(false));
+    // The witness loop: one line per link of the loop after the summary line.
+    assert!(credit.detail.len() > 1);
+    let torus = opensm_fixture("torus-3x3-1/minhop");
+    assert_eq!(torus.ca_order().len(), 9);
+    let a = assemble(&torus, &ReportOptions::default()).unwrap();
+    let ebb = a.verdicts.last().unwrap();
+    assert_eq!(ebb.title, "Effective bisection bandwidth");
+    assert!(
+        ebb.detail[0].starts_with("not computed: "),
+        "{:?}",
+        ebb.detail
+    );
+    assert_eq!(a.summary.ebb_mean, None);
+    let hops: u64 = a.summary.hop_histogram.unwrap().iter().map(|b| b[1]).sum();
+    assert_eq!(hops, 9 * 8);
 }

@@ -194,33 +194,9 @@ struct Ran {
     index: Vec<String>,
 }
 
-/// The experiments that take longest in a full run (`paper/id`), longest first, from the
-/// per-experiment CPU times of `docs/bench/reproduce.md`. [`run_experiments`] starts them
-/// first, so that no long experiment is left to run alone at the end; an experiment missing
-/// here only starts later, with the same results.
-const LONGEST_FIRST: &[&str] = &[
-    "stamoulis/fig5_3",
-    "greenberg-oh/fig5",
-    "stamoulis/fig7_6",
-    "stamoulis/butterfly_slotted",
-    "stamoulis/fig6_3",
-    "open-questions/greedy_heavy_traffic",
-    "stamoulis/greedy_continuous",
-    "stamoulis/table6_1",
-    "stamoulis/fig7_7_schemes",
-    "greenberg-leiserson/random_cycles",
-    "greenberg-oh/fig4",
-    "greenberg-oh/table1",
-    "stamoulis/greedy",
-    "stamoulis/fig7_8",
-    "greenberg-oh/store_variants",
-    "stamoulis/table6_2",
-    "stamoulis/table6_sensitivity",
-];
-
 /// Runs `experiments` concurrently (rayon: every experiment also runs its trials in the same
 /// pool, so both cores stay busy through the small and serial experiments too), the
-/// [`LONGEST_FIRST`] ones first, and writes (or, with `check`, compares) their outputs under
+/// costliest first ([`fatnet_repro::Experiment::cost`]), and writes (or, with `check`, compares) their outputs under
 /// `dir`, advancing `bar` after each and printing one line per experiment with its wall time,
 /// in the order they finish. Outputs never depend on the schedule: every trial is seeded from
 /// (experiment seed, trial index), and the index rows come back in `experiments` order.
@@ -233,18 +209,12 @@ fn run_experiments(
 ) -> Result<Ran> {
     let running: Mutex<Vec<String>> = Mutex::new(Vec::new());
     let show = |running: &[String]| bar.set_message(running.join(", "));
-    // Longest first; `par_bridge` hands the experiments to the threads in this order as they
-    // become free (a slice's `par_iter` would split it in halves and start the second half's
-    // first experiment, whatever its length, on the other thread).
-    let rank = |e: &dyn Experiment| {
-        let name = format!("{}/{}", e.paper(), e.id());
-        LONGEST_FIRST
-            .iter()
-            .position(|n| *n == name)
-            .unwrap_or(LONGEST_FIRST.len())
-    };
+    // Costliest first; `par_bridge` hands the experiments to the threads in this order as
+    // they become free (a slice's `par_iter` would split it in halves and start the second
+    // half's first experiment, whatever its length, on the other thread). The sort is stable:
+    // experiments of equal cost keep the report's order.
     let mut order: Vec<usize> = (0..experiments.len()).collect();
-    order.sort_by_key(|&i| rank(experiments[i].as_ref()));
+    order.sort_by_key(|&i| std::cmp::Reverse(experiments[i].cost()));
     let one = |i: usize| -> Result<(Vec<PathBuf>, String)> {
         let e: &dyn Experiment = experiments[i].as_ref();
         let name = format!("{}/{}", e.paper(), e.id());
@@ -471,22 +441,4 @@ fn workspace_sources() -> Result<Vec<(String, String)>> {
     }
     files.sort();
     Ok(files)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Every name of the schedule is an experiment (a renamed one would silently start last).
-    #[test]
-    fn longest_first_names_experiments() {
-        let all: Vec<String> = fatnet_repro::select_only(None, None)
-            .expect("all experiments")
-            .iter()
-            .map(|e| format!("{}/{}", e.paper(), e.id()))
-            .collect();
-        for name in LONGEST_FIRST {
-            assert!(all.iter().any(|n| n == name), "{name} is not an experiment");
-        }
-    }
 }

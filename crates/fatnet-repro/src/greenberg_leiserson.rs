@@ -218,6 +218,10 @@ impl Experiment for RandomCycles {
         "random_cycles"
     }
 
+    fn cost(&self) -> u32 {
+        9
+    }
+
     fn seed(&self) -> Option<u64> {
         Some(SEED)
     }

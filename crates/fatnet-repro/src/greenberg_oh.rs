@@ -857,6 +857,10 @@ impl Experiment for TableOne {
         "table1"
     }
 
+    fn cost(&self) -> u32 {
+        7
+    }
+
     fn seed(&self) -> Option<u64> {
         Some(SEED)
     }

@@ -805,6 +805,10 @@ impl Experiment for Figure4 {
         "fig4"
     }
 
+    fn cost(&self) -> u32 {
+        8
+    }
+
     fn seed(&self) -> Option<u64> {
         Some(SEED)
     }
@@ -1005,6 +1009,10 @@ impl Experiment for Figure5 {
 
     fn id(&self) -> &'static str {
         "fig5"
+    }
+
+    fn cost(&self) -> u32 {
+        24
     }
 
     fn seed(&self) -> Option<u64> {

@@ -424,6 +424,10 @@ impl Experiment for StoreVariants {
         "store_variants"
     }
 
+    fn cost(&self) -> u32 {
+        6
+    }
+
     fn seed(&self) -> Option<u64> {
         Some(SEED)
     }

@@ -438,6 +438,13 @@ pub trait Experiment: Sync {
     /// results are written under `docs/reproduction/<paper>/quick/` so that they never replace
     /// the full run.
     fn quick_differs(&self) -> bool;
+    /// About how many CPU seconds the full run takes (one thread, the dev profile, as
+    /// measured for `docs/bench/reproduce.md`), for scheduling only: `cargo xtask reproduce`
+    /// starts the costliest first so that no long experiment is left to run alone at the end.
+    /// 0 (the default) for experiments of a few seconds. Never changes a result.
+    fn cost(&self) -> u32 {
+        0
+    }
     /// Runs the experiment.
     ///
     /// # Errors

@@ -105,6 +105,10 @@ impl Experiment for GreedyHeavyTraffic {
         "greedy_heavy_traffic"
     }
 
+    fn cost(&self) -> u32 {
+        13
+    }
+
     fn seed(&self) -> Option<u64> {
         Some(SEED)
     }

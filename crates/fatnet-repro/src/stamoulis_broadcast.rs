@@ -211,6 +211,10 @@ impl Experiment for Table6_1 {
         "table6_1"
     }
 
+    fn cost(&self) -> u32 {
+        12
+    }
+
     fn seed(&self) -> Option<u64> {
         Some(SEED)
     }
@@ -320,6 +324,10 @@ impl Experiment for Table6_2 {
 
     fn id(&self) -> &'static str {
         "table6_2"
+    }
+
+    fn cost(&self) -> u32 {
+        5
     }
 
     fn seed(&self) -> Option<u64> {
@@ -905,6 +913,10 @@ impl Experiment for Figure7_6 {
 
     fn id(&self) -> &'static str {
         "fig7_6"
+    }
+
+    fn cost(&self) -> u32 {
+        17
     }
 
     fn seed(&self) -> Option<u64> {

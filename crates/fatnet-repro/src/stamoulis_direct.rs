@@ -578,6 +578,10 @@ impl Experiment for Figure6_3 {
         "fig6_3"
     }
 
+    fn cost(&self) -> u32 {
+        16
+    }
+
     fn seed(&self) -> Option<u64> {
         Some(FIG6_3_SEED)
     }
@@ -802,6 +806,10 @@ impl Experiment for Figure6_4 {
 
     fn id(&self) -> &'static str {
         "fig6_4"
+    }
+
+    fn cost(&self) -> u32 {
+        3
     }
 
     fn seed(&self) -> Option<u64> {

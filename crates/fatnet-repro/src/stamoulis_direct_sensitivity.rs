@@ -281,6 +281,10 @@ impl Experiment for DirectSensitivity {
         "table6_sensitivity"
     }
 
+    fn cost(&self) -> u32 {
+        4
+    }
+
     fn seed(&self) -> Option<u64> {
         Some(SEED)
     }

@@ -178,6 +178,10 @@ impl Experiment for Figure7_7Schemes {
         ID
     }
 
+    fn cost(&self) -> u32 {
+        11
+    }
+
     fn seed(&self) -> Option<u64> {
         Some(SEED)
     }

@@ -113,6 +113,10 @@ impl Experiment for Figure7_8 {
         "fig7_8"
     }
 
+    fn cost(&self) -> u32 {
+        6
+    }
+
     fn seed(&self) -> Option<u64> {
         Some(SEED)
     }

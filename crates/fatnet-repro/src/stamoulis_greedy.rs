@@ -97,6 +97,10 @@ impl Experiment for GreedyGrid {
         "greedy"
     }
 
+    fn cost(&self) -> u32 {
+        6
+    }
+
     fn seed(&self) -> Option<u64> {
         Some(SEED)
     }
@@ -252,6 +256,10 @@ impl Experiment for Figure5_3 {
 
     fn id(&self) -> &'static str {
         "fig5_3"
+    }
+
+    fn cost(&self) -> u32 {
+        22
     }
 
     fn seed(&self) -> Option<u64> {
@@ -499,6 +507,10 @@ impl Experiment for ContinuousGrid {
         "greedy_continuous"
     }
 
+    fn cost(&self) -> u32 {
+        14
+    }
+
     fn seed(&self) -> Option<u64> {
         Some(CONTINUOUS_SEED)
     }
@@ -712,6 +724,10 @@ impl Experiment for ButterflySlotted {
 
     fn id(&self) -> &'static str {
         "butterfly_slotted"
+    }
+
+    fn cost(&self) -> u32 {
+        15
     }
 
     fn seed(&self) -> Option<u64> {

@@ -299,8 +299,10 @@ impl Store for Deques {
     }
 }
 
-/// Routes `injections` on `net` under `config`; everything random comes from `Pcg64` seeded
-/// with `seed`, in a fixed order (priorities, then fixed paths, then the steps).
+/// Routes `injections` on `net` under `config`; everything random comes from `seed`: the
+/// priorities, the fixed paths and the key of the run's draws from `Pcg64` seeded with it, in
+/// that order, and every draw made while the run runs from that key, the step and the node
+/// or input drawing (module documentation, "Randomness").
 ///
 /// # Errors
 ///
@@ -615,6 +617,38 @@ struct WaitInfo {
     tail: u32,
 }
 
+#[cfg(test)]
+thread_local! {
+    /// Test only: runs started on this thread decide their nodes in decreasing order.
+    pub(super) static REVERSE_NODES: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// How a node orders its ready inputs ([`Sim::decide_node`]), from the scan policy.
+#[derive(Clone, Copy, Debug)]
+struct ScanShape {
+    /// By a per-worm key (FF, oldest first, priorities), ties by rank.
+    keyed: bool,
+    /// Fixed ranks: FO, and FF with fixed ties; otherwise RR from a random start.
+    fixed: bool,
+    /// Fixed ranks in reversed construction order.
+    reversed: bool,
+}
+
+impl ScanShape {
+    fn of(config: &PacketConfig) -> Self {
+        let keyed = !matches!(config.scan, ScanPolicy::RoundRobin | ScanPolicy::FixedOrder);
+        let fixed = config.scan == ScanPolicy::FixedOrder
+            || (config.scan == ScanPolicy::FarthestFirst
+                && config.farthest_ties == FarthestTies::FixedOrder);
+        let reversed = fixed && config.fixed_order == FixedInputOrder::Reversed;
+        Self {
+            keyed,
+            fixed,
+            reversed,
+        }
+    }
+}
+
 struct Sim<'a, S> {
     config: &'a PacketConfig,
     injections: &'a [Injection],
@@ -709,6 +743,10 @@ struct Sim<'a, S> {
     closed: Vec<(u32, Event)>,
     cands: Vec<u32>,
     order: Vec<(u64, u32, u32)>,
+
+    /// Test only: decide the active nodes in decreasing order ([`Sim::decide_node`]).
+    #[cfg(test)]
+    reverse_nodes: bool,
 
     // Counters.
     released_units: u64,
@@ -935,6 +973,8 @@ impl<'a, S: Store> Sim<'a, S> {
             closed: Vec::new(),
             cands: Vec::new(),
             order: Vec::new(),
+            #[cfg(test)]
+            reverse_nodes: REVERSE_NODES.with(std::cell::Cell::get),
             released_units: 0,
             spawned_units: 0,
             arrived_units: 0,
@@ -1592,95 +1632,123 @@ impl<'a, S: Store> Sim<'a, S> {
             self.word_list = words;
         }
         let mut order = std::mem::take(&mut self.order);
-        let keyed = !matches!(
-            self.config.scan,
-            ScanPolicy::RoundRobin | ScanPolicy::FixedOrder
-        );
-        // Fixed ranks: FO, and FF with fixed ties; otherwise RR from a random start.
-        let fixed = self.config.scan == ScanPolicy::FixedOrder
-            || (self.config.scan == ScanPolicy::FarthestFirst
-                && self.config.farthest_ties == FarthestTies::FixedOrder);
-        let reversed = fixed && self.config.fixed_order == FixedInputOrder::Reversed;
+        let scan = ScanShape::of(self.config);
         let mut words = std::mem::take(&mut self.word_list);
         self.active.collect(&mut words);
+        #[cfg(test)]
+        if self.reverse_nodes {
+            // Test only: the nodes in decreasing order (`decide_node`).
+            let mut nodes = Vec::new();
+            for &wi in &words {
+                let mut bits = self.active.word(wi as usize);
+                while bits != 0 {
+                    nodes.push(wi * 64 + bits.trailing_zeros());
+                    bits &= bits - 1;
+                }
+            }
+            for &v in nodes.iter().rev() {
+                self.decide_node(net, v, scan, &mut order);
+            }
+            words.clear();
+        }
         for &wi in &words {
             let wi = wi as usize;
             let mut bits = self.active.word(wi);
             while bits != 0 {
                 let v = (wi * 64) as u32 + bits.trailing_zeros();
                 bits &= bits - 1;
-                let (lo, hi) = (
-                    self.node_word[v as usize] as usize,
-                    self.node_word[v as usize + 1] as usize,
-                );
-                let ins = net.inputs_of(v);
-                if hi - lo == 1 && !keyed && !reversed {
-                    // Fast path: one mask word, RR by masking at the start position.
-                    let ready = self.nonempty[lo] & !self.asleep[lo];
-                    if ready == 0 {
-                        self.active.remove(v as usize);
-                        continue;
-                    }
-                    let (mut first, mut second) = (ready, 0u64);
-                    if ready & (ready - 1) != 0 && self.config.scan == ScanPolicy::RoundRobin {
-                        let start = self.now.below(v, Purpose::RoundRobin, ins.len() as u32);
-                        let below = (1u64 << start) - 1;
-                        first = ready & !below;
-                        second = ready & below;
-                    }
-                    for mut part in [first, second] {
-                        while part != 0 {
-                            let i = part.trailing_zeros() as usize;
-                            part &= part - 1;
-                            self.scan_input(net, v, ins[i]);
-                        }
-                    }
-                    continue;
-                }
-                // General path: collect, order by (key, RR rank), scan.
-                order.clear();
-                for j in 0..hi - lo {
-                    let mut ready = self.nonempty[lo + j] & !self.asleep[lo + j];
-                    while ready != 0 {
-                        let i = (j * 64) as u32 + ready.trailing_zeros();
-                        ready &= ready - 1;
-                        order.push((0, i, i));
-                    }
-                }
-                if order.is_empty() {
-                    self.active.remove(v as usize);
-                    continue;
-                }
-                if order.len() >= 2 && !(fixed && !keyed && !reversed) {
-                    let n = ins.len() as u32;
-                    let start = if fixed {
-                        0
-                    } else {
-                        self.now.below(v, Purpose::RoundRobin, n)
-                    };
-                    for entry in order.iter_mut() {
-                        entry.1 = if fixed {
-                            if reversed { n - 1 - entry.2 } else { entry.2 }
-                        } else if entry.2 >= start {
-                            entry.2 - start
-                        } else {
-                            entry.2 + n - start
-                        };
-                        if keyed {
-                            entry.0 = self.key[self.front(ins[entry.2 as usize]).worm as usize];
-                        }
-                    }
-                    order.sort_unstable();
-                }
-                for &(_, _, i) in order.iter() {
-                    self.scan_input(net, v, ins[i as usize]);
-                }
+                self.decide_node(net, v, scan, &mut order);
             }
         }
         self.word_list = words;
         self.order = order;
         if self.same_step {
             self.settle(net);
+        }
+    }
+
+    /// Active node `v` scans its ready inputs once. Nodes are decided independently: a node
+    /// writes only its own inputs' and outputs' state, and its draws are keyed by step and
+    /// node or input (`draws`), so the order of the nodes does not change the step (the
+    /// same-step reading's settling excepted).
+    #[inline(always)]
+    fn decide_node(
+        &mut self,
+        net: &PacketNet,
+        v: u32,
+        scan: ScanShape,
+        order: &mut Vec<(u64, u32, u32)>,
+    ) {
+        let ScanShape {
+            keyed,
+            fixed,
+            reversed,
+        } = scan;
+        let (lo, hi) = (
+            self.node_word[v as usize] as usize,
+            self.node_word[v as usize + 1] as usize,
+        );
+        let ins = net.inputs_of(v);
+        if hi - lo == 1 && !keyed && !reversed {
+            // Fast path: one mask word, RR by masking at the start position.
+            let ready = self.nonempty[lo] & !self.asleep[lo];
+            if ready == 0 {
+                self.active.remove(v as usize);
+                return;
+            }
+            let (mut first, mut second) = (ready, 0u64);
+            if ready & (ready - 1) != 0 && self.config.scan == ScanPolicy::RoundRobin {
+                let start = self.now.below(v, Purpose::RoundRobin, ins.len() as u32);
+                let below = (1u64 << start) - 1;
+                first = ready & !below;
+                second = ready & below;
+            }
+            for mut part in [first, second] {
+                while part != 0 {
+                    let i = part.trailing_zeros() as usize;
+                    part &= part - 1;
+                    self.scan_input(net, v, ins[i]);
+                }
+            }
+            return;
+        }
+        // General path: collect, order by (key, RR rank), scan.
+        order.clear();
+        for j in 0..hi - lo {
+            let mut ready = self.nonempty[lo + j] & !self.asleep[lo + j];
+            while ready != 0 {
+                let i = (j * 64) as u32 + ready.trailing_zeros();
+                ready &= ready - 1;
+                order.push((0, i, i));
+            }
+        }
+        if order.is_empty() {
+            self.active.remove(v as usize);
+            return;
+        }
+        if order.len() >= 2 && !(fixed && !keyed && !reversed) {
+            let n = ins.len() as u32;
+            let start = if fixed {
+                0
+            } else {
+                self.now.below(v, Purpose::RoundRobin, n)
+            };
+            for entry in order.iter_mut() {
+                entry.1 = if fixed {
+                    if reversed { n - 1 - entry.2 } else { entry.2 }
+                } else if entry.2 >= start {
+                    entry.2 - start
+                } else {
+                    entry.2 + n - start
+                };
+                if keyed {
+                    entry.0 = self.key[self.front(ins[entry.2 as usize]).worm as usize];
+                }
+            }
+            order.sort_unstable();
+        }
+        for &(_, _, i) in order.iter() {
+            self.scan_input(net, v, ins[i as usize]);
         }
     }
 
@@ -1991,5 +2059,130 @@ impl<S: Store> StepModel for Sim<'_, S> {
             self.queued_sum,
             self.max_queue,
         )
+    }
+}
+
+#[cfg(test)]
+mod order_tests {
+    use super::REVERSE_NODES;
+    use crate::packet::{
+        FlowControl, Injection, Multicast, MulticastTree, PacketConfig, PacketNet, PathPolicy,
+        QueueCapacity, ScanPolicy, SinkModel, StoreTiming, batch, simulate, simulate_multicast,
+    };
+    use fatnet_topology::{ButterflyFatTree, Hypercube, KAryNTree};
+    use fatnet_traffic::patterns;
+    use rand::SeedableRng;
+    use rand_pcg::Pcg64;
+
+    fn injections(n: u32, seed: u64) -> Vec<Injection> {
+        let m = patterns::uniform(n, true, &mut Pcg64::seed_from_u64(seed)).unwrap();
+        batch(&m, 4, 16, &mut Pcg64::seed_from_u64(seed + 1)).unwrap()
+    }
+
+    fn both<T: PartialEq + std::fmt::Debug>(what: &str, run: impl Fn() -> T) {
+        let forward = run();
+        REVERSE_NODES.with(|r| r.set(true));
+        let reversed = run();
+        REVERSE_NODES.with(|r| r.set(false));
+        assert_eq!(forward, reversed, "{what}: the node order changed the run");
+    }
+
+    /// The property a step on several threads rests on: deciding the nodes of every step in
+    /// the other order gives the very same run (every draw keyed, every node's decisions its
+    /// own), on every flow control, path and scan policy of the snapshot reading, with deep
+    /// queues, immediate sinks and multicasts.
+    #[test]
+    fn the_order_of_the_nodes_does_not_change_a_run() {
+        let bft = PacketNet::new(ButterflyFatTree::new(64).unwrap()).unwrap();
+        let tree = PacketNet::new(KAryNTree::new(4, 3).unwrap()).unwrap();
+        let cube = PacketNet::new(Hypercube::new(6).unwrap()).unwrap();
+        let base = PacketConfig {
+            check_conservation: true,
+            record_latencies: true,
+            ..PacketConfig::worm()
+        };
+        let configs = [
+            ("worm", base),
+            (
+                "store",
+                PacketConfig {
+                    flow: FlowControl::StoreAndForward,
+                    queue: QueueCapacity::Bounded(1),
+                    ..base
+                },
+            ),
+            (
+                "split",
+                PacketConfig {
+                    flow: FlowControl::Split,
+                    flits: 8,
+                    ..base
+                },
+            ),
+            (
+                "worm gp ff",
+                PacketConfig {
+                    path: PathPolicy::Greedy,
+                    scan: ScanPolicy::FarthestFirst,
+                    ..base
+                },
+            ),
+            (
+                "worm fp fo q8",
+                PacketConfig {
+                    path: PathPolicy::Fixed,
+                    scan: ScanPolicy::FixedOrder,
+                    queue: QueueCapacity::Bounded(8),
+                    flits: 8,
+                    ..base
+                },
+            ),
+            (
+                "store univ immediate",
+                PacketConfig {
+                    flow: FlowControl::StoreAndForward,
+                    queue: QueueCapacity::Unbounded,
+                    scan: ScanPolicy::RandomPriority { range: 6 },
+                    sink: SinkModel::Immediate,
+                    ..base
+                },
+            ),
+            (
+                "store other-up",
+                PacketConfig {
+                    flow: FlowControl::StoreAndForward,
+                    queue: QueueCapacity::Bounded(1),
+                    store_timing: StoreTiming::OtherUpLink,
+                    ..base
+                },
+            ),
+        ];
+        for (name, config) in configs {
+            for (net_name, net) in [("bft", &bft), ("4-ary 3-tree", &tree), ("6-cube", &cube)] {
+                for seed in 0..3 {
+                    let inj = injections(net.processors(), seed);
+                    both(&format!("{name} on {net_name}, seed {seed}"), || {
+                        simulate(net, &inj, &config, seed).unwrap()
+                    });
+                }
+            }
+        }
+        // Multicasts beside unicasts.
+        let trees: Vec<MulticastTree> = (0..8)
+            .map(|s| {
+                let dsts: Vec<u32> = (0..64).filter(|&d| d != s * 8).collect();
+                MulticastTree::shortest_paths(&bft, s * 8, &dsts).unwrap()
+            })
+            .collect();
+        let mcs: Vec<Multicast> = (0..8)
+            .map(|tree| Multicast {
+                tree,
+                release: u64::from(tree) * 3,
+            })
+            .collect();
+        let inj = injections(64, 9);
+        both("multicasts", || {
+            simulate_multicast(&bft, &inj, &trees, &mcs, &base, 5).unwrap()
+        });
     }
 }

@@ -1,0 +1,49 @@
+//! The `fatnet` Python package: fatnet's libraries from a notebook, with numpy arrays and
+//! networkx graphs.
+//!
+//! **Key design decision: the binding converts, it never decides.** Every parse, default and
+//! refusal lives in the library crates: a topology or traffic spec given as a string goes
+//! through the same `FromStr` the command line uses, a simulation's keyword arguments
+//! deserialise (through `pythonize`) into the very `PacketRunFile` a `fatnet simulate
+//! --config` file becomes, and a run is `PacketScenario::prepare` then `PreparedPacket::run`,
+//! as in `fatnet simulate`. This crate only turns Python values into those library types and
+//! results into numpy arrays, `fractions.Fraction`s and dicts, so the same seed gives the same
+//! numbers as the CLI.
+//!
+//! Errors: each library crate's error becomes its own Python exception class, a subclass of
+//! `fatnet.FatnetError` (itself a `ValueError`), with the one-line message the CLI prints
+//! (`fatnet_scenario::one_line`, with the CLI's context). Nothing panics across the boundary:
+//! bad input is refused by the libraries before anything is allocated.
+//!
+//! Building: `pip install ./crates/fatnet-py` (maturin, the workspace's dev profile; see
+//! `pyproject.toml`). PyO3's `extension-module` feature is enabled by maturin only, and the
+//! crate has no Rust test binary, so the workspace's `cargo build`, `cargo clippy` and `cargo
+//! test` need a `python3` interpreter on the PATH but neither Python headers nor libpython.
+
+#![deny(missing_docs)]
+
+use pyo3::prelude::*;
+
+mod errors;
+mod load;
+mod topology;
+mod traffic;
+
+pub use errors::FatnetError;
+pub use load::LoadResult;
+pub use topology::Topology;
+pub use traffic::Traffic;
+
+/// fatnet: fat-tree and related interconnection networks (topologies, traffic, load factor,
+/// schedules, packet simulations, real InfiniBand fabrics), backed by the Rust libraries.
+#[pymodule]
+#[pyo3(name = "fatnet")]
+fn fatnet_py(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    errors::register(m)?;
+    m.add_class::<Topology>()?;
+    m.add_class::<Traffic>()?;
+    m.add_class::<LoadResult>()?;
+    m.add_function(wrap_pyfunction!(load::load, m)?)?;
+    Ok(())
+}

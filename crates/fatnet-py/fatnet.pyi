@@ -108,3 +108,50 @@ def load(
     seed: int = 1,
     paths: Literal["standard", "first", "random"] = "standard",
 ) -> LoadResult: ...
+
+class Simulation:
+    """A packet run: its summary (`fatnet simulate --json`) and every trial's record."""
+
+    @property
+    def summary(self) -> Dict[str, Any]: ...
+    @property
+    def trials(self) -> Dict[str, np.ndarray]: ...
+    @property
+    def latencies(self) -> Optional[List[npt.NDArray[np.uint64]]]: ...
+    def __len__(self) -> int: ...
+
+def simulate(
+    scenario: Union[Dict[str, Any], str, "PathLike[str]", None] = None,
+    /,
+    *,
+    latencies: bool = False,
+    **options: Any,
+) -> Simulation: ...
+
+class Schedule:
+    """Leiserson's verified delivery schedule of a message set on a binary fat-tree."""
+
+    @property
+    def cycles(self) -> int: ...
+    @property
+    def cycle(self) -> npt.NDArray[np.uint32]: ...
+    @property
+    def pairs(self) -> npt.NDArray[np.uint32]: ...
+    @property
+    def load_factor(self) -> Fraction: ...
+    @property
+    def lower_bound(self) -> int: ...
+    @property
+    def bound(self) -> int: ...
+    @property
+    def summary(self) -> Dict[str, Any]: ...
+    def verify(self) -> bool: ...
+
+def schedule(
+    topology: TopologyLike,
+    traffic: Union[Traffic, str],
+    *,
+    seed: int = 1,
+    algorithm: Optional[Literal["theorem1", "corollary2"]] = None,
+    fictitious: Optional[Literal["lgn", "depth"]] = None,
+) -> Schedule: ...

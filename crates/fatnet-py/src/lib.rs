@@ -26,11 +26,15 @@ use pyo3::prelude::*;
 
 mod errors;
 mod load;
+mod schedule;
+mod simulate;
 mod topology;
 mod traffic;
 
 pub use errors::FatnetError;
 pub use load::LoadResult;
+pub use schedule::Schedule;
+pub use simulate::Simulation;
 pub use topology::Topology;
 pub use traffic::Traffic;
 
@@ -45,5 +49,9 @@ fn fatnet_py(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Traffic>()?;
     m.add_class::<LoadResult>()?;
     m.add_function(wrap_pyfunction!(load::load, m)?)?;
+    m.add_class::<Schedule>()?;
+    m.add_function(wrap_pyfunction!(schedule::schedule, m)?)?;
+    m.add_class::<Simulation>()?;
+    m.add_function(wrap_pyfunction!(simulate::simulate, m)?)?;
     Ok(())
 }

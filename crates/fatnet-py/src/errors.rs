@@ -52,6 +52,13 @@ crate_errors! {
         "A scenario (simulation options, a config) that is refused.";
 }
 
+/// A fabric traffic spec that does not parse: a `FabricError`.
+impl Raise for fatnet::fabric::traffic::FabricTrafficError {
+    fn raise(&self, context: &str) -> PyErr {
+        FabricError::new_err(message(context, self))
+    }
+}
+
 /// A library error turned into its Python exception.
 pub(crate) trait Raise {
     /// The exception, its message prefixed by `context` (the CLI's context: "invalid topology

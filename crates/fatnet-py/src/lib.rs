@@ -25,6 +25,7 @@
 use pyo3::prelude::*;
 
 mod errors;
+mod fabric;
 mod load;
 mod schedule;
 mod simulate;
@@ -32,6 +33,7 @@ mod topology;
 mod traffic;
 
 pub use errors::FatnetError;
+pub use fabric::Fabric;
 pub use load::LoadResult;
 pub use schedule::Schedule;
 pub use simulate::Simulation;
@@ -52,6 +54,7 @@ fn fatnet_py(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Schedule>()?;
     m.add_function(wrap_pyfunction!(schedule::schedule, m)?)?;
     m.add_class::<Simulation>()?;
+    m.add_class::<Fabric>()?;
     m.add_function(wrap_pyfunction!(simulate::simulate, m)?)?;
     Ok(())
 }

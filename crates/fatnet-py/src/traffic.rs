@@ -53,7 +53,7 @@ fn parse_spec(spec: &str) -> PyResult<TrafficSpec> {
 }
 
 /// A `(k, 2)` array-like of non-negative integers as a message set on `processors`.
-fn pairs_to_set(obj: &Bound<'_, PyAny>, processors: u32) -> PyResult<MessageSet> {
+pub(crate) fn pairs_to_set(obj: &Bound<'_, PyAny>, processors: u32) -> PyResult<MessageSet> {
     let py = obj.py();
     let array = py
         .import("numpy")?

@@ -16,9 +16,11 @@
 //! bad input is refused by the libraries before anything is allocated.
 //!
 //! Building: `pip install ./crates/fatnet-py` (maturin, the workspace's dev profile; see
-//! `pyproject.toml`). PyO3's `extension-module` feature is enabled by maturin only, and the
-//! crate has no Rust test binary, so the workspace's `cargo build`, `cargo clippy` and `cargo
-//! test` need a `python3` interpreter on the PATH but neither Python headers nor libpython.
+//! `pyproject.toml`). Every cargo command of the workspace builds the library as an extension
+//! module, as maturin does (`PYO3_BUILD_EXTENSION_MODULE` in `.cargo/config.toml`: libpython's
+//! symbols stay unresolved until Python loads it), and the crate has no Rust test binary, so
+//! `cargo build`, `cargo clippy` and `cargo test --workspace` need neither Python headers nor
+//! libpython; with PyO3's abi3 feature they do not even need an interpreter.
 
 #![deny(missing_docs)]
 

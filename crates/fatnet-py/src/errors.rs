@@ -50,6 +50,8 @@ crate_errors! {
         "A fabric that cannot be read, traced or analysed.";
     ScenarioError => fatnet::scenario::ScenarioError,
         "A scenario (simulation options, a config) that is refused.";
+    ReproError => fatnet_repro::ReproError,
+        "A sweep that is refused (every problem of its file, with lines) or fails.";
 }
 
 /// A fabric traffic spec that does not parse: a `FabricError`.

@@ -31,6 +31,7 @@ mod fabric;
 mod load;
 mod schedule;
 mod simulate;
+mod sweep;
 mod topology;
 mod traffic;
 
@@ -57,6 +58,7 @@ fn fatnet_py(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(schedule::schedule, m)?)?;
     m.add_class::<Simulation>()?;
     m.add_class::<Fabric>()?;
+    m.add_function(wrap_pyfunction!(sweep::sweep, m)?)?;
     m.add_function(wrap_pyfunction!(simulate::simulate, m)?)?;
     Ok(())
 }

@@ -37,6 +37,8 @@ fn pairs_array<'py>(py: Python<'py>, pairs: &[(u32, u32)]) -> Bound<'py, PyArray
 #[derive(Debug)]
 pub struct Fabric {
     loaded: LoadedFabric,
+    /// The files it was read from (what `simulate(topology=fabric)` passes on).
+    pub(crate) files: FabricFiles,
     path: PathBuf,
     analysis: OnceLock<Analysis>,
 }
@@ -96,6 +98,7 @@ impl Fabric {
         let loaded = check(py.detach(|| files.load()), String::new)?;
         Ok(Fabric {
             loaded,
+            files,
             path,
             analysis: OnceLock::new(),
         })

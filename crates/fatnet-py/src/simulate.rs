@@ -19,6 +19,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
 
 use crate::errors::{Raise, ScenarioError as PyScenarioError, check};
+use crate::fabric::Fabric;
 use crate::topology::Topology;
 use crate::traffic::{Source, Traffic};
 
@@ -51,6 +52,9 @@ fn keys(dict: &Bound<'_, PyDict>) -> PyResult<PacketRunFile> {
         Parameter::from_key(&name).map_err(PyScenarioError::new_err)?;
         let value = if let Ok(t) = value.cast::<Topology>() {
             PyString::new(py, &t.get().spec.to_string()).into_any()
+        } else if let Ok(f) = value.cast::<Fabric>() {
+            // Its files, as `{ fabric = ..., routes = ... }` in a config file.
+            pythonize::pythonize(py, &f.get().files)?
         } else if let Ok(t) = value.cast::<Traffic>() {
             match &t.get().source {
                 Source::Spec(spec) => PyString::new(py, &spec.to_string()).into_any(),
@@ -174,7 +178,7 @@ impl Simulation {
 /// keyword arguments are the same keys (`topology`, `traffic`, `queueing`, `flow`, `path`,
 /// `scan`, `priority_range`, `flits`, `queue`, `sink`, `delay`, `max_steps`, `trials`,
 /// `seed`, `threads`) and override it, as flags override `--config`. `topology` is a spec, a
-/// `Topology`, or a fabric (`{"fabric": "x.ned", "routes": "x.fdbs"}` or
+/// `Topology`, a `Fabric`, or a fabric's files (`{"fabric": "x.ned", "routes": "x.fdbs"}` or
 /// `"fabric:x.ned,routes=x.fdbs"`); `traffic` a spec or a `Traffic` made from one. Defaults
 /// and refusals are the library's (`fatnet simulate --help`): 1 trial, seed 1, all cores;
 /// results never depend on `threads`. `latencies=True` keeps every message's latency.

@@ -80,6 +80,10 @@ def test_simulate_on_the_fabric_equals_the_cli(is1):
                     "--trials", 5, "--seed", 2)
     assert sim.summary == want
     assert sim.summary["finished"] == 5
+    # A Fabric stands for its files.
+    fabric = fatnet.Fabric.read(ned, fdbs)
+    again = fatnet.simulate(topology=fabric, traffic="permutation", trials=5, seed=2)
+    assert again.summary == want
 
 
 def test_a_missing_file_carries_the_cli_message(tmp_path):

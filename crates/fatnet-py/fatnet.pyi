@@ -187,6 +187,17 @@ class Fabric:
     def worst_case_permutation(self) -> Dict[str, Any]: ...
     def link_loads(self, traffic: Union[str, PairsLike], *, seed: int = 1, top: int = 5) -> Dict[str, Any]: ...
     def credit_loops(self) -> Dict[str, Any]: ...
+    def failures(
+        self,
+        *,
+        links: Optional[int] = None,
+        switches: Optional[int] = None,
+        remove: Optional[List[str]] = None,
+        ca_links: bool = False,
+        draws: int = 100,
+        seed: int = 1,
+        reroute: str = "none",
+    ) -> Dict[str, Any]: ...
     def ebb(
         self,
         *,

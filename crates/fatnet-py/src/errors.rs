@@ -61,6 +61,13 @@ impl Raise for fatnet::fabric::traffic::FabricTrafficError {
     }
 }
 
+/// A re-routing that does not parse: a `FabricError`.
+impl Raise for fatnet::fabric::failures::UnknownReroute {
+    fn raise(&self, context: &str) -> PyErr {
+        FabricError::new_err(message(context, self))
+    }
+}
+
 /// A library error turned into its Python exception.
 pub(crate) trait Raise {
     /// The exception, its message prefixed by `context` (the CLI's context: "invalid topology

@@ -13,6 +13,7 @@ use std::path::PathBuf;
 use std::sync::OnceLock;
 
 use fatnet::fabric::analysis::Analysis;
+use fatnet::fabric::failures::{self, Draw, FailureOptions, FailureSpec, Metrics, Reroute};
 use fatnet::fabric::{
     BisectionFlows, EbbConfig, FabricError, FabricFiles, FabricFormat, FabricTraffic, LoadedFabric,
     PortId, analyze, credit_loops, effective_bisection_bandwidth,
@@ -336,6 +337,87 @@ impl Fabric {
         d.set_item("min_flow_share", e.min_flow_share)?;
         d.set_item("flows_per_bisection", e.flows_per_bisection)?;
         d.set_item("per_draw", e.per_draw.into_pyarray(py))?;
+        Ok(d)
+    }
+
+    /// Failure what-ifs, as `fatnet fabric failures`: `draws` seeded draws that each remove
+    /// `links` random switch-to-switch links (CA links too with `ca_links=True`) or
+    /// `switches` random switches, or one draw removing the links and switches named in
+    /// `remove`; the damaged fabric is judged with its old tables and, with `reroute`
+    /// (`"minhop"`, `"updn"`), after re-routing (OpenSM in the loop, `opensm:ENGINE`, is the
+    /// CLI's). Returns a dict: `baseline` (the intact fabric's metrics), `removed` (per draw),
+    /// and `before` / `after` (`None` without re-routing): one `float64` array per metric
+    /// (`delivered`, `disconnected`, `worst_contention`, `nonblocking`, `max_hops`, ...; the
+    /// library's `Metrics::values`: booleans as 0/1, NaN where a draw does not define one),
+    /// one entry per draw. Needs tables.
+    #[pyo3(signature = (*, links = None, switches = None, remove = None, ca_links = false, draws = FailureOptions::DEFAULT_DRAWS, seed = 1, reroute = "none"))]
+    #[allow(clippy::too_many_arguments)]
+    fn failures<'py>(
+        &self,
+        py: Python<'py>,
+        links: Option<u32>,
+        switches: Option<u32>,
+        remove: Option<Vec<String>>,
+        ca_links: bool,
+        draws: u32,
+        seed: u64,
+        reroute: &str,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        self.tables()?;
+        let failures = match (links, switches, remove) {
+            (Some(count), None, None) => FailureSpec::Links { count, ca_links },
+            (None, Some(count), None) => FailureSpec::Switches { count },
+            (None, None, Some(names)) => FailureSpec::Named(names),
+            _ => {
+                return Err(crate::errors::FabricError::new_err(
+                    "give exactly one of links=, switches= or remove= (as the CLI's --links, \
+                     --switches, --remove)",
+                ));
+            }
+        };
+        let reroute: Reroute = check(reroute.parse(), String::new)?;
+        let options = FailureOptions {
+            failures,
+            draws,
+            seed,
+            reroute,
+        };
+        let f = &self.loaded.fabric;
+        let report = check(py.detach(|| failures::run(f, &options)), String::new)?;
+        let columns =
+            |pick: &dyn Fn(&Draw) -> Option<&Metrics>| -> PyResult<Option<Bound<'py, PyDict>>> {
+                let rows: Vec<Vec<(&'static str, f64)>> = report
+                    .draws
+                    .iter()
+                    .map(|d| pick(d).map(Metrics::values))
+                    .collect::<Option<_>>()
+                    .unwrap_or_default();
+                if rows.is_empty() {
+                    return Ok(None);
+                }
+                let d = PyDict::new(py);
+                for (i, (name, _)) in rows[0].iter().enumerate() {
+                    let values: Vec<f64> = rows.iter().map(|r| r[i].1).collect();
+                    d.set_item(*name, values.into_pyarray(py))?;
+                }
+                Ok(Some(d))
+            };
+        let d = PyDict::new(py);
+        let baseline = PyDict::new(py);
+        for (name, value) in report.baseline.values() {
+            baseline.set_item(name, value)?;
+        }
+        d.set_item("baseline", baseline)?;
+        d.set_item(
+            "removed",
+            report
+                .draws
+                .iter()
+                .map(|d| d.removed.clone())
+                .collect::<Vec<_>>(),
+        )?;
+        d.set_item("before", columns(&|d| Some(&d.before))?)?;
+        d.set_item("after", columns(&|d| d.after.as_ref())?)?;
         Ok(d)
     }
 

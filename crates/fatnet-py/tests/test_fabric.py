@@ -91,3 +91,25 @@ def test_a_missing_file_carries_the_cli_message(tmp_path):
     with pytest.raises(fatnet.FabricError) as raised:
         fatnet.Fabric.read(missing)
     assert str(raised.value) == cli_error("fabric", "check", missing)
+
+
+def test_failures_equal_the_cli(is1):
+    base, f = is1
+    want = cli_json("fabric", "failures", base / "is1_3l_32n.ned", "--routes",
+                    base / "is1_3l_32n.fdbs", "--links", 1, "--draws", 5, "--seed", 3,
+                    "--reroute", "minhop")
+    got = f.failures(links=1, draws=5, seed=3, reroute="minhop")
+    assert got["removed"] == [d["removed"] for d in want["draws"]]
+    assert got["baseline"]["worst_contention"] == want["baseline"]["worst_contention"] == 4
+    for side in ["before", "after"]:
+        for name, values in got[side].items():
+            assert values.shape == (5,)
+            # (A metric a draw does not define, such as its eBB, is NaN here and null there.)
+            expected = [np.nan if d[side][name] is None else float(d[side][name])
+                        for d in want["draws"]]
+            np.testing.assert_array_equal(values, expected, err_msg=f"{side} {name}")
+    # Re-routed around one switch-to-switch link, every pair arrives again.
+    assert (got["after"]["delivered"] == 992).all()
+    assert f.failures(remove=[got["removed"][0][0]])["after"] is None
+    with pytest.raises(fatnet.FabricError, match="exactly one"):
+        f.failures(links=1, switches=1)

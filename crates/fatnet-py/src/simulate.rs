@@ -144,6 +144,23 @@ impl Simulation {
         trial_arrays(py, &self.trials)
     }
 
+    /// The same records as one numpy structured array (a record per trial, a field per key
+    /// of `trials`).
+    fn to_records<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let columns = trial_arrays(py, &self.trials)?;
+        let names: Vec<String> = columns
+            .keys()
+            .iter()
+            .map(|k| k.extract())
+            .collect::<PyResult<_>>()?;
+        let arrays = columns.values();
+        let kwargs = PyDict::new(py);
+        kwargs.set_item("names", names)?;
+        py.import("numpy")?
+            .getattr("rec")?
+            .call_method("fromarrays", (arrays,), Some(&kwargs))
+    }
+
     /// Every message's latency in each trial, in injection order (`uint64` arrays), when the
     /// run recorded them (`latencies=True`); else `None`.
     #[getter]

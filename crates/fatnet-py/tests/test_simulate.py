@@ -31,6 +31,11 @@ def test_permutations_on_a_bft_equal_the_cli():
     # Every message is delivered; a 64-processor bft's paths are at most 6 links long.
     assert (sim.trials["delivered"] == 64).all()
     assert sim.trials["dilation"].max() == 6
+    # The same records as a structured array.
+    rec = sim.to_records()
+    assert rec.shape == (20,) and rec.dtype.names == tuple(sim.trials)
+    assert rec["latency"].tolist() == sim.trials["latency"].tolist()
+    assert rec[3]["seed"] == sim.trials["seed"][3]
 
 
 def test_a_config_dict_and_a_toml_file_equal_the_cli(tmp_path):

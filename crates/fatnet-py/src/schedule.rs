@@ -157,7 +157,7 @@ pub fn schedule(
         .detach(|| {
             let prepared = scenario.prepare(seed)?;
             let (messages, result) = prepared.schedule(seed)?;
-            let summary = ScheduleSummary::run(&prepared, seed)?;
+            let summary = ScheduleSummary::of(&prepared, seed, &messages, &result);
             Ok::<_, fatnet::scenario::ScenarioError>((
                 Arc::new(prepared.tree().clone()),
                 messages,

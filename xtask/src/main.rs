@@ -316,6 +316,7 @@ const LAYERS: &[&str] = &[
     "fatnet",
     "fatnet-repro",
     "fatnet-cli",
+    "fatnet-py",
     "xtask",
     "fatnet-benches",
 ];

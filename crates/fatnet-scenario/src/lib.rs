@@ -171,6 +171,21 @@ impl Parameter {
     pub fn flag(self) -> String {
         format!("--{}", self.name().replace('_', "-"))
     }
+
+    /// The parameter a key of a config file (or of a Python dict) names.
+    ///
+    /// # Errors
+    ///
+    /// The message that refuses an unknown key, listing the known ones.
+    pub fn from_key(key: &str) -> Result<Parameter, String> {
+        key.parse().map_err(|_| {
+            format!(
+                "unknown key `{}`: expected one of {}",
+                key.escape_debug(),
+                Parameter::NAMES.join(", ")
+            )
+        })
+    }
 }
 
 /// An error and its sources on one line, `outer: inner: …`, each cause once (a cause whose

@@ -686,15 +686,8 @@ impl PacketRunFile {
         let root = toml::de::DeTable::parse(text)
             .map_err(|e| at(e.span().map_or(0, |s| s.start), one_line(e.message())))?;
         for (key, value) in root.get_ref() {
-            if key.get_ref().parse::<Parameter>().is_err() {
-                return Err(at(
-                    key.span().start,
-                    format!(
-                        "unknown key `{}`: expected one of {}",
-                        key.get_ref().escape_debug(),
-                        Parameter::NAMES.join(", ")
-                    ),
-                ));
+            if let Err(message) = Parameter::from_key(key.get_ref()) {
+                return Err(at(key.span().start, message));
             }
             // Each entry alone, so that a bad value is reported at its own line (a flattened
             // struct's errors carry no position).

@@ -267,19 +267,31 @@ impl ScheduleSummary {
     /// As [`PreparedSchedule::schedule`].
     pub fn run(prepared: &PreparedSchedule, seed: u64) -> Result<ScheduleSummary, ScenarioError> {
         let (messages, result) = prepared.schedule(seed)?;
-        Ok(ScheduleSummary {
+        Ok(ScheduleSummary::of(prepared, seed, &messages, &result))
+    }
+
+    /// The summary of a schedule already made: `messages` and `result` are
+    /// [`PreparedSchedule::schedule`]`(seed)` of `prepared` (the Python package keeps them to
+    /// verify the schedule again, without scheduling twice).
+    pub fn of(
+        prepared: &PreparedSchedule,
+        seed: u64,
+        messages: &MessageSet,
+        result: &LeisersonSchedule,
+    ) -> ScheduleSummary {
+        ScheduleSummary {
             topology: prepared.topology.to_string(),
             traffic: prepared.traffic.to_string(),
             seed,
             algorithm: prepared.setup.algorithm,
             fictitious: prepared.setup.fictitious,
-            trial: prepared.record(&messages, &result),
+            trial: prepared.record(messages, result),
             load_factor_exact: [result.load_factor.load, result.load_factor.capacity],
             fictitious_load_factor: result.fictitious_load_factor.map(|l| l.value()),
             capacity_ratio: result.capacity_ratio,
             cycles_per_level: result.cycles_per_level.clone(),
             schedule: result.schedule.to_ids(),
             pairs: messages.messages().iter().map(|m| [m.src, m.dst]).collect(),
-        })
+        }
     }
 }

@@ -111,8 +111,13 @@ impl SweepSpec {
         Ok(line)
     }
 
-    /// Runs task `task`.
-    fn run_task(&self, task: u64) -> Result<TrialRecord, ReproError> {
+    /// Runs task `task` (see [`SweepSpec::task`]): the record `results.jsonl` holds for it.
+    ///
+    /// # Errors
+    ///
+    /// [`ReproError::SweepTask`] for a task the sweep does not have or a trial that fails,
+    /// with the one-line error of the trial.
+    pub fn run_task(&self, task: u64) -> Result<TrialRecord, ReproError> {
         let Some(Task { point, trial, seed }) = self.task(task) else {
             return Err(ReproError::SweepTask {
                 task,

@@ -13,7 +13,7 @@ use std::path::Path;
 use rayon::prelude::*;
 
 use super::SweepSpec;
-use super::store::{RESULTS_FILE, SWEEP_FILE, io_error, read_done};
+use super::store::{RESULTS_FILE, SWEEP_FILE, TrialRecord, io_error, read_done};
 use crate::ReproError;
 
 /// Name of the lock file in the output directory: held by the process writing results.
@@ -96,7 +96,21 @@ impl LocalTasks {
 
     /// Runs `tasks` of `spec` in parallel; one outcome per task, in order.
     pub fn run(&self, spec: &SweepSpec, tasks: &[u64]) -> Vec<Result<Vec<u8>, ReproError>> {
-        let work = || tasks.par_iter().map(|&t| spec.run_task_line(t)).collect();
+        self.map(tasks, |t| spec.run_task_line(t))
+    }
+
+    /// Runs `tasks` of `spec` in parallel; one record per task ([`SweepSpec::run_task`]), in
+    /// order: what [`run`](Self::run) writes as lines, as values (the Python package's sweeps).
+    pub fn run_records(
+        &self,
+        spec: &SweepSpec,
+        tasks: &[u64],
+    ) -> Vec<Result<TrialRecord, ReproError>> {
+        self.map(tasks, |t| spec.run_task(t))
+    }
+
+    fn map<T: Send>(&self, tasks: &[u64], f: impl Fn(u64) -> T + Sync) -> Vec<T> {
+        let work = || tasks.par_iter().map(|&t| f(t)).collect();
         match &self.pool {
             Some(pool) => pool.install(work),
             None => work(),

@@ -41,7 +41,9 @@
 //! give every arc the packet the scan of the single list would give it, with the same random
 //! draws, so every result is the same. They cost a heap buffer per arc, which scatters memory:
 //! at ρ = 0.9 on the 10-cube they gain little, near saturation (long lists) they halve a run;
-//! on the butterfly's two arcs per list they cost more than the scan (tried).
+//! on the butterfly's two arcs per list they cost more than the scan (tried). Above
+//! `d = 16` their headers alone would take hundreds of megabytes (671 MB at `d = 20`), and
+//! greedy scans single lists there.
 //!
 //! **Randomness.** Node `x`'s arrivals are the slotted batches of
 //! [`fatnet_traffic::arrivals`] (its continuous stream
@@ -85,6 +87,11 @@ use serde::{Deserialize, Serialize};
 
 /// The largest dimension accepted.
 pub const MAX_DIMENSION: u32 = 20;
+
+/// The largest cube dimension whose greedy runs keep per-arc queues: their `d · 2^d` queue
+/// headers take 32 bytes each (34 MB at `d = 16`, 671 MB at 20, against 50 MB for the single
+/// lists at 20). Above it greedy scans single lists, with the same results.
+const PER_ARC_MAX_DIMENSION: u32 = 16;
 
 /// The routing scheme.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -218,7 +225,7 @@ pub fn run(config: &SlottedConfig) -> Result<SlottedReport, OnlineError> {
     let streams: Vec<NodeArrivals> = (0..1u32 << c.d)
         .map(|x| traffic.node_stream(x, c.seed))
         .collect::<Result<_, _>>()?;
-    let model = SlottedSim::new(c, warmup, horizon, streams, true);
+    let model = SlottedSim::new(c, warmup, horizon, streams, c.d <= PER_ARC_MAX_DIMENSION);
     // The run ends by itself (generation stops at `2 · horizon` and both schemes deliver every
     // packet: an arc of every non-empty list sends in every slot), so no step limit; the
     // conservation check runs in debug builds (the tests).

@@ -40,10 +40,10 @@
 //! `0..=d`), which keeps the FIFO-then-random order among equal distances. The per-arc queues
 //! give every arc the packet the scan of the single list would give it, with the same random
 //! draws, so every result is the same. They cost a heap buffer per arc, which scatters memory:
-//! at ρ = 0.9 on the 10-cube they gain little, near saturation (long lists) they halve a run;
-//! on the butterfly's two arcs per list they cost more than the scan (tried). Above
-//! `d = 16` their headers alone would take hundreds of megabytes (671 MB at `d = 20`), and
-//! greedy scans single lists there.
+//! at ρ = 0.9 on the 10-cube they gain little, near saturation (long lists) they cut a run by
+//! about 40%; on the butterfly's two arcs per list they cost more than the scan (tried).
+//! Above `d = 16` their headers alone would take hundreds of megabytes (671 MB at `d = 20`),
+//! and greedy scans single lists there.
 //!
 //! **Randomness.** Node `x`'s arrivals are the slotted batches of
 //! [`fatnet_traffic::arrivals`] (its continuous stream
@@ -279,8 +279,9 @@ impl Measure {
 
 /// Stamoulis' slotted schemes as a model of the step engine ([`crate::step`]), one engine
 /// step per slot: the source is every node's streaming Poisson arrivals, the queues are
-/// per-node lists in arrival order (per-arc queues for greedy on the cube), the arc assignment is the scheme (greedy on the cube or
-/// the butterfly, adaptive on the cube), the observer is [`Measure`] plus the queue counts.
+/// per-node lists in arrival order (per-arc queues for greedy on the cube), the arc
+/// assignment is the scheme (greedy on the cube or the butterfly, adaptive on the cube), the
+/// observer is [`Measure`] plus the queue counts.
 struct SlottedSim {
     c: SlottedConfig,
     /// The measured slots `[warmup, horizon)` ([`SlottedConfig::protocol`], whole).
@@ -500,8 +501,8 @@ impl SlottedSim {
     }
 
     /// Greedy or adaptive on the cube, single lists: every node assigns its arcs for the slot.
-    /// (Greedy runs here only as the reference of
-    /// [`cube_greedy_slot`](Self::cube_greedy_slot) in the tests.)
+    /// (Greedy runs here above [`PER_ARC_MAX_DIMENSION`], and in the tests as the reference
+    /// of [`cube_greedy_slot`](Self::cube_greedy_slot).)
     fn cube_slot(&mut self, slot: u64) {
         let d = self.c.d;
         for x in 0..self.n {

@@ -61,36 +61,56 @@ fn greedy(c: &mut Criterion) {
 fn slotted(c: &mut Criterion) {
     let mut g = c.benchmark_group("slotted_cube");
     g.sample_size(10);
-    for (name, network, scheme) in [
+    // (name, network, scheme, d, λ, protocol): ρ = 0.9 on the 10-cube and butterfly, and
+    // greedy near saturation (ρ = 0.98 on the 8-cube), where the lists are long.
+    let moderate = RunProtocol::slots(50, 300, 10);
+    for (name, network, scheme, d, lambda, protocol) in [
         (
-            "hypercube/greedy",
+            "hypercube/greedy/d=10/rho=0.9",
             GreedyNetwork::Hypercube,
             SlottedScheme::Greedy,
+            10,
+            1.8,
+            moderate,
         ),
         (
-            "hypercube/adaptive",
+            "hypercube/adaptive/d=10/rho=0.9",
             GreedyNetwork::Hypercube,
             SlottedScheme::Adaptive,
+            10,
+            1.8,
+            moderate,
         ),
         (
-            "butterfly/greedy",
+            "butterfly/greedy/d=10/rho=0.9",
             GreedyNetwork::Butterfly,
             SlottedScheme::Greedy,
+            10,
+            1.8,
+            moderate,
+        ),
+        (
+            "hypercube/greedy/d=8/rho=0.98",
+            GreedyNetwork::Hypercube,
+            SlottedScheme::Greedy,
+            8,
+            1.96,
+            RunProtocol::slots(500, 3_000, 10),
         ),
     ] {
         let config = SlottedConfig {
             network,
             scheme,
-            d: 10,
-            lambda: 1.8,
+            d,
+            lambda,
             p: 0.5,
-            protocol: RunProtocol::slots(50, 300, 10),
+            protocol,
             confidence: 0.95,
             seed: 7,
         };
         let hops = slotted_cube::run(&config).unwrap().packet_hops;
         g.throughput(Throughput::Elements(hops));
-        g.bench_function(format!("run/{name}/d=10/rho=0.9"), |b| {
+        g.bench_function(format!("run/{name}"), |b| {
             b.iter(|| slotted_cube::run(black_box(&config)).unwrap().delay_mean)
         });
     }

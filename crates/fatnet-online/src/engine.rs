@@ -101,6 +101,8 @@ pub struct DeliveryEngine<'a> {
     next: Vec<u32>,
     turning: Vec<Vec<u32>>,
     scratch: Vec<u32>,
+    /// Packed sort keys ([`sort_by_then_id`]).
+    keys: Vec<u64>,
 }
 
 impl<'a> DeliveryEngine<'a> {
@@ -173,6 +175,7 @@ impl<'a> DeliveryEngine<'a> {
             next: Vec::new(),
             turning: vec![Vec::new(); tree.levels() as usize],
             scratch: Vec::new(),
+            keys: Vec::new(),
         })
     }
 
@@ -320,7 +323,7 @@ impl<'a> DeliveryEngine<'a> {
                 cur.push(m);
             }
         }
-        cur.sort_unstable_by_key(|&m| (msgs[m as usize].src, m));
+        sort_by_then_id(&mut cur, &mut self.keys, |m| msgs[m as usize].src);
         for t in &mut self.turning {
             t.clear();
         }
@@ -375,7 +378,7 @@ impl<'a> DeliveryEngine<'a> {
         let mut group: Vec<u32> = std::mem::take(&mut self.scratch);
         for h in (0..levels).rev() {
             let mut turning = std::mem::take(&mut self.turning[h as usize]);
-            turning.sort_unstable_by_key(|&m| (msgs[m as usize].dst, m));
+            sort_by_then_id(&mut turning, &mut self.keys, |m| msgs[m as usize].dst);
             next.clear();
             let cap = self.caps[h as usize] as usize;
             let node = |m: u32| (n + msgs[m as usize].dst) >> h;
@@ -412,7 +415,7 @@ impl<'a> DeliveryEngine<'a> {
                     delivered.extend_from_slice(kept);
                 } else {
                     // Keep `next` sorted by destination for the level below.
-                    kept.sort_unstable_by_key(|&m| (msgs[m as usize].dst, m));
+                    sort_by_then_id(kept, &mut self.keys, |m| msgs[m as usize].dst);
                     next.extend_from_slice(kept);
                 }
             }
@@ -456,5 +459,52 @@ impl<'a> DeliveryEngine<'a> {
             DropPolicy::Pessimistic | DropPolicy::Wires => unreachable!("not a greedy policy"),
         }
         cap
+    }
+}
+
+/// Sorts the message positions `items` by `(key(m), m)`.
+///
+/// Positions are distinct, so this order is total and every sort gives the same result (the
+/// one `sort_unstable_by_key(|&m| (key(m), m))` gives). Each entry is packed once into a `u64`
+/// (key high, position low) and the plain integers are sorted, instead of looking the message
+/// set up twice per comparison.
+fn sort_by_then_id(items: &mut [u32], keys: &mut Vec<u64>, key: impl Fn(u32) -> u32) {
+    keys.clear();
+    keys.extend(
+        items
+            .iter()
+            .map(|&m| (u64::from(key(m)) << 32) | u64::from(m)),
+    );
+    keys.sort_unstable();
+    for (m, &k) in items.iter_mut().zip(keys.iter()) {
+        *m = k as u32;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use rand::{Rng, SeedableRng};
+    use rand_pcg::Pcg64;
+
+    use super::sort_by_then_id;
+
+    #[test]
+    fn packed_keys_sort_as_the_pairs_do() {
+        let mut rng = Pcg64::seed_from_u64(5);
+        let mut keys = Vec::new();
+        for len in [0usize, 1, 2, 17, 1_000] {
+            // Few distinct keys (many ties) and keys up to `u32::MAX`.
+            for range in [4u32, u32::MAX] {
+                let key: Vec<u32> = (0..len).map(|_| rng.random_range(0..range)).collect();
+                let mut items: Vec<u32> = (0..len as u32).collect();
+                for i in (1..len).rev() {
+                    items.swap(i, rng.random_range(0..=i));
+                }
+                let mut expected = items.clone();
+                expected.sort_unstable_by_key(|&m| (key[m as usize], m));
+                sort_by_then_id(&mut items, &mut keys, |m| key[m as usize]);
+                assert_eq!(items, expected, "len {len}, keys below {range}");
+            }
+        }
     }
 }

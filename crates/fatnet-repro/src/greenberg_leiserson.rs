@@ -219,7 +219,7 @@ impl Experiment for RandomCycles {
     }
 
     fn cost(&self) -> u32 {
-        9
+        5
     }
 
     fn seed(&self) -> Option<u64> {

@@ -106,7 +106,7 @@ impl Experiment for GreedyHeavyTraffic {
     }
 
     fn cost(&self) -> u32 {
-        13
+        7
     }
 
     fn seed(&self) -> Option<u64> {

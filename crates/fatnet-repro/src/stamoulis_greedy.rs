@@ -259,7 +259,7 @@ impl Experiment for Figure5_3 {
     }
 
     fn cost(&self) -> u32 {
-        22
+        20
     }
 
     fn seed(&self) -> Option<u64> {

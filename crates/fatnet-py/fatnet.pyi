@@ -107,7 +107,7 @@ def load(
     traffic: TrafficLike,
     *,
     seed: int = 1,
-    paths: Literal["standard", "first", "random"] = "standard",
+    paths: Optional[Literal["standard", "first", "random"]] = None,
 ) -> LoadResult: ...
 
 class Simulation:

@@ -45,7 +45,7 @@ pub struct ClosArgs {
     #[arg(long, short, default_value = "permutation")]
     traffic: String,
     /// Seed of the random patterns.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = fatnet::scenario::DEFAULT_SEED)]
     seed: u64,
     /// Print JSON instead of text.
     #[arg(long)]
@@ -169,7 +169,7 @@ pub fn run(args: ClosArgs, out: &mut impl Write) -> Result<()> {
             let traffic: TrafficSpec = traffic_spec(&args.traffic)?;
             let messages = traffic
                 .generate(clos.ports(), args.seed)
-                .with_context(|| format!("cannot make traffic `{traffic}`"))?;
+                .with_context(|| fatnet::scenario::wording::cannot_make_traffic(&traffic))?;
             let (report, adaptive) = match routing {
                 Some(routing) => (simulate_routing(&clos, &*routing, &messages)?, None),
                 None => {

@@ -228,7 +228,7 @@ pub struct BroadcastArgs {
     #[arg(long, value_enum, default_value_t = BroadcastAlgorithm::A4)]
     algorithm: BroadcastAlgorithm,
     /// Seed of `random`.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = fatnet::scenario::DEFAULT_SEED)]
     seed: u64,
     /// Print JSON instead of text.
     #[arg(long)]

@@ -112,10 +112,10 @@ enum FabricCommand {
         #[arg(long, short)]
         traffic: String,
         /// Seed of the random patterns.
-        #[arg(long, default_value_t = 1)]
+        #[arg(long, default_value_t = fatnet::scenario::DEFAULT_SEED)]
         seed: u64,
         /// How many of the hottest links to list.
-        #[arg(long, default_value_t = 5)]
+        #[arg(long, default_value_t = fatnet::scenario::DEFAULT_TOP)]
         top: usize,
         /// Print JSON instead of text.
         #[arg(long)]
@@ -245,8 +245,8 @@ fn export(spec: &str) -> Result<String> {
     }
     let parsed: TopologySpec = spec
         .parse()
-        .with_context(|| format!("invalid topology spec `{spec}`"))?;
-    let cannot = || format!("cannot build `{spec}`");
+        .with_context(|| fatnet::scenario::wording::invalid_topology_spec(&spec))?;
+    let cannot = || fatnet::scenario::wording::cannot_build(&spec);
     Ok(match parsed {
         TopologySpec::FoldedClos { n, m, r } => {
             let t = FoldedClos::new(n, m, r).with_context(cannot)?;
@@ -569,7 +569,7 @@ fn load_cmd(
     let n = f.ca_order().len();
     let pairs = spec
         .pairs(f, seed)
-        .with_context(|| format!("cannot make traffic `{spec}` on {n} CAs"))?;
+        .with_context(|| fatnet::scenario::wording::cannot_make_traffic_on_cas(&spec, n))?;
     let t = f.traffic_load(&pairs, top)?;
     let ca = |i: u32| f.node(f.ca_order()[i as usize]).name().to_owned();
     let j = LoadJson {

@@ -103,14 +103,14 @@ enum Command {
         #[arg(long, short)]
         traffic: String,
         /// Seed of the random patterns and of `--paths random`.
-        #[arg(long, default_value_t = 1)]
+        #[arg(long, default_value_t = fatnet::scenario::DEFAULT_SEED)]
         seed: u64,
         /// Shortest path of each message where there are several.
-        #[arg(long, value_enum, default_value_t = PathRule::Standard)]
+        #[arg(long, value_enum, default_value_t = PathRule::default())]
         paths: PathRule,
         /// How many of the hottest bundles (by λ) and of the hottest channels of the routing
         /// (by routes over capacity) to list.
-        #[arg(long, default_value_t = 5)]
+        #[arg(long, default_value_t = fatnet::scenario::DEFAULT_TOP)]
         top: usize,
         /// Print JSON instead of text.
         #[arg(long)]
@@ -160,7 +160,7 @@ enum Command {
         #[arg(long, short)]
         traffic: String,
         /// Seed of the random patterns.
-        #[arg(long, default_value_t = 1)]
+        #[arg(long, default_value_t = fatnet::scenario::DEFAULT_SEED)]
         seed: u64,
         /// Output format.
         #[arg(long, value_enum, default_value_t = Format::Text)]
@@ -270,7 +270,7 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<ExitCode> {
             check_analysis(&topo)?;
             let messages = traffic
                 .generate(topo.num_processors(), seed)
-                .with_context(|| format!("cannot make traffic `{traffic}`"))?;
+                .with_context(|| fatnet::scenario::wording::cannot_make_traffic(&traffic))?;
             let selection = PathSelection::new(paths, seed);
             let report = analyze(&topo, &messages, selection)?;
             let summary =
@@ -301,7 +301,7 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<ExitCode> {
             let traffic = traffic_spec(&traffic)?;
             let messages = traffic
                 .generate(processors, seed)
-                .with_context(|| format!("cannot make traffic `{traffic}`"))?;
+                .with_context(|| fatnet::scenario::wording::cannot_make_traffic(&traffic))?;
             let mut buf = Vec::new();
             match format {
                 Format::Text => fatnet::traffic::io::write_text(&mut buf, &messages)?,
@@ -320,10 +320,10 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<ExitCode> {
 fn topology(spec: &str) -> Result<(TopologySpec, AnyTopology)> {
     let parsed: TopologySpec = spec
         .parse()
-        .with_context(|| format!("invalid topology spec `{spec}`"))?;
+        .with_context(|| fatnet::scenario::wording::invalid_topology_spec(&spec))?;
     let topo = parsed
         .build()
-        .with_context(|| format!("cannot build `{spec}`"))?;
+        .with_context(|| fatnet::scenario::wording::cannot_build(&spec))?;
     Ok((parsed, topo))
 }
 

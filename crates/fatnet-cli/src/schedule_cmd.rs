@@ -27,7 +27,7 @@ pub struct ScheduleArgs {
     #[arg(long, short, required = true)]
     traffic: Option<TrafficSpec>,
     /// Seed of the random patterns (the seed of a sweep task's trial gives its message set).
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = fatnet::scenario::DEFAULT_SEED)]
     seed: u64,
     #[command(flatten)]
     options: ScheduleOptions,
@@ -90,7 +90,7 @@ pub struct VerifyArgs {
     #[arg(long, short)]
     traffic: Option<TrafficSpec>,
     /// Seed of the random patterns of --traffic.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = fatnet::scenario::DEFAULT_SEED)]
     seed: u64,
     /// Print JSON instead of text.
     #[arg(long)]
@@ -200,12 +200,12 @@ fn verify(args: VerifyArgs, out: &mut impl Write) -> Result<ExitCode> {
     let topo = args
         .topology
         .build()
-        .with_context(|| format!("cannot build `{}`", args.topology))?;
+        .with_context(|| fatnet::scenario::wording::cannot_build(&args.topology))?;
     let n = topo.num_processors();
     let set = match &args.traffic {
         Some(t) => Some(
             t.generate(n, args.seed)
-                .with_context(|| format!("cannot make traffic `{t}`"))?,
+                .with_context(|| fatnet::scenario::wording::cannot_make_traffic(&t))?,
         ),
         None => None,
     };

@@ -154,6 +154,13 @@ fatnet_topology::named_options! {
     }
 }
 
+impl Default for PathRule {
+    /// [`PathRule::Standard`], every front end's default (`--paths`, Python's `paths=`).
+    fn default() -> Self {
+        PathRule::Standard
+    }
+}
+
 impl PathSelection {
     /// The selection of `rule`; `seed` seeds [`PathRule::Random`] and is ignored otherwise.
     pub fn new(rule: PathRule, seed: u64) -> PathSelection {

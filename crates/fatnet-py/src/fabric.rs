@@ -221,7 +221,7 @@ impl Fabric {
     /// `per_link` (routes over every link, `uint32` by link id). `traffic` is a pattern over
     /// the CA order, `file:PATH`, `dstseq:PATH` or `hosts:PATH` (see `fatnet fabric load
     /// --help`), or a `(k, 2)` array of CA positions.
-    #[pyo3(signature = (traffic, *, seed = 1, top = 5))]
+    #[pyo3(signature = (traffic, *, seed = fatnet::scenario::DEFAULT_SEED, top = fatnet::scenario::DEFAULT_TOP))]
     fn link_loads<'py>(
         &self,
         py: Python<'py>,
@@ -236,7 +236,7 @@ impl Fabric {
                 check(spec.parse(), || format!("invalid traffic spec `{spec}`"))?;
             let n = f.ca_order().len();
             check(spec.pairs(f, seed), || {
-                format!("cannot make traffic `{spec}` on {n} CAs")
+                fatnet::scenario::wording::cannot_make_traffic_on_cas(&spec, n)
             })?
         } else {
             let n = u32::try_from(f.ca_order().len()).unwrap_or(u32::MAX);
@@ -350,7 +350,7 @@ impl Fabric {
     /// (`delivered`, `disconnected`, `worst_contention`, `nonblocking`, `max_hops`, ...; the
     /// library's `Metrics::values`: booleans as 0/1, NaN where a draw does not define one),
     /// one entry per draw. Needs tables.
-    #[pyo3(signature = (*, links = None, switches = None, remove = None, ca_links = false, draws = FailureOptions::DEFAULT_DRAWS, seed = 1, reroute = "none"))]
+    #[pyo3(signature = (*, links = None, switches = None, remove = None, ca_links = false, draws = FailureOptions::DEFAULT_DRAWS, seed = fatnet::scenario::DEFAULT_SEED, reroute = "none"))]
     #[allow(clippy::too_many_arguments)]
     fn failures<'py>(
         &self,

@@ -126,22 +126,25 @@ impl LoadResult {
 ///
 /// `topology` is a `Topology` or a spec; `traffic` a `Traffic`, a spec or a `(k, 2)` array
 /// of pairs. `seed` draws a random pattern and seeds `paths="random"`; `paths` is
-/// `"standard"` (the topology's oblivious routing, d-mod-k on trees), `"first"` or
+/// `"standard"` (the default: the topology's oblivious routing, d-mod-k on trees), `"first"` or
 /// `"random"`. Raises `LoadError` when the analysis is refused (a table over the memory
 /// budget, checked before the traffic is made), `TrafficError` when the traffic does not
 /// suit the network.
 #[pyfunction]
-#[pyo3(signature = (topology, traffic, *, seed = 1, paths = "standard"))]
+#[pyo3(signature = (topology, traffic, *, seed = fatnet::scenario::DEFAULT_SEED, paths = None))]
 pub fn load(
     py: Python<'_>,
     topology: &Bound<'_, PyAny>,
     traffic: &Bound<'_, PyAny>,
     seed: u64,
-    paths: &str,
+    paths: Option<&str>,
 ) -> PyResult<LoadResult> {
     let topology = topology_arg(topology)?;
     let topo = topology.get().topo.clone();
-    let rule: PathRule = check(paths.parse(), String::new)?;
+    let rule: PathRule = match paths {
+        Some(p) => check(p.parse(), String::new)?,
+        None => PathRule::default(),
+    };
     let source = Source::extract(traffic, fatnet::topology::Topology::num_processors(&*topo))?;
     // Before any message is made: a refused size costs nothing (as `fatnet load`).
     check(check_analysis(&topo), String::new)?;

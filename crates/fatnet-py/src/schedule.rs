@@ -118,7 +118,7 @@ fn check_cycles(schedule: &CycleSchedule, tree: &FatTree, messages: &MessageSet)
 /// fictitious capacities (`"lgn"` or `"depth"`). Raises `ScenarioError` with the CLI's
 /// message for a case the scheduler refuses.
 #[pyfunction]
-#[pyo3(signature = (topology, traffic, *, seed = 1, algorithm = None, fictitious = None))]
+#[pyo3(signature = (topology, traffic, *, seed = fatnet::scenario::DEFAULT_SEED, algorithm = None, fictitious = None))]
 pub fn schedule(
     py: Python<'_>,
     topology: &Bound<'_, PyAny>,

@@ -28,9 +28,12 @@ pub struct Topology {
 impl Topology {
     /// Parses and builds `spec`, with the CLI's messages.
     pub(crate) fn parse(spec: &str) -> PyResult<Topology> {
-        let parsed: TopologySpec =
-            check(spec.parse(), || format!("invalid topology spec `{spec}`"))?;
-        let topo = check(parsed.build(), || format!("cannot build `{spec}`"))?;
+        let parsed: TopologySpec = check(spec.parse(), || {
+            fatnet::scenario::wording::invalid_topology_spec(&spec)
+        })?;
+        let topo = check(parsed.build(), || {
+            fatnet::scenario::wording::cannot_build(&spec)
+        })?;
         Ok(Topology {
             spec: parsed,
             topo: Arc::new(topo),

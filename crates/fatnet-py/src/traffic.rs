@@ -29,7 +29,7 @@ impl Source {
     pub(crate) fn messages(&self, processors: u32, seed: u64) -> PyResult<MessageSet> {
         match self {
             Source::Spec(spec) => check(spec.generate(processors, seed), || {
-                format!("cannot make traffic `{spec}`")
+                fatnet::scenario::wording::cannot_make_traffic(&spec)
             }),
             Source::Set(set) => Ok(set.clone()),
         }
@@ -170,7 +170,7 @@ impl Traffic {
     /// The messages on `processors` processors with `seed`, as a `(k, 2)` `uint32` array of
     /// (source, destination): the set `fatnet traffic -p PROCESSORS -t SPEC --seed SEED`
     /// writes.
-    #[pyo3(signature = (processors, seed = 1))]
+    #[pyo3(signature = (processors, seed = fatnet::scenario::DEFAULT_SEED))]
     fn pairs<'py>(
         &self,
         py: Python<'py>,

@@ -401,6 +401,41 @@ pub enum ScenarioError {
 
 pub use fatnet_traffic::derive_seed;
 
+/// The seed of every command and function that draws (random patterns, random paths, failure
+/// draws), when none is given: the CLI's `--seed` and Python's `seed=` default to it.
+pub const DEFAULT_SEED: u64 = 1;
+
+/// How many of the hottest channels or links a load report lists when not told (`--top`,
+/// Python's `top=`).
+pub const DEFAULT_TOP: usize = 5;
+
+/// The wording of the errors every front end reports about a spec the user gave, one place
+/// for the CLI's contexts and the Python package's messages (the library's error follows
+/// after `: `).
+pub mod wording {
+    use std::fmt::Display;
+
+    /// A topology spec that does not parse.
+    pub fn invalid_topology_spec(spec: &(impl Display + ?Sized)) -> String {
+        format!("invalid topology spec `{spec}`")
+    }
+
+    /// A topology spec that parses but cannot be built.
+    pub fn cannot_build(spec: &(impl Display + ?Sized)) -> String {
+        format!("cannot build `{spec}`")
+    }
+
+    /// A traffic spec that cannot be made on the network.
+    pub fn cannot_make_traffic(spec: &(impl Display + ?Sized)) -> String {
+        format!("cannot make traffic `{spec}`")
+    }
+
+    /// A traffic spec that cannot be made on a fabric of `cas` channel adapters.
+    pub fn cannot_make_traffic_on_cas(spec: &(impl Display + ?Sized), cas: impl Display) -> String {
+        format!("cannot make traffic `{spec}` on {cas} CAs")
+    }
+}
+
 /// The largest configuration file read: a `fatnet simulate --config` file or a sweep file
 /// (16 MiB; the largest sweep of the repository is a few KiB).
 pub const MAX_CONFIG_BYTES: u64 = 16 << 20;

@@ -44,7 +44,7 @@ pub(super) struct CountsArgs {
     #[arg(long, short)]
     traffic: Option<String>,
     /// Seed of the random traffic patterns.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = fatnet::scenario::DEFAULT_SEED)]
     seed: u64,
     /// Also list every output port with a cable.
     #[arg(long)]
@@ -102,7 +102,7 @@ pub(super) fn run(a: &CountsArgs) -> Result<String> {
             let n = f.ca_order().len();
             let pairs = spec
                 .pairs(f, a.seed)
-                .with_context(|| format!("cannot make traffic `{spec}` on {n} CAs"))?;
+                .with_context(|| fatnet::scenario::wording::cannot_make_traffic_on_cas(&spec, n))?;
             let t = f.traffic_load(&pairs, 0)?;
             Some(TrafficJson {
                 traffic: spec.to_string(),

@@ -79,7 +79,7 @@ pub(super) struct FailuresArgs {
     #[arg(long, default_value_t = FailureOptions::DEFAULT_DRAWS)]
     draws: u32,
     /// Master seed of the draws.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = fatnet::scenario::DEFAULT_SEED)]
     seed: u64,
     /// Re-routing after the failure: none, minhop, updn, or opensm:ENGINE (a real OpenSM
     /// under ibsim, through --opensm-script).

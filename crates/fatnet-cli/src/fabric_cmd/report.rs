@@ -104,7 +104,7 @@ pub(super) fn run(a: &ReportArgs) -> Result<String> {
     let l = load(&a.files)?;
     let f = &l.fabric;
     let n = f.ca_order().len();
-    let cannot = || format!("cannot make traffic `{spec}` on {n} CAs");
+    let cannot = || fatnet::scenario::wording::cannot_make_traffic_on_cas(&spec, n);
     let traffic = match &spec {
         FabricTraffic::Pattern(p) => ReportTraffic::Pattern(p.clone()),
         // Files that name hosts are read here, and only when there are tables to route them.

@@ -59,6 +59,7 @@
 //! an integration test (`keyed_draws`) holds the runs' latencies to the same law as before.
 
 mod algorithm_a;
+mod cells;
 mod draws;
 mod hops;
 #[cfg(test)]

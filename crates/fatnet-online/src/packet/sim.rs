@@ -33,12 +33,16 @@
 //!   parts of a large network cost (almost) nothing.
 
 use crate::OnlineParameter;
+use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
+
+use rayon::prelude::*;
 
 use fatnet_topology::ChannelId;
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
 
+use super::cells::{C8, C16, C32, C64, words32, words64};
 use super::draws::{Draws, Purpose, StepDraws};
 use super::ledger::Ledger;
 use super::multicast::{Multicast, MulticastTree};
@@ -83,28 +87,44 @@ struct Unit {
     hop: u16,
 }
 
+impl Unit {
+    #[inline(always)]
+    fn pack(self) -> u64 {
+        u64::from(self.worm) | u64::from(self.seq) << 32 | u64::from(self.hop) << 48
+    }
+    #[inline(always)]
+    fn unpack(x: u64) -> Self {
+        Self {
+            worm: x as u32,
+            seq: (x >> 32) as u16,
+            hop: (x >> 48) as u16,
+        }
+    }
+}
+
 /// The dynamic state of the links: queues, owners, and whether a link carried a unit in the
-/// current step.
+/// current step. Shared by the threads of a step (`&self`); who may change what, and when, is
+/// in the module documentation of `cells` and at [`Sim::step_threaded`].
 trait Store {
-    fn len(&self, e: usize) -> usize;
-    fn front(&self, e: usize) -> Unit;
-    fn pop(&mut self, e: usize) -> Unit;
-    fn push(&mut self, e: usize, u: Unit);
+    fn queue_len(&self, e: usize) -> usize;
+    fn queue_front(&self, e: usize) -> Unit;
+    fn queue_pop(&self, e: usize) -> Unit;
+    fn queue_push(&self, e: usize, u: Unit);
     /// Whether a worm owns the link (its head crossed, its tail not yet).
     fn owned(&self, e: usize) -> bool;
-    fn set_owned(&mut self, e: usize, owned: bool);
+    fn set_owned(&self, e: usize, owned: bool);
     /// The link the worm at the front of the link's queue continues on (see `Sim::fwd`).
     fn fwd(&self, e: usize) -> u32;
-    fn set_fwd(&mut self, e: usize, next: u32);
+    fn set_fwd(&self, e: usize, next: u32);
     /// The link's facts as an input of its head node (set once, before the run).
     fn info(&self, e: usize) -> InputInfo;
     fn set_info(&mut self, e: usize, info: InputInfo);
     fn used(&self, e: usize) -> bool;
-    fn set_used(&mut self, e: usize, used: bool);
+    fn set_used(&self, e: usize, used: bool);
     /// Whether some input may be waiting on the link for `event` (set on sleep, cleared on
     /// wake).
     fn waited(&self, e: usize, event: Event) -> bool;
-    fn set_waited(&mut self, e: usize, event: Event, waited: bool);
+    fn set_waited(&self, e: usize, event: Event, waited: bool);
 }
 
 /// What a sleeping unit waits for on a link.
@@ -116,89 +136,106 @@ enum Event {
     Release = 1,
 }
 
-/// Bits of [`InlineLink::flags`].
+/// Bits of [`InlineLink::flags`], the link's tail node's: set while it decides, cleared when
+/// its moves cross the link.
 const USED: u8 = 1;
-const WAITED: [u8; 2] = [2, 4];
+const WAITED_RELEASE: u8 = 4;
 const OWNED: u8 = 8;
 
 /// One link with a queue of at most `Q` units stored inline: everything a move tests and
 /// changes is in one cache line (32 bytes for `Q <= 2`, aligned so that it never straddles
 /// two lines).
-#[derive(Clone, Copy, Debug)]
+///
+/// Who writes what in a step: `fwd` its head node (deciding); `flags` its tail node
+/// (deciding, and when a unit crosses); `len`, `head` and `units` its head node (popping)
+/// and, in a later phase, its tail node (pushing); `pop_waited` its tail node (deciding) and
+/// its head node (popping: the wake). Each is its own word, so no two threads write one word
+/// in the same phase.
+#[derive(Debug)]
 #[repr(align(32))]
 struct InlineLink<const Q: usize> {
     /// Its facts as an input ([`Store::info`]).
     info: InputInfo,
     /// The link the front worm continues on ([`Store::fwd`]).
-    fwd: u32,
-    len: u8,
-    head: u8,
-    /// [`USED`], [`OWNED`] and the [`WAITED`] bits.
-    flags: u8,
-    units: [Unit; Q],
+    fwd: C32,
+    len: C8,
+    head: C8,
+    /// [`USED`], [`OWNED`] and [`WAITED_RELEASE`].
+    flags: C8,
+    /// Whether some input may wait for the link to pop.
+    pop_waited: C8,
+    /// Packed [`Unit`]s.
+    units: [C64; Q],
 }
 
 impl<const Q: usize> Default for InlineLink<Q> {
     fn default() -> Self {
         Self {
             info: InputInfo::default(),
-            fwd: NONE,
-            len: 0,
-            head: 0,
-            flags: 0,
-            units: [Unit::default(); Q],
+            fwd: C32::new(NONE),
+            len: C8::new(0),
+            head: C8::new(0),
+            flags: C8::new(0),
+            pop_waited: C8::new(0),
+            units: std::array::from_fn(|_| C64::new(0)),
         }
+    }
+}
+
+impl<const Q: usize> InlineLink<Q> {
+    #[inline(always)]
+    fn set_flag(&self, bit: u8, on: bool) {
+        let f = self.flags.get();
+        self.flags.set(if on { f | bit } else { f & !bit });
     }
 }
 
 impl<const Q: usize> Store for Vec<InlineLink<Q>> {
     #[inline]
-    fn len(&self, e: usize) -> usize {
-        self[e].len as usize
+    fn queue_len(&self, e: usize) -> usize {
+        self[e].len.get() as usize
     }
     #[inline]
-    fn front(&self, e: usize) -> Unit {
+    fn queue_front(&self, e: usize) -> Unit {
         let l = &self[e];
-        l.units[l.head as usize]
+        Unit::unpack(l.units[l.head.get() as usize].get())
     }
     #[inline]
-    fn pop(&mut self, e: usize) -> Unit {
-        let l = &mut self[e];
-        let u = l.units[l.head as usize];
-        l.head = if l.head as usize + 1 == Q {
-            0
-        } else {
-            l.head + 1
-        };
-        l.len -= 1;
+    fn queue_pop(&self, e: usize) -> Unit {
+        let l = &self[e];
+        let head = l.head.get();
+        let u = Unit::unpack(l.units[head as usize].get());
+        l.head
+            .set(if head as usize + 1 == Q { 0 } else { head + 1 });
+        l.len.set(l.len.get() - 1);
         u
     }
     #[inline]
-    fn push(&mut self, e: usize, u: Unit) {
-        let l = &mut self[e];
-        let mut pos = l.head as usize + l.len as usize;
+    fn queue_push(&self, e: usize, u: Unit) {
+        let l = &self[e];
+        let len = l.len.get();
+        let mut pos = l.head.get() as usize + len as usize;
         if pos >= Q {
             pos -= Q;
         }
-        l.units[pos] = u;
-        l.len += 1;
+        l.units[pos].set(u.pack());
+        l.len.set(len + 1);
     }
     #[inline]
     fn owned(&self, e: usize) -> bool {
-        self[e].flags & OWNED != 0
+        self[e].flags.get() & OWNED != 0
     }
     #[inline]
-    fn set_owned(&mut self, e: usize, owned: bool) {
-        let f = &mut self[e].flags;
-        *f = if owned { *f | OWNED } else { *f & !OWNED };
+    fn set_owned(&self, e: usize, owned: bool) {
+        self[e].set_flag(OWNED, owned);
     }
     #[inline]
     fn fwd(&self, e: usize) -> u32 {
-        self[e].fwd
+        self[e].fwd.get()
     }
     #[inline]
-    fn set_fwd(&mut self, e: usize, next: u32) {
-        self[e].fwd = next;
+    fn set_fwd(&self, e: usize, next: u32) {
+        self[e].fwd.set(next);
     }
     #[inline]
     fn info(&self, e: usize) -> InputInfo {
@@ -210,68 +247,91 @@ impl<const Q: usize> Store for Vec<InlineLink<Q>> {
     }
     #[inline]
     fn used(&self, e: usize) -> bool {
-        self[e].flags & USED != 0
+        self[e].flags.get() & USED != 0
     }
     #[inline]
-    fn set_used(&mut self, e: usize, used: bool) {
-        let f = &mut self[e].flags;
-        *f = if used { *f | USED } else { *f & !USED };
+    fn set_used(&self, e: usize, used: bool) {
+        self[e].set_flag(USED, used);
     }
     #[inline]
     fn waited(&self, e: usize, event: Event) -> bool {
-        self[e].flags & WAITED[event as usize] != 0
+        match event {
+            Event::Pop => self[e].pop_waited.get() != 0,
+            Event::Release => self[e].flags.get() & WAITED_RELEASE != 0,
+        }
     }
     #[inline]
-    fn set_waited(&mut self, e: usize, event: Event, waited: bool) {
-        let (f, bit) = (&mut self[e].flags, WAITED[event as usize]);
-        *f = if waited { *f | bit } else { *f & !bit };
+    fn set_waited(&self, e: usize, event: Event, waited: bool) {
+        match event {
+            Event::Pop => self[e].pop_waited.set(u8::from(waited)),
+            Event::Release => self[e].set_flag(WAITED_RELEASE, waited),
+        }
     }
 }
 
-/// Links with large or unbounded queues.
+/// Links with large or unbounded queues (runs on one thread: `Cell`s, not shared words).
 struct Deques {
-    queues: Vec<VecDeque<Unit>>,
-    owned: Vec<bool>,
-    fwd: Vec<u32>,
+    queues: Vec<RefCell<VecDeque<Unit>>>,
+    owned: Vec<Cell<bool>>,
+    fwd: Vec<Cell<u32>>,
     info: Vec<InputInfo>,
-    used: Vec<bool>,
-    waited: Vec<[bool; 2]>,
+    used: Vec<Cell<bool>>,
+    waited: Vec<[Cell<bool>; 2]>,
+}
+
+impl Deques {
+    fn new(links: usize) -> Self {
+        Self {
+            queues: (0..links).map(|_| RefCell::new(VecDeque::new())).collect(),
+            owned: (0..links).map(|_| Cell::new(false)).collect(),
+            fwd: (0..links).map(|_| Cell::new(NONE)).collect(),
+            info: vec![InputInfo::default(); links],
+            used: (0..links).map(|_| Cell::new(false)).collect(),
+            waited: (0..links)
+                .map(|_| [Cell::new(false), Cell::new(false)])
+                .collect(),
+        }
+    }
 }
 
 impl Store for Deques {
     #[inline]
-    fn len(&self, e: usize) -> usize {
-        self.queues[e].len()
+    fn queue_len(&self, e: usize) -> usize {
+        self.queues[e].borrow().len()
     }
     #[inline]
-    fn front(&self, e: usize) -> Unit {
-        *self.queues[e].front().expect("front of a non-empty queue")
+    fn queue_front(&self, e: usize) -> Unit {
+        *self.queues[e]
+            .borrow()
+            .front()
+            .expect("front of a non-empty queue")
     }
     #[inline]
-    fn pop(&mut self, e: usize) -> Unit {
+    fn queue_pop(&self, e: usize) -> Unit {
         self.queues[e]
+            .borrow_mut()
             .pop_front()
             .expect("pop from a non-empty queue")
     }
     #[inline]
-    fn push(&mut self, e: usize, u: Unit) {
-        self.queues[e].push_back(u);
+    fn queue_push(&self, e: usize, u: Unit) {
+        self.queues[e].borrow_mut().push_back(u);
     }
     #[inline]
     fn owned(&self, e: usize) -> bool {
-        self.owned[e]
+        self.owned[e].get()
     }
     #[inline]
-    fn set_owned(&mut self, e: usize, owned: bool) {
-        self.owned[e] = owned;
+    fn set_owned(&self, e: usize, owned: bool) {
+        self.owned[e].set(owned);
     }
     #[inline]
     fn fwd(&self, e: usize) -> u32 {
-        self.fwd[e]
+        self.fwd[e].get()
     }
     #[inline]
-    fn set_fwd(&mut self, e: usize, next: u32) {
-        self.fwd[e] = next;
+    fn set_fwd(&self, e: usize, next: u32) {
+        self.fwd[e].set(next);
     }
     #[inline]
     fn info(&self, e: usize) -> InputInfo {
@@ -283,19 +343,19 @@ impl Store for Deques {
     }
     #[inline]
     fn used(&self, e: usize) -> bool {
-        self.used[e]
+        self.used[e].get()
     }
     #[inline]
-    fn set_used(&mut self, e: usize, used: bool) {
-        self.used[e] = used;
+    fn set_used(&self, e: usize, used: bool) {
+        self.used[e].set(used);
     }
     #[inline]
     fn waited(&self, e: usize, event: Event) -> bool {
-        self.waited[e][event as usize]
+        self.waited[e][event as usize].get()
     }
     #[inline]
-    fn set_waited(&mut self, e: usize, event: Event, waited: bool) {
-        self.waited[e][event as usize] = waited;
+    fn set_waited(&self, e: usize, event: Event, waited: bool) {
+        self.waited[e][event as usize].set(waited);
     }
 }
 
@@ -486,9 +546,14 @@ fn run_multicast(
     let per_message = per_message as u32;
     macro_rules! inline {
         ($q:literal) => {{
-            let store: Vec<InlineLink<$q>> = vec![InlineLink::default(); links];
+            let store: Vec<InlineLink<$q>> = (0..links).map(|_| InlineLink::default()).collect();
             let sim = Sim::new(net, injections, mc, config, seed, per_message, store, $q)?;
-            drive(sim, net, config.max_steps, config.check_conservation)
+            drive(
+                Run::new(sim, net),
+                net,
+                config.max_steps,
+                config.check_conservation,
+            )
         }};
     }
     match config.queue {
@@ -501,16 +566,14 @@ fn run_multicast(
                 QueueCapacity::Bounded(q) => q as usize,
                 QueueCapacity::Unbounded => usize::MAX,
             };
-            let store = Deques {
-                queues: (0..links).map(|_| VecDeque::new()).collect(),
-                owned: vec![false; links],
-                fwd: vec![NONE; links],
-                info: vec![InputInfo::default(); links],
-                used: vec![false; links],
-                waited: vec![[false; 2]; links],
-            };
+            let store = Deques::new(links);
             let sim = Sim::new(net, injections, mc, config, seed, per_message, store, q)?;
-            drive(sim, net, config.max_steps, config.check_conservation)
+            drive(
+                Run::new(sim, net),
+                net,
+                config.max_steps,
+                config.check_conservation,
+            )
         }
     }
 }
@@ -518,47 +581,56 @@ fn run_multicast(
 /// A set of indices as a bit per index with a summary bit per 64-bit word: a pass over the
 /// set costs one read per 4,096 indices plus one per non-zero word, so an idle network costs
 /// (almost) nothing per step. Words are visited in increasing order, the order of the
-/// indices.
-#[derive(Clone, Debug, Default)]
+/// indices. A word has one writer per phase of a step ([`Marks::set`], [`Marks::remove`]),
+/// or several with [`Marks::set_shared`]; summary bits are set atomically.
+#[derive(Debug, Default)]
 struct Marks {
-    words: Vec<u64>,
+    words: Vec<C64>,
     /// Bit `j` of `summary[i]`: whether `words[64·i + j]` may be non-zero (set with every
     /// bit, cleared when a visit finds the word zero).
-    summary: Vec<u64>,
+    summary: Vec<C64>,
 }
 
 impl Marks {
     fn new(bits: usize) -> Self {
         let words = bits.div_ceil(64);
         Self {
-            words: vec![0; words],
-            summary: vec![0; words.div_ceil(64)],
+            words: words64(words),
+            summary: words64(words.div_ceil(64)),
         }
     }
 
+    /// Sets bit `i` (the word's one writer).
     #[inline(always)]
-    fn set(&mut self, i: usize) {
-        self.words[i / 64] |= 1 << (i % 64);
-        self.summary[i / 4096] |= 1 << ((i / 64) % 64);
+    fn set(&self, i: usize) {
+        self.words[i / 64].or(1 << (i % 64));
+        self.summary[i / 4096].fetch_or(1 << ((i / 64) % 64));
+    }
+
+    /// Sets bit `i` when other threads may set bits of its word in the same phase.
+    #[inline(always)]
+    fn set_shared(&self, i: usize) {
+        self.words[i / 64].fetch_or(1 << (i % 64));
+        self.summary[i / 4096].fetch_or(1 << ((i / 64) % 64));
     }
 
     /// Clears bit `i` (the summary is tidied at the next [`Marks::collect`]).
     #[inline(always)]
-    fn remove(&mut self, i: usize) {
-        self.words[i / 64] &= !(1 << (i % 64));
+    fn remove(&self, i: usize) {
+        self.words[i / 64].and_not(1 << (i % 64));
     }
 
     #[inline(always)]
     fn word(&self, w: usize) -> u64 {
-        self.words[w]
+        self.words[w].get()
     }
 
     /// Whether no bit is set (one read per summary word and per word it marks).
     fn is_empty(&self) -> bool {
-        self.summary.iter().enumerate().all(|(i, &s)| {
-            let mut bits = s;
+        self.summary.iter().enumerate().all(|(i, s)| {
+            let mut bits = s.get();
             while bits != 0 {
-                if self.words[i * 64 + bits.trailing_zeros() as usize] != 0 {
+                if self.words[i * 64 + bits.trailing_zeros() as usize].get() != 0 {
                     return false;
                 }
                 bits &= bits - 1;
@@ -571,18 +643,20 @@ impl Marks {
     /// order, and drops the summary bits of zero words.
     fn collect(&mut self, out: &mut Vec<u32>) {
         out.clear();
-        for (i, s) in self.summary.iter_mut().enumerate() {
-            let mut bits = *s;
+        for (i, s) in self.summary.iter().enumerate() {
+            let mut bits = s.get();
+            let mut keep = bits;
             while bits != 0 {
                 let j = bits.trailing_zeros() as usize;
                 bits &= bits - 1;
                 let w = i * 64 + j;
-                if self.words[w] == 0 {
-                    *s &= !(1 << j);
+                if self.words[w].get() == 0 {
+                    keep &= !(1 << j);
                 } else {
                     out.push(w as u32);
                 }
             }
+            s.set(keep);
         }
     }
 }
@@ -682,9 +756,10 @@ struct Sim<'a, S> {
     sticky: bool,
     stride: usize,
     links: u32,
+    nodes: u32,
 
     // Per worm: its destination's ejection node, then its route (`stride` links).
-    route: Vec<u32>,
+    route: Vec<C32>,
     key: Vec<u64>,
     worm_dst: Vec<u32>,
     // Per message: units still to arrive, releases and deliveries.
@@ -693,56 +768,33 @@ struct Sim<'a, S> {
 
     // Per link.
     store: S,
-    used_list: Vec<u32>,
-    crossings: Vec<u32>,
+    crossings: Vec<C32>,
     /// Ejection links with a unit for their terminal to drain.
     eject_busy: Marks,
     /// Wait masks per [`Event`].
-    wait: [Vec<u64>; 2],
-    // Per processor.
-    inj: Vec<VecDeque<u32>>,
-    inj_seq: Vec<u16>,
+    wait: [Vec<C64>; 2],
+    // Per processor: the worms released to its injection queue (its front at `inj_head`;
+    // emptied when drained, at the next release), and the front worm's next unit.
+    inj: Vec<Vec<u32>>,
+    inj_head: Vec<C32>,
+    inj_seq: Vec<C16>,
     /// Per processor, the first link of the worm at the front of its injection queue, once
     /// its head has left ([`Sim::fwd`]).
-    inj_fwd: Vec<u32>,
+    inj_fwd: Vec<C32>,
     // Per injection queue (input `links + p`; a link's are in its record, `Store::info`).
     info: Vec<InputInfo>,
     // Per link.
     wait_info: Vec<WaitInfo>,
     // Per node.
     node_word: Vec<u32>,
-    nonempty: Vec<u64>,
-    asleep: Vec<u64>,
+    nonempty: Vec<C64>,
+    asleep: Vec<C64>,
     active: Marks,
     /// Scratch: the non-zero words of `active` or `eject_busy` in a pass.
     word_list: Vec<u32>,
 
     // Per input, multicast runs only: the children the front unit has been copied to.
-    done: Vec<u64>,
-
-    // Same-step reading only: links whose front unit leaves this step (bit set), their list,
-    // the blocked heads (node, input, RP draw or `NONE`, settled), per link the first of
-    // its waiters (`NONE`: none) with the links that have some, the waiters (entry, next
-    // waiter of the same link), the entries to decide again, and the units popped.
-    leaving: Vec<u64>,
-    leaving_list: Vec<u32>,
-    blocked: Vec<(u32, u32, u32, bool)>,
-    waiter_head: Vec<u32>,
-    waited_links: Vec<u32>,
-    waiters: Vec<(u32, u32)>,
-    work: VecDeque<u32>,
-    /// Per input, whether a sleeping head was queued in this step (bit set).
-    queued_inputs: Vec<u64>,
-    popped: Vec<Unit>,
-
-    // Scratch.
-    moves: Vec<(u32, u32)>,
-    /// Links that took a unit in this step's apply.
-    pushed: Vec<u32>,
-    copies: Vec<CopyMove>,
-    closed: Vec<(u32, Event)>,
-    cands: Vec<u32>,
-    order: Vec<(u64, u32, u32)>,
+    done: Vec<C64>,
 
     /// Test only: decide the active nodes in decreasing order ([`Sim::decide_node`]).
     #[cfg(test)]
@@ -759,6 +811,71 @@ struct Sim<'a, S> {
     unit_hops: u64,
     queued_sum: u128,
     max_queue: u32,
+    /// Units moved in the last step (whether the next runs on threads).
+    last_moves: u64,
+}
+
+/// What one thread of a step keeps for itself: its part of the nodes, the moves its nodes
+/// decided, the effects it leaves to the owners of other nodes, its counts, and scratch.
+/// A run on one thread has one, owning every node.
+#[derive(Debug, Default)]
+struct Local {
+    /// The nodes it owns in this step: `first..end`.
+    first: u32,
+    end: u32,
+
+    moves: Vec<(u32, u32)>,
+    /// Links its moves' tails (now worms' heads or body units) enter, with the unit
+    /// (two-phase apply only).
+    to_push: Vec<(u32, Unit)>,
+    /// Links that took a unit in this step's apply.
+    pushed: Vec<u32>,
+    used_list: Vec<u32>,
+    copies: Vec<CopyMove>,
+    /// Messages whose last unit arrived in this step.
+    tails: Vec<u32>,
+    /// Links whose pop must wake their tail node, owned by another thread.
+    wakes: Vec<u32>,
+    /// Inputs (head node, input) made non-empty, the node owned by another thread.
+    marks: Vec<(u32, u32)>,
+
+    // Counts of the step.
+    unit_hops: u64,
+    arrived_units: u64,
+    spawned_units: u64,
+    queued_in: u64,
+    queued_out: u64,
+    injected: u64,
+    dilation: u32,
+    max_queue: u32,
+
+    // Scratch.
+    closed: Vec<(u32, Event)>,
+    cands: Vec<u32>,
+    order: Vec<(u64, u32, u32)>,
+
+    // Same-step reading only (one thread): links whose front unit leaves this step (bit
+    // set), their list, the blocked heads (node, input, RP draw or `NONE`, settled), per link
+    // the first of its waiters (`NONE`: none) with the links that have some, the waiters
+    // (entry, next waiter of the same link), the entries to decide again, per input whether
+    // a sleeping head was queued in this step (bit set), and the units popped.
+    leaving: Vec<u64>,
+    leaving_list: Vec<u32>,
+    blocked: Vec<(u32, u32, u32, bool)>,
+    waiter_head: Vec<u32>,
+    waited_links: Vec<u32>,
+    waiters: Vec<(u32, u32)>,
+    work: VecDeque<u32>,
+    queued_inputs: Vec<u64>,
+    popped: Vec<Unit>,
+}
+
+impl Local {
+    /// Whether it owns node `v` in this step.
+    #[inline(always)]
+    fn owns(&self, v: u32) -> bool {
+        (self.first..self.end).contains(&v)
+    }
 }
 
 impl<'a, S: Store> Sim<'a, S> {
@@ -903,6 +1020,7 @@ impl<'a, S: Store> Sim<'a, S> {
             drop(drawn);
         }
 
+        let processors = net.processors() as usize;
         let sim = Sim {
             config,
             injections,
@@ -921,58 +1039,34 @@ impl<'a, S: Store> Sim<'a, S> {
             sticky: config.store_timing == StoreTiming::StickyDraw,
             stride,
             links,
-            route,
+            nodes: nodes as u32,
+            route: route.into_iter().map(C32::new).collect(),
             key,
             worm_dst,
             remaining,
             ledger: Ledger::new(injections, mc.multicasts, config),
             store,
-            used_list: Vec::new(),
-            crossings: vec![0; links as usize],
+            crossings: words32(links as usize, 0),
             eject_busy: Marks::new(links as usize),
-            wait: [vec![0; wait_words as usize], vec![0; wait_words as usize]],
-            inj: vec![VecDeque::new(); net.processors() as usize],
-            inj_seq: vec![0; net.processors() as usize],
-            inj_fwd: vec![NONE; net.processors() as usize],
+            wait: [words64(wait_words as usize), words64(wait_words as usize)],
+            inj: vec![Vec::new(); processors],
+            inj_head: words32(processors, 0),
+            inj_seq: std::iter::repeat_with(|| C16::new(0))
+                .take(processors)
+                .collect(),
+            inj_fwd: words32(processors, NONE),
             info,
             wait_info,
             node_word,
-            nonempty: vec![0; words as usize],
-            asleep: vec![0; words as usize],
+            nonempty: words64(words as usize),
+            asleep: words64(words as usize),
             active: Marks::new(nodes),
             word_list: Vec::new(),
             done: if mc.multicasts.is_empty() {
                 Vec::new()
             } else {
-                vec![0; inputs]
+                words64(inputs)
             },
-            leaving: if config.store_timing.same_step() {
-                vec![0; (links as usize).div_ceil(64)]
-            } else {
-                Vec::new()
-            },
-            leaving_list: Vec::new(),
-            blocked: Vec::new(),
-            waiter_head: if config.store_timing.same_step() {
-                vec![NONE; links as usize]
-            } else {
-                Vec::new()
-            },
-            waited_links: Vec::new(),
-            waiters: Vec::new(),
-            work: VecDeque::new(),
-            queued_inputs: if config.store_timing.same_step() {
-                vec![0; inputs.div_ceil(64)]
-            } else {
-                Vec::new()
-            },
-            popped: Vec::new(),
-            moves: Vec::new(),
-            pushed: Vec::new(),
-            copies: Vec::new(),
-            closed: Vec::new(),
-            cands: Vec::new(),
-            order: Vec::new(),
             #[cfg(test)]
             reverse_nodes: REVERSE_NODES.with(std::cell::Cell::get),
             released_units: 0,
@@ -984,6 +1078,7 @@ impl<'a, S: Store> Sim<'a, S> {
             unit_hops: 0,
             queued_sum: 0,
             max_queue: 0,
+            last_moves: 0,
         };
         Ok(sim)
     }
@@ -1026,17 +1121,17 @@ impl<'a, S: Store> Sim<'a, S> {
         if inp < self.links {
             self.store.fwd(inp as usize)
         } else {
-            self.inj_fwd[(inp - self.links) as usize]
+            self.inj_fwd[(inp - self.links) as usize].get()
         }
     }
 
     /// Records that the head at the front of input `inp` took link `e` ([`Sim::fwd`]).
     #[inline(always)]
-    fn set_fwd(&mut self, inp: u32, e: u32) {
+    fn set_fwd(&self, inp: u32, e: u32) {
         if inp < self.links {
             self.store.set_fwd(inp as usize, e);
         } else {
-            self.inj_fwd[(inp - self.links) as usize] = e;
+            self.inj_fwd[(inp - self.links) as usize].set(e);
         }
     }
 
@@ -1050,35 +1145,40 @@ impl<'a, S: Store> Sim<'a, S> {
         }
     }
 
+    /// Marks input `inp` of node `v` non-empty, or leaves it to `v`'s owner.
     #[inline]
-    fn set_active(&mut self, v: u32) {
-        self.active.set(v as usize);
+    fn mark_nonempty(&self, lo: &mut Local, v: u32, inp: u32) {
+        if lo.owns(v) {
+            self.mark_nonempty_owned(v, inp);
+        } else {
+            lo.marks.push((v, inp));
+        }
     }
 
-    /// Marks input `inp` (of node `v`) non-empty.
+    /// Marks input `inp` of node `v` non-empty (by `v`'s owner).
     #[inline]
-    fn mark_nonempty(&mut self, v: u32, inp: u32) {
+    fn mark_nonempty_owned(&self, v: u32, inp: u32) {
         let i = self.input_info(inp);
-        self.nonempty[i.word()] |= i.bit();
-        self.set_active(v);
+        self.nonempty[i.word()].or(i.bit());
+        self.active.set(v as usize);
     }
 
     /// Marks input `inp` empty.
     #[inline]
-    fn mark_empty(&mut self, inp: u32) {
+    fn mark_empty(&self, inp: u32) {
         let i = self.input_info(inp);
-        self.nonempty[i.word()] &= !i.bit();
+        self.nonempty[i.word()].and_not(i.bit());
     }
 
     #[inline]
     fn front(&self, inp: u32) -> Unit {
         if inp < self.links {
-            self.store.front(inp as usize)
+            self.store.queue_front(inp as usize)
         } else {
             let p = (inp - self.links) as usize;
             Unit {
-                worm: *self.inj[p].front().expect("scanned inputs are non-empty"),
-                seq: self.inj_seq[p],
+                worm: self.inj[p][self.inj_head[p].get() as usize],
+                seq: self.inj_seq[p].get(),
                 hop: 0,
             }
         }
@@ -1088,46 +1188,49 @@ impl<'a, S: Store> Sim<'a, S> {
     #[inline]
     fn free_for_head(&self, e: u32) -> bool {
         let e = e as usize;
-        (self.owned || !self.store.used(e)) && !self.store.owned(e) && self.store.len(e) < self.q
+        (self.owned || !self.store.used(e))
+            && !self.store.owned(e)
+            && self.store.queue_len(e) < self.q
     }
 
     /// Whether link `e` stays closed to a head until it pops or is released.
     #[inline]
     fn closed_for_head(&self, e: u32) -> bool {
         let e = e as usize;
-        self.store.owned(e) || self.store.len(e) >= self.q
+        self.store.owned(e) || self.store.queue_len(e) >= self.q
+    }
+
+    /// Registers input `inp` (asleep, `bit` in its node's masks at word `word`) in link `e`'s
+    /// wait mask for `event` (`e` leaves the input's node).
+    #[inline(always)]
+    fn wait_on(&self, inp_word: usize, node: u32, bit: u64, e: u32, event: Event) {
+        let offset = inp_word as u32 - self.node_word[node as usize];
+        self.wait[event as usize][(self.wait_info[e as usize].wait_word + offset) as usize].or(bit);
+        self.store.set_waited(e as usize, event, true);
     }
 
     /// Puts input `inp` to sleep until one of `links` (all leaving its node) opens for a
     /// head: an owned link when it is released, a full one when it pops.
     #[inline]
-    fn sleep_head(&mut self, inp: u32, links: &[u32]) {
+    fn sleep_head(&self, inp: u32, links: &[u32]) {
         let i = self.input_info(inp);
-        let bit = i.bit();
-        self.asleep[i.word()] |= bit;
-        let offset = i.word() as u32 - self.node_word[i.node as usize];
+        self.asleep[i.word()].or(i.bit());
         for &e in links {
             let event = if self.store.owned(e as usize) {
                 Event::Release
             } else {
                 Event::Pop
             };
-            self.wait[event as usize][(self.wait_info[e as usize].wait_word + offset) as usize] |=
-                bit;
-            self.store.set_waited(e as usize, event, true);
+            self.wait_on(i.word(), i.node, i.bit(), e, event);
         }
     }
 
     /// Puts input `inp` to sleep until one of `links` (all leaving its node) has its event.
-    fn sleep_on(&mut self, inp: u32, links: &[(u32, Event)]) {
+    fn sleep_on(&self, inp: u32, links: &[(u32, Event)]) {
         let i = self.input_info(inp);
-        let bit = i.bit();
-        self.asleep[i.word()] |= bit;
-        let offset = i.word() as u32 - self.node_word[i.node as usize];
+        self.asleep[i.word()].or(i.bit());
         for &(e, event) in links {
-            self.wait[event as usize][(self.wait_info[e as usize].wait_word + offset) as usize] |=
-                bit;
-            self.store.set_waited(e as usize, event, true);
+            self.wait_on(i.word(), i.node, i.bit(), e, event);
         }
     }
 
@@ -1137,7 +1240,7 @@ impl<'a, S: Store> Sim<'a, S> {
     /// sleeps when no copy was possible and every missing child is closed until a pop or a
     /// release.
     #[cold]
-    fn try_copy(&mut self, inp: u32, u: Unit) {
+    fn try_copy(&self, lo: &mut Local, inp: u32, u: Unit) {
         let tree = self.tree_of(u.worm);
         let kids = tree.children_of(u.hop);
         let all = if kids.len() == 64 {
@@ -1145,11 +1248,11 @@ impl<'a, S: Store> Sim<'a, S> {
         } else {
             (1u64 << kids.len()) - 1
         };
-        let mut done = self.done[inp as usize];
-        let mut closed = std::mem::take(&mut self.closed);
+        let mut done = self.done[inp as usize].get();
+        let mut closed = std::mem::take(&mut lo.closed);
         closed.clear();
         let mut open = false;
-        let first = self.copies.len();
+        let first = lo.copies.len();
         for (i, &c) in kids.iter().enumerate() {
             if done & (1 << i) != 0 {
                 continue;
@@ -1175,7 +1278,7 @@ impl<'a, S: Store> Sim<'a, S> {
                     }
                     false
                 }
-            } else if self.store.len(ei) >= self.q {
+            } else if self.store.queue_len(ei) >= self.q {
                 closed.push((e, Event::Pop));
                 false
             } else if !self.owned && self.store.used(ei) {
@@ -1187,10 +1290,10 @@ impl<'a, S: Store> Sim<'a, S> {
             if go {
                 if !self.owned {
                     self.store.set_used(ei, true);
-                    self.used_list.push(e);
+                    lo.used_list.push(e);
                 }
                 done |= 1 << i;
-                self.copies.push(CopyMove {
+                lo.copies.push(CopyMove {
                     inp,
                     link: e,
                     unit: Unit { hop: c, ..u },
@@ -1199,31 +1302,27 @@ impl<'a, S: Store> Sim<'a, S> {
             }
         }
         if done == all {
-            let last = self.copies.len() - 1;
-            self.copies[last].pop = true;
+            let last = lo.copies.len() - 1;
+            lo.copies[last].pop = true;
             done = 0;
-        } else if self.copies.len() == first && !open && !closed.is_empty() {
+        } else if lo.copies.len() == first && !open && !closed.is_empty() {
             self.sleep_on(inp, &closed);
         }
-        self.done[inp as usize] = done;
-        self.closed = closed;
+        self.done[inp as usize].set(done);
+        lo.closed = closed;
     }
 
     /// Puts input `inp` to sleep until link `e` (leaving its node) pops.
     #[inline]
-    fn sleep_pop(&mut self, inp: u32, e: u32) {
+    fn sleep_pop(&self, inp: u32, e: u32) {
         let i = self.input_info(inp);
-        let bit = i.bit();
-        self.asleep[i.word()] |= bit;
-        let offset = i.word() as u32 - self.node_word[i.node as usize];
-        self.wait[Event::Pop as usize][(self.wait_info[e as usize].wait_word + offset) as usize] |=
-            bit;
-        self.store.set_waited(e as usize, Event::Pop, true);
+        self.asleep[i.word()].or(i.bit());
+        self.wait_on(i.word(), i.node, i.bit(), e, Event::Pop);
     }
 
-    /// Wakes the inputs waiting for `event` on link `e`.
+    /// Wakes the inputs waiting for `event` on link `e` (by the owner of `e`'s tail node).
     #[inline(always)]
-    fn wake(&mut self, e: usize, event: Event) {
+    fn wake(&self, e: usize, event: Event) {
         if !self.store.waited(e, event) {
             return;
         }
@@ -1234,18 +1333,32 @@ impl<'a, S: Store> Sim<'a, S> {
             self.node_word[tail as usize] as usize,
             self.node_word[tail as usize + 1] as usize,
         );
-        let wait = &mut self.wait[event as usize];
+        let wait = &self.wait[event as usize];
         let mut any = false;
         for j in 0..end - base {
-            let w = wait[lo + j];
+            let w = wait[lo + j].get();
             if w != 0 {
-                wait[lo + j] = 0;
-                self.asleep[base + j] &= !w;
+                wait[lo + j].set(0);
+                self.asleep[base + j].and_not(w);
                 any = true;
             }
         }
         if any {
-            self.set_active(tail);
+            self.active.set(tail as usize);
+        }
+    }
+
+    /// Link `e` popped: wakes the inputs waiting for it, or leaves that to the owner of its
+    /// tail node.
+    #[inline(always)]
+    fn wake_pop(&self, lo: &mut Local, e: usize) {
+        if !self.store.waited(e, Event::Pop) {
+            return;
+        }
+        if lo.owns(self.wait_info[e].tail) {
+            self.wake(e, Event::Pop);
+        } else {
+            lo.wakes.push(e as u32);
         }
     }
 
@@ -1265,11 +1378,13 @@ impl<'a, S: Store> Sim<'a, S> {
                 continue;
             }
             let p = src as usize;
-            if self.inj[p].is_empty() {
-                self.mark_nonempty(net.injection_node[p], self.links + p as u32);
+            if self.inj_head[p].get() as usize == self.inj[p].len() {
+                self.inj[p].clear();
+                self.inj_head[p].set(0);
+                self.mark_nonempty_owned(net.injection_node[p], self.links + p as u32);
             }
             for j in 0..self.per_message {
-                self.inj[p].push_back(m as u32 * self.per_message + j);
+                self.inj[p].push(m as u32 * self.per_message + j);
             }
             let units = u64::from(self.per_message) * u64::from(self.unit_len);
             self.released_units += units;
@@ -1280,28 +1395,28 @@ impl<'a, S: Store> Sim<'a, S> {
     /// Tries to move the front unit of input `inp` of node `v` (see the module documentation
     /// for when a unit sleeps instead).
     #[inline(always)]
-    fn try_move(&mut self, net: &PacketNet, v: u32, inp: u32) {
+    fn try_move(&self, lo: &mut Local, net: &PacketNet, v: u32, inp: u32) {
         let u = self.front(inp);
         if u.worm >= self.mc_first {
-            self.try_copy(inp, u);
+            self.try_copy(lo, inp, u);
             return;
         }
         let w = u.worm as usize;
         let slot = w * self.stride + 1 + u.hop as usize;
         let e = if u.seq == 0 {
-            let mut cands = std::mem::take(&mut self.cands);
+            let mut cands = std::mem::take(&mut lo.cands);
             if self.source_routed {
                 cands.clear();
-                cands.push(self.route[slot]);
+                cands.push(self.route[slot].get());
             } else {
                 net.next_hops(v, self.worm_dst[w], &mut cands);
                 if self.config.path == PathPolicy::DimensionOrder {
                     cands.truncate(1);
                 }
-                if self.sticky && self.route[slot] != NONE {
+                if self.sticky && self.route[slot].get() != NONE {
                     // The draw made when the head first sought this hop.
                     cands.clear();
-                    cands.push(self.route[slot]);
+                    cands.push(self.route[slot].get());
                 }
             }
             let e = if cands.iter().all(|&e| self.closed_for_head(e)) {
@@ -1322,7 +1437,7 @@ impl<'a, S: Store> Sim<'a, S> {
                 };
                 let e = cands[k];
                 if self.sticky && random {
-                    self.route[slot] = e;
+                    self.route[slot].set(e);
                 }
                 if self.free_for_head(e) {
                     e
@@ -1332,11 +1447,11 @@ impl<'a, S: Store> Sim<'a, S> {
                     NONE
                 }
             };
-            self.cands = cands;
+            lo.cands = cands;
             if e == NONE {
                 return;
             }
-            self.route[slot] = e;
+            self.route[slot].set(e);
             if self.unit_len > 1 {
                 self.store.set_owned(e as usize, true);
                 self.set_fwd(inp, e);
@@ -1344,8 +1459,8 @@ impl<'a, S: Store> Sim<'a, S> {
             e
         } else {
             let e = self.fwd(inp);
-            debug_assert_eq!(e, self.route[slot]);
-            if self.store.len(e as usize) >= self.q {
+            debug_assert_eq!(e, self.route[slot].get());
+            if self.store.queue_len(e as usize) >= self.q {
                 self.sleep_pop(inp, e);
                 return;
             }
@@ -1356,9 +1471,9 @@ impl<'a, S: Store> Sim<'a, S> {
         };
         if !self.owned {
             self.store.set_used(e as usize, true);
-            self.used_list.push(e);
+            lo.used_list.push(e);
         }
-        self.moves.push((inp, e));
+        lo.moves.push((inp, e));
     }
 
     /// [`StoreTiming`] (a): the first candidate after the drawn `cands[k]`, cyclically, that
@@ -1373,35 +1488,35 @@ impl<'a, S: Store> Sim<'a, S> {
     /// Whether the front unit of link `e` leaves it this step (same-step reading): it was
     /// forwarded, or `e` is an ejection queue the terminal drains this step.
     #[inline]
-    fn leaves(&self, e: u32) -> bool {
+    fn leaves(&self, lo: &Local, e: u32) -> bool {
         let (word, bit) = (e as usize / 64, 1u64 << (e % 64));
-        (self.leaving[word] | self.eject_busy.word(word)) & bit != 0
+        (lo.leaving[word] | self.eject_busy.word(word)) & bit != 0
     }
 
     /// Whether link `e`'s queue, after this step's departure, is full (same-step reading).
     #[inline]
-    fn full_now(&self, e: u32) -> bool {
-        self.store.len(e as usize) - usize::from(self.leaves(e)) >= self.q
+    fn full_now(&self, lo: &Local, e: u32) -> bool {
+        self.store.queue_len(e as usize) - usize::from(self.leaves(lo, e)) >= self.q
     }
 
     /// Whether a unit may cross link `e` now (same-step reading; store-and-forward, so no
     /// link is owned).
     #[inline]
-    fn open_now(&self, e: u32) -> bool {
-        !self.store.used(e as usize) && !self.full_now(e)
+    fn open_now(&self, lo: &Local, e: u32) -> bool {
+        !self.store.used(e as usize) && !self.full_now(lo, e)
     }
 
     /// The scan visits input `inp` of node `v`.
     #[inline(always)]
-    fn scan_input(&mut self, net: &PacketNet, v: u32, inp: u32) {
+    fn scan_input(&self, lo: &mut Local, net: &PacketNet, v: u32, inp: u32) {
         if self.same_step {
-            if let Some(drawn) = self.try_move_same_step(net, v, inp, NONE) {
-                let entry = self.blocked.len() as u32;
-                self.blocked.push((v, inp, drawn, false));
-                self.wait_for_leaving(entry, drawn);
+            if let Some(drawn) = self.try_move_same_step(lo, net, v, inp, NONE) {
+                let entry = lo.blocked.len() as u32;
+                lo.blocked.push((v, inp, drawn, false));
+                self.wait_for_leaving(lo, entry, drawn);
             }
         } else {
-            self.try_move(net, v, inp);
+            self.try_move(lo, net, v, inp);
         }
     }
 
@@ -1411,14 +1526,21 @@ impl<'a, S: Store> Sim<'a, S> {
     /// Returns `Some(draw)` when the packet is blocked only by queues that are full now but
     /// whose front may still leave in this step (decide it again later in the step), `None`
     /// when it moved or is blocked for the step (its link carried a packet already).
-    fn try_move_same_step(&mut self, net: &PacketNet, v: u32, inp: u32, drawn: u32) -> Option<u32> {
+    fn try_move_same_step(
+        &self,
+        lo: &mut Local,
+        net: &PacketNet,
+        v: u32,
+        inp: u32,
+        drawn: u32,
+    ) -> Option<u32> {
         let u = self.front(inp);
         let w = u.worm as usize;
         let slot = w * self.stride + 1 + u.hop as usize;
-        let mut cands = std::mem::take(&mut self.cands);
+        let mut cands = std::mem::take(&mut lo.cands);
         cands.clear();
         if self.source_routed {
-            cands.push(self.route[slot]);
+            cands.push(self.route[slot].get());
         } else {
             net.next_hops(v, self.worm_dst[w], &mut cands);
             if self.config.path == PathPolicy::DimensionOrder {
@@ -1428,7 +1550,8 @@ impl<'a, S: Store> Sim<'a, S> {
         let random = cands.len() > 1 && self.config.path == PathPolicy::Random;
         // A link that has not carried a packet this step may still open.
         let may_open = |sim: &Self, e: u32| !sim.store.used(e as usize);
-        let (e, retry) = if drawn == NONE && cands.iter().all(|&e| !self.open_now(e)) {
+        let open_now = |sim: &Self, e: u32| sim.open_now(lo, e);
+        let (e, retry) = if drawn == NONE && cands.iter().all(|&e| !open_now(self, e)) {
             // Nothing open yet; RP draws once something is (the same law as drawing now).
             let again = cands.iter().any(|&e| may_open(self, e));
             (NONE, again.then_some(NONE))
@@ -1437,7 +1560,7 @@ impl<'a, S: Store> Sim<'a, S> {
             let e = cands
                 .iter()
                 .copied()
-                .find(|&e| self.open_now(e))
+                .find(|&e| open_now(self, e))
                 .unwrap_or(NONE);
             let again = e == NONE && cands.iter().any(|&e| may_open(self, e));
             (e, again.then_some(NONE))
@@ -1451,10 +1574,10 @@ impl<'a, S: Store> Sim<'a, S> {
                     .expect("the draw is a candidate")
             };
             let d = cands[k];
-            let e = if self.open_now(d) {
+            let e = if open_now(self, d) {
                 d
             } else if self.other_up {
-                self.other_candidate(&cands, k, Self::open_now)
+                self.other_candidate(&cands, k, open_now)
             } else {
                 NONE
             };
@@ -1466,29 +1589,29 @@ impl<'a, S: Store> Sim<'a, S> {
                 };
             (e, again.then_some(d))
         };
-        self.cands = cands;
+        lo.cands = cands;
         if e == NONE {
             return retry;
         }
-        self.route[slot] = e;
+        self.route[slot].set(e);
         self.store.set_used(e as usize, true);
-        self.used_list.push(e);
-        self.moves.push((inp, e));
+        lo.used_list.push(e);
+        lo.moves.push((inp, e));
         if inp < self.links {
-            self.leaving[inp as usize / 64] |= 1 << (inp % 64);
-            self.leaving_list.push(inp);
+            lo.leaving[inp as usize / 64] |= 1 << (inp % 64);
+            lo.leaving_list.push(inp);
             // The heads waiting for this link's queue, in the order they registered (scan
             // order): decide them again.
-            let mut w = self.waiter_head[inp as usize];
-            let first = self.work.len();
+            let mut w = lo.waiter_head[inp as usize];
+            let first = lo.work.len();
             while w != NONE {
-                let (entry, next) = self.waiters[w as usize];
-                self.work.push_back(entry);
+                let (entry, next) = lo.waiters[w as usize];
+                lo.work.push_back(entry);
                 w = next;
             }
-            self.work.make_contiguous()[first..].reverse();
-            self.waiter_head[inp as usize] = NONE;
-            self.wake_into_work(net, inp);
+            lo.work.make_contiguous()[first..].reverse();
+            lo.waiter_head[inp as usize] = NONE;
+            self.wake_into_work(lo, net, inp);
         }
         None
     }
@@ -1498,62 +1621,63 @@ impl<'a, S: Store> Sim<'a, S> {
     /// already waiting for `e`; several at once in cyclic input order from a random start,
     /// as RR scans). They stay asleep for the rest of the scan and are woken as usual when
     /// `e` pops in this step's apply; a head is queued once per step.
-    fn wake_into_work(&mut self, net: &PacketNet, e: u32) {
+    fn wake_into_work(&self, lo: &mut Local, net: &PacketNet, e: u32) {
         let ei = e as usize;
         if !self.store.waited(ei, Event::Pop) {
             return;
         }
         let i = self.wait_info[ei];
-        let (lo, tail) = (i.wait_word as usize, i.tail);
+        let (first_word, tail) = (i.wait_word as usize, i.tail);
         let (base, end) = (
             self.node_word[tail as usize] as usize,
             self.node_word[tail as usize + 1] as usize,
         );
         let ins = net.inputs_of(tail);
-        let first = self.blocked.len();
+        let first = lo.blocked.len();
         for j in 0..end - base {
-            let mut w = self.wait[Event::Pop as usize][lo + j] & self.asleep[base + j];
+            let mut w =
+                self.wait[Event::Pop as usize][first_word + j].get() & self.asleep[base + j].get();
             while w != 0 {
                 let b = w.trailing_zeros() as usize;
                 w &= w - 1;
                 let inp = ins[j * 64 + b];
                 let (word, bit) = (inp as usize / 64, 1u64 << (inp % 64));
-                if self.queued_inputs[word] & bit == 0 {
-                    self.queued_inputs[word] |= bit;
-                    self.blocked.push((tail, inp, NONE, false));
+                if lo.queued_inputs[word] & bit == 0 {
+                    lo.queued_inputs[word] |= bit;
+                    lo.blocked.push((tail, inp, NONE, false));
                 }
             }
         }
-        let woken = self.blocked.len() - first;
+        let woken = lo.blocked.len() - first;
         if woken >= 2 {
             let start = self.now.below(e, Purpose::Rotation, woken as u32) as usize;
-            self.blocked[first..].rotate_left(start);
+            lo.blocked[first..].rotate_left(start);
         }
-        for entry in first..self.blocked.len() {
-            self.work.push_back(entry as u32);
+        for entry in first..lo.blocked.len() {
+            lo.work.push_back(entry as u32);
         }
     }
 
-    /// Registers blocked entry `entry` on the candidate links (left in `self.cands` by
+    /// Registers blocked entry `entry` on the candidate links (left in `lo.cands` by
     /// [`Sim::try_move_same_step`]) whose queue is full but may still empty in this step: the
     /// drawn one only for RP without (a).
-    fn wait_for_leaving(&mut self, entry: u32, drawn: u32) {
-        let cands = std::mem::take(&mut self.cands);
+    fn wait_for_leaving(&self, lo: &mut Local, entry: u32, drawn: u32) {
+        let cands = std::mem::take(&mut lo.cands);
         for &e in &cands {
             if (drawn != NONE && !self.other_up && e != drawn)
                 || self.store.used(e as usize)
-                || !self.full_now(e)
+                || !self.full_now(lo, e)
             {
                 continue;
             }
-            let head = &mut self.waiter_head[e as usize];
+            let head = &mut lo.waiter_head[e as usize];
             if *head == NONE {
-                self.waited_links.push(e);
+                lo.waited_links.push(e);
             }
-            self.waiters.push((entry, *head));
-            *head = self.waiters.len() as u32 - 1;
+            lo.waiters.push((entry, *head));
+            *head = lo.waiters.len() as u32 - 1;
         }
-        self.cands = cands;
+        lo.cands = cands;
     }
 
     /// [`StoreTiming::SameStep`]: decides the blocked packets again as the queues they wait
@@ -1564,34 +1688,34 @@ impl<'a, S: Store> Sim<'a, S> {
     /// drains are woken before the scan); heads still blocked by full queues go to sleep at
     /// the end. Woken heads are decided after the awake ones that wait for the same queue,
     /// a bias of this reading's implementation that the snapshot does not have.
-    fn settle(&mut self, net: &PacketNet) {
-        while let Some(entry) = self.work.pop_front() {
-            let (v, inp, drawn, settled) = self.blocked[entry as usize];
+    fn settle(&self, lo: &mut Local, net: &PacketNet) {
+        while let Some(entry) = lo.work.pop_front() {
+            let (v, inp, drawn, settled) = lo.blocked[entry as usize];
             if settled {
                 continue;
             }
-            let before = self.moves.len();
-            let again = self.try_move_same_step(net, v, inp, drawn);
+            let before = lo.moves.len();
+            let again = self.try_move_same_step(lo, net, v, inp, drawn);
             match again {
                 Some(d) => {
-                    self.blocked[entry as usize].2 = d;
-                    self.wait_for_leaving(entry, d);
+                    lo.blocked[entry as usize].2 = d;
+                    self.wait_for_leaving(lo, entry, d);
                 }
-                None => self.blocked[entry as usize].3 = true,
+                None => lo.blocked[entry as usize].3 = true,
             }
-            debug_assert!(again.is_none() || self.moves.len() == before);
+            debug_assert!(again.is_none() || lo.moves.len() == before);
         }
-        for &e in &self.waited_links {
-            self.waiter_head[e as usize] = NONE;
+        for &e in &lo.waited_links {
+            lo.waiter_head[e as usize] = NONE;
         }
-        self.waited_links.clear();
-        self.waiters.clear();
+        lo.waited_links.clear();
+        lo.waiters.clear();
         // The heads still blocked by full queues sleep until one of them pops (in this
         // step's apply, if its front leaves: then they are awake in the next step).
-        let blocked = std::mem::take(&mut self.blocked);
-        let mut cands = std::mem::take(&mut self.cands);
+        let blocked = std::mem::take(&mut lo.blocked);
+        let mut cands = std::mem::take(&mut lo.cands);
         for &(v, inp, _, settled) in &blocked {
-            self.queued_inputs[inp as usize / 64] &= !(1u64 << (inp % 64));
+            lo.queued_inputs[inp as usize / 64] &= !(1u64 << (inp % 64));
             if settled {
                 continue;
             }
@@ -1599,7 +1723,7 @@ impl<'a, S: Store> Sim<'a, S> {
             let w = u.worm as usize;
             cands.clear();
             if self.source_routed {
-                cands.push(self.route[w * self.stride + 1 + u.hop as usize]);
+                cands.push(self.route[w * self.stride + 1 + u.hop as usize].get());
             } else {
                 net.next_hops(v, self.worm_dst[w], &mut cands);
                 if self.config.path == PathPolicy::DimensionOrder {
@@ -1610,36 +1734,20 @@ impl<'a, S: Store> Sim<'a, S> {
                 self.sleep_head(inp, &cands);
             }
         }
-        self.cands = cands;
-        self.blocked = blocked;
-        self.blocked.clear();
+        lo.cands = cands;
+        lo.blocked = blocked;
+        lo.blocked.clear();
     }
 
-    /// Every active node scans its ready inputs once.
-    fn decide(&mut self, net: &PacketNet) {
-        if self.same_step {
-            // Ejection queues drained in this step are open to the heads asleep on them.
-            let mut words = std::mem::take(&mut self.word_list);
-            self.eject_busy.collect(&mut words);
-            for &wi in &words {
-                let mut bits = self.eject_busy.word(wi as usize);
-                while bits != 0 {
-                    let e = wi as usize * 64 + bits.trailing_zeros() as usize;
-                    bits &= bits - 1;
-                    self.wake(e, Event::Pop);
-                }
-            }
-            self.word_list = words;
-        }
-        let mut order = std::mem::take(&mut self.order);
+    /// The active nodes of words `words` (indices into `active`) scan their ready inputs once.
+    #[inline(always)]
+    fn decide_words(&self, lo: &mut Local, net: &PacketNet, words: &[u32]) {
         let scan = ScanShape::of(self.config);
-        let mut words = std::mem::take(&mut self.word_list);
-        self.active.collect(&mut words);
         #[cfg(test)]
         if self.reverse_nodes {
             // Test only: the nodes in decreasing order (`decide_node`).
             let mut nodes = Vec::new();
-            for &wi in &words {
+            for &wi in words {
                 let mut bits = self.active.word(wi as usize);
                 while bits != 0 {
                     nodes.push(wi * 64 + bits.trailing_zeros());
@@ -1647,75 +1755,66 @@ impl<'a, S: Store> Sim<'a, S> {
                 }
             }
             for &v in nodes.iter().rev() {
-                self.decide_node(net, v, scan, &mut order);
+                self.decide_node(lo, net, v, scan);
             }
-            words.clear();
+            return;
         }
-        for &wi in &words {
+        for &wi in words {
             let wi = wi as usize;
             let mut bits = self.active.word(wi);
             while bits != 0 {
                 let v = (wi * 64) as u32 + bits.trailing_zeros();
                 bits &= bits - 1;
-                self.decide_node(net, v, scan, &mut order);
+                self.decide_node(lo, net, v, scan);
             }
-        }
-        self.word_list = words;
-        self.order = order;
-        if self.same_step {
-            self.settle(net);
         }
     }
 
     /// Active node `v` scans its ready inputs once. Nodes are decided independently: a node
     /// writes only its own inputs' and outputs' state, and its draws are keyed by step and
     /// node or input (`draws`), so the order of the nodes does not change the step (the
-    /// same-step reading's settling excepted).
+    /// same-step reading's settling excepted), and nodes of different threads' parts may be
+    /// decided at once.
     #[inline(always)]
-    fn decide_node(
-        &mut self,
-        net: &PacketNet,
-        v: u32,
-        scan: ScanShape,
-        order: &mut Vec<(u64, u32, u32)>,
-    ) {
+    fn decide_node(&self, lo: &mut Local, net: &PacketNet, v: u32, scan: ScanShape) {
         let ScanShape {
             keyed,
             fixed,
             reversed,
         } = scan;
-        let (lo, hi) = (
+        let (first, end) = (
             self.node_word[v as usize] as usize,
             self.node_word[v as usize + 1] as usize,
         );
         let ins = net.inputs_of(v);
-        if hi - lo == 1 && !keyed && !reversed {
+        if end - first == 1 && !keyed && !reversed {
             // Fast path: one mask word, RR by masking at the start position.
-            let ready = self.nonempty[lo] & !self.asleep[lo];
+            let ready = self.nonempty[first].get() & !self.asleep[first].get();
             if ready == 0 {
                 self.active.remove(v as usize);
                 return;
             }
-            let (mut first, mut second) = (ready, 0u64);
+            let (mut early, mut late) = (ready, 0u64);
             if ready & (ready - 1) != 0 && self.config.scan == ScanPolicy::RoundRobin {
                 let start = self.now.below(v, Purpose::RoundRobin, ins.len() as u32);
                 let below = (1u64 << start) - 1;
-                first = ready & !below;
-                second = ready & below;
+                early = ready & !below;
+                late = ready & below;
             }
-            for mut part in [first, second] {
+            for mut part in [early, late] {
                 while part != 0 {
                     let i = part.trailing_zeros() as usize;
                     part &= part - 1;
-                    self.scan_input(net, v, ins[i]);
+                    self.scan_input(lo, net, v, ins[i]);
                 }
             }
             return;
         }
         // General path: collect, order by (key, RR rank), scan.
+        let mut order = std::mem::take(&mut lo.order);
         order.clear();
-        for j in 0..hi - lo {
-            let mut ready = self.nonempty[lo + j] & !self.asleep[lo + j];
+        for j in 0..end - first {
+            let mut ready = self.nonempty[first + j].get() & !self.asleep[first + j].get();
             while ready != 0 {
                 let i = (j * 64) as u32 + ready.trailing_zeros();
                 ready &= ready - 1;
@@ -1724,6 +1823,7 @@ impl<'a, S: Store> Sim<'a, S> {
         }
         if order.is_empty() {
             self.active.remove(v as usize);
+            lo.order = order;
             return;
         }
         if order.len() >= 2 && !(fixed && !keyed && !reversed) {
@@ -1748,8 +1848,9 @@ impl<'a, S: Store> Sim<'a, S> {
             order.sort_unstable();
         }
         for &(_, _, i) in order.iter() {
-            self.scan_input(net, v, ins[i as usize]);
+            self.scan_input(lo, net, v, ins[i as usize]);
         }
+        lo.order = order;
     }
 
     /// Terminals drain one unit from every ejection queue that was non-empty at the start of
@@ -1763,10 +1864,10 @@ impl<'a, S: Store> Sim<'a, S> {
             while bits != 0 {
                 let e = wi as usize * 64 + bits.trailing_zeros() as usize;
                 bits &= bits - 1;
-                self.store.pop(e);
+                self.store.queue_pop(e);
                 drained += 1;
                 self.wake(e, Event::Pop);
-                if self.store.len(e) == 0 {
+                if self.store.queue_len(e) == 0 {
                     self.eject_busy.remove(e);
                 }
             }
@@ -1775,184 +1876,345 @@ impl<'a, S: Store> Sim<'a, S> {
         drained
     }
 
-    /// Applies the decided moves at step `t`.
-    /// Removes the front unit of input `inp`.
+    /// Removes the front unit of input `inp` (of a node `lo` owns).
     #[inline(always)]
-    fn pop_input(&mut self, inp: u32) -> Unit {
+    fn pop_input(&self, lo: &mut Local, inp: u32) -> Unit {
         if inp < self.links {
-            let u = self.store.pop(inp as usize);
-            self.queued -= 1;
+            let u = self.store.queue_pop(inp as usize);
+            lo.queued_out += 1;
             // Branch-free: whether the queue emptied is a coin flip for the predictor.
             let i = self.input_info(inp);
-            let emptied = u64::from(self.store.len(inp as usize) == 0);
-            self.nonempty[i.word()] &= !(i.bit() * emptied);
-            self.wake(inp as usize, Event::Pop);
+            let emptied = u64::from(self.store.queue_len(inp as usize) == 0);
+            self.nonempty[i.word()].and_not(i.bit() * emptied);
+            self.wake_pop(lo, inp as usize);
             u
         } else {
             let p = (inp - self.links) as usize;
-            let worm = *self.inj[p].front().expect("decided moves have a unit");
-            let seq = self.inj_seq[p];
-            self.pending_inj -= 1;
+            let head = self.inj_head[p].get() as usize;
+            let worm = self.inj[p][head];
+            let seq = self.inj_seq[p].get();
+            lo.injected += 1;
             if u32::from(seq) + 1 == self.unit_len {
-                self.inj[p].pop_front();
-                self.inj_seq[p] = 0;
-                if self.inj[p].is_empty() {
+                self.inj_head[p].set(head as u32 + 1);
+                self.inj_seq[p].set(0);
+                if head + 1 == self.inj[p].len() {
                     self.mark_empty(inp);
                 }
             } else {
-                self.inj_seq[p] = seq + 1;
+                self.inj_seq[p].set(seq + 1);
             }
             Unit { worm, seq, hop: 0 }
         }
     }
 
-    /// Unit `u` crosses link `ei`: counts the hop and the head's crossing, and a worm's tail
-    /// releases the link. Returns whether `u` is a tail.
+    /// Unit `u` crosses link `ei` (leaving a node `lo` owns): counts the hop and the head's
+    /// crossing, and a worm's tail releases the link. Returns whether `u` is a tail.
     #[inline(always)]
-    fn cross(&mut self, ei: usize, u: Unit) -> bool {
-        self.unit_hops += 1;
+    fn cross(&self, lo: &mut Local, ei: usize, u: Unit) -> bool {
+        lo.unit_hops += 1;
         if u.seq == 0 {
-            self.crossings[ei] += 1;
+            let c = &self.crossings[ei];
+            c.set(c.get() + 1);
         }
         let tail = u32::from(u.seq) + 1 == self.unit_len;
         if tail && self.unit_len > 1 {
             self.store.set_owned(ei, false);
+            // The link's waiters are at its tail, this node.
             self.wake(ei, Event::Release);
         }
         tail
     }
 
-    /// Applies the decided multicast copies at step `t`.
+    /// Applies the decided multicast copies (one thread).
     #[cold]
-    fn apply_copies(&mut self, t: u64) {
-        let copies = std::mem::take(&mut self.copies);
+    fn apply_copies(&self, lo: &mut Local) {
+        let copies = std::mem::take(&mut lo.copies);
         for c in &copies {
             if c.pop {
-                self.pop_input(c.inp);
+                self.pop_input(lo, c.inp);
             } else {
-                self.spawned_units += 1;
+                lo.spawned_units += 1;
             }
             let (e, u) = (c.link, c.unit);
             let ei = e as usize;
-            let tail = self.cross(ei, u);
+            let tail = self.cross(lo, ei, u);
             let tree = self.tree_of(u.worm);
             let forwards = !tree.children_of(u.hop).is_empty();
             if tree.delivers(u.hop) {
-                self.arrived_units += 1;
+                lo.arrived_units += 1;
                 if forwards {
                     // The node absorbs a copy and forwards the unit.
-                    self.spawned_units += 1;
+                    lo.spawned_units += 1;
                 }
                 if self.store.info(ei).slot == NONE && self.config.sink == SinkModel::Queue {
-                    self.store.push(ei, u);
-                    self.eject_busy.set(ei);
+                    self.store.queue_push(ei, u);
+                    self.eject_busy.set_shared(ei);
                 }
                 if tail {
-                    self.dilation = self.dilation.max(tree.depth_of(u.hop));
-                    let m = self.message_of(u.worm as usize);
-                    self.remaining[m] -= 1;
-                    if self.remaining[m] == 0 {
-                        self.deliver_message(m, t);
-                    }
+                    lo.dilation = lo.dilation.max(tree.depth_of(u.hop));
+                    lo.tails.push(self.message_of(u.worm as usize) as u32);
                 }
             }
             if forwards {
-                self.store.push(ei, u);
-                self.queued += 1;
-                self.pushed.push(e);
-                let len = self.store.len(ei);
-                if len == 1 {
-                    let head = self.store.info(ei).node;
-                    self.mark_nonempty(head, e);
-                }
+                self.push_unit(lo, e, u);
             }
         }
-        self.copies = copies;
-        self.copies.clear();
+        lo.copies = copies;
+        lo.copies.clear();
     }
 
+    /// Unit `u` enters link `e`'s queue (a link leaving a node `lo` owns, after every pop of
+    /// the step or in the one-thread order).
     #[inline(always)]
-    fn apply(&mut self, t: u64) {
-        if !self.copies.is_empty() {
-            self.apply_copies(t);
+    fn push_unit(&self, lo: &mut Local, e: u32, u: Unit) {
+        let ei = e as usize;
+        self.store.queue_push(ei, u);
+        lo.queued_in += 1;
+        lo.pushed.push(e);
+        if self.store.queue_len(ei) == 1 {
+            let head = self.store.info(ei).node;
+            self.mark_nonempty(lo, head, e);
         }
-        let moves = std::mem::take(&mut self.moves);
-        let mut popped = std::mem::take(&mut self.popped);
+    }
+
+    /// Unit `u`, popped by move `(inp, e)`, crosses `e`: arrives, or is returned to be pushed
+    /// into `e`.
+    #[inline(always)]
+    fn move_unit(&self, lo: &mut Local, e: u32, u: Unit) -> Option<Unit> {
+        let ei = e as usize;
+        let tail = self.cross(lo, ei, u);
+        let info = self.store.info(ei);
+        let next = Unit {
+            hop: u.hop + 1,
+            ..u
+        };
+        // Every sink a terminal: a unit reaches its sink exactly when it crosses an
+        // ejection link (terminals forward nothing, so no path passes through one).
+        let arrived = if self.terminal_sinks {
+            info.slot == NONE
+        } else {
+            info.node == self.route[u.worm as usize * self.stride].get()
+        };
+        if !arrived {
+            return Some(next);
+        }
+        lo.arrived_units += 1;
+        if info.slot == NONE && self.config.sink == SinkModel::Queue {
+            self.store.queue_push(ei, next);
+            self.eject_busy.set_shared(ei);
+        }
+        if tail {
+            lo.dilation = lo.dilation.max(u32::from(next.hop));
+            lo.tails.push(self.message_of(u.worm as usize) as u32);
+        }
+        None
+    }
+
+    /// Applies `lo`'s decided moves on one thread, each popped, crossed and pushed in turn
+    /// (the same state as every pop before any push: a link takes at most one unit and
+    /// loses at most one per step, and wakes and marks only clear and set bits).
+    #[inline(always)]
+    fn apply(&self, lo: &mut Local) {
+        if !lo.copies.is_empty() {
+            self.apply_copies(lo);
+        }
+        let moves = std::mem::take(&mut lo.moves);
         if self.same_step {
             // Every departure before any arrival: a unit may enter a queue whose front
             // leaves in this step.
+            let mut popped = std::mem::take(&mut lo.popped);
             popped.clear();
             for &(inp, _) in &moves {
-                popped.push(self.pop_input(inp));
+                popped.push(self.pop_input(lo, inp));
             }
-        }
-        for (i, &(inp, e)) in moves.iter().enumerate() {
-            let u = if self.same_step {
-                popped[i]
-            } else {
-                self.pop_input(inp)
-            };
-            let ei = e as usize;
-            let tail = self.cross(ei, u);
-            let info = self.store.info(ei);
-            let head = info.node;
-            let next = Unit {
-                hop: u.hop + 1,
-                ..u
-            };
-            // Every sink a terminal: a unit reaches its sink exactly when it crosses an
-            // ejection link (terminals forward nothing, so no path passes through one).
-            let arrived = if self.terminal_sinks {
-                info.slot == NONE
-            } else {
-                head == self.route[u.worm as usize * self.stride]
-            };
-            if arrived {
-                self.arrived_units += 1;
-                if info.slot == NONE && self.config.sink == SinkModel::Queue {
-                    self.store.push(ei, next);
-                    self.eject_busy.set(ei);
+            for (&(_, e), &u) in moves.iter().zip(&popped) {
+                if let Some(next) = self.move_unit(lo, e, u) {
+                    self.push_unit(lo, e, next);
                 }
-                if tail {
-                    self.dilation = self.dilation.max(u32::from(next.hop));
-                    let m = self.message_of(u.worm as usize);
-                    self.remaining[m] -= 1;
-                    if self.remaining[m] == 0 {
-                        self.deliver_message(m, t);
-                    }
-                }
-            } else {
-                self.store.push(ei, next);
-                self.queued += 1;
-                self.pushed.push(e);
-                if self.store.len(ei) == 1 {
-                    self.mark_nonempty(head, e);
+            }
+            lo.popped = popped;
+        } else {
+            for &(inp, e) in &moves {
+                let u = self.pop_input(lo, inp);
+                if let Some(next) = self.move_unit(lo, e, u) {
+                    self.push_unit(lo, e, next);
                 }
             }
         }
+        lo.moves = moves;
+        self.end_apply(lo);
+    }
+
+    /// Two-phase apply, first phase: `lo`'s moves pop, cross and arrive; the units to push
+    /// wait in `lo.to_push`.
+    fn apply_pops(&self, lo: &mut Local) {
+        let moves = std::mem::take(&mut lo.moves);
+        lo.to_push.clear();
+        for &(inp, e) in &moves {
+            let u = self.pop_input(lo, inp);
+            if let Some(next) = self.move_unit(lo, e, u) {
+                lo.to_push.push((e, next));
+            }
+        }
+        lo.moves = moves;
+    }
+
+    /// Two-phase apply, second phase (after every thread's first): the units enter their
+    /// queues.
+    fn apply_pushes(&self, lo: &mut Local) {
+        let to_push = std::mem::take(&mut lo.to_push);
+        for &(e, u) in &to_push {
+            self.push_unit(lo, e, u);
+        }
+        lo.to_push = to_push;
+        self.end_apply(lo);
+    }
+
+    /// The end of `lo`'s apply: the step's largest queue, and the per-step flags cleared.
+    #[inline(always)]
+    fn end_apply(&self, lo: &mut Local) {
+        lo.moves.clear();
         // The largest queue at the end of the step: a link may take a unit before its own
         // front leaves in the same step's move order.
-        for &e in &self.pushed {
-            self.max_queue = self.max_queue.max(self.store.len(e as usize) as u32);
+        let mut max_queue = 0;
+        for &e in &lo.pushed {
+            max_queue = max_queue.max(self.store.queue_len(e as usize) as u32);
         }
-        self.pushed.clear();
-        for &e in &self.used_list {
+        lo.pushed.clear();
+        lo.max_queue = lo.max_queue.max(max_queue);
+        for &e in &lo.used_list {
             self.store.set_used(e as usize, false);
         }
-        self.used_list.clear();
-        for &e in &self.leaving_list {
-            self.leaving[e as usize / 64] &= !(1 << (e % 64));
+        lo.used_list.clear();
+        for &e in &lo.leaving_list {
+            lo.leaving[e as usize / 64] &= !(1 << (e % 64));
         }
-        self.leaving_list.clear();
-        self.popped = popped;
-        self.moves = moves;
-        self.moves.clear();
+        lo.leaving_list.clear();
+    }
+
+    /// The serial end of a step: the effects left to other nodes' owners, the messages
+    /// delivered, and the threads' counts.
+    fn merge(&mut self, locals: &mut [Local], t: u64) {
+        self.last_moves = 0;
+        for lo in locals.iter_mut() {
+            for &e in &lo.wakes {
+                self.wake(e as usize, Event::Pop);
+            }
+            lo.wakes.clear();
+            for &(v, inp) in &lo.marks {
+                self.mark_nonempty_owned(v, inp);
+            }
+            lo.marks.clear();
+        }
+        for lo in locals.iter_mut() {
+            for &m in &lo.tails {
+                let m = m as usize;
+                self.remaining[m] -= 1;
+                if self.remaining[m] == 0 {
+                    self.deliver_message(m, t);
+                }
+            }
+            lo.tails.clear();
+            self.last_moves += lo.unit_hops;
+            self.unit_hops += std::mem::take(&mut lo.unit_hops);
+            self.arrived_units += std::mem::take(&mut lo.arrived_units);
+            self.spawned_units += std::mem::take(&mut lo.spawned_units);
+            self.queued += std::mem::take(&mut lo.queued_in);
+            self.queued -= std::mem::take(&mut lo.queued_out);
+            self.pending_inj -= std::mem::take(&mut lo.injected);
+            self.dilation = self.dilation.max(std::mem::take(&mut lo.dilation));
+            self.max_queue = self.max_queue.max(std::mem::take(&mut lo.max_queue));
+        }
+    }
+
+    /// One step on one thread, `lo` owning every node.
+    #[inline(always)]
+    fn step_serial(&mut self, lo: &mut Local, net: &PacketNet) -> (bool, u64) {
+        lo.first = 0;
+        lo.end = self.nodes;
+        if self.same_step {
+            // Ejection queues drained in this step are open to the heads asleep on them.
+            let mut words = std::mem::take(&mut self.word_list);
+            self.eject_busy.collect(&mut words);
+            for &wi in &words {
+                let mut bits = self.eject_busy.word(wi as usize);
+                while bits != 0 {
+                    let e = wi as usize * 64 + bits.trailing_zeros() as usize;
+                    bits &= bits - 1;
+                    self.wake(e, Event::Pop);
+                }
+            }
+            self.word_list = words;
+        }
+        let mut words = std::mem::take(&mut self.word_list);
+        self.active.collect(&mut words);
+        self.decide_words(lo, net, &words);
+        self.word_list = words;
+        if self.same_step {
+            self.settle(lo, net);
+        }
+        let drained = self.drain();
+        let moved = !lo.moves.is_empty() || !lo.copies.is_empty();
+        self.apply(lo);
+        (moved, drained)
+    }
+
+    /// One step on the threads of `locals` (unicast, snapshot reading, inline queues):
+    ///
+    /// 1. the active words are cut into `locals.len()` runs of about as many words, and
+    ///    thread `k` owns the nodes from its run's first word to the next run's; each decides
+    ///    its active nodes (a node writes only the state of its own inputs and outputs, and
+    ///    its draws are keyed, [`Sim::decide_node`]);
+    /// 2. the terminals drain (one thread);
+    /// 3. every thread's moves pop their inputs, cross and arrive;
+    /// 4. then the units enter their queues (a queue is popped by its head node and pushed by
+    ///    its tail node, never both in one phase);
+    /// 5. one thread applies the wakes and non-empty marks the threads left to nodes they do
+    ///    not own, the deliveries and the counts.
+    ///
+    /// Every pop before any push gives the state of the one-thread order (a link takes at
+    /// most one unit and loses at most one per step; wakes and marks only clear and set
+    /// bits), so a run is the same for any number of threads.
+    fn step_threaded(&mut self, locals: &mut [Local], net: &PacketNet) -> (bool, u64)
+    where
+        S: Sync,
+    {
+        #[cfg(test)]
+        THREADED_STEPS.with(|c| c.set(c.get() + 1));
+        let mut words = std::mem::take(&mut self.word_list);
+        self.active.collect(&mut words);
+        // Runs of about as many active words; rayon balances the parts between the threads.
+        let parts = locals.len();
+        let per = words.len().div_ceil(parts).max(1);
+        for (k, lo) in locals.iter_mut().enumerate() {
+            lo.first = if k == 0 {
+                0
+            } else {
+                words.get(k * per).map_or(self.nodes, |&w| w * 64)
+            };
+            lo.end = words.get((k + 1) * per).map_or(self.nodes, |&w| w * 64);
+        }
+        let sim = &*self;
+        let words_ref = &words;
+        locals.par_iter_mut().for_each(|lo| {
+            let a = words_ref.partition_point(|&w| w * 64 < lo.first);
+            let b = words_ref.partition_point(|&w| w * 64 < lo.end);
+            let run = &words_ref[a..b];
+            sim.decide_words(lo, net, run);
+        });
+        self.word_list = words;
+        let drained = self.drain();
+        let moved = locals.iter().any(|lo| !lo.moves.is_empty());
+        let sim = &*self;
+        locals.par_iter_mut().for_each(|lo| sim.apply_pops(lo));
+        locals.par_iter_mut().for_each(|lo| sim.apply_pushes(lo));
+        (moved, drained)
     }
 
     fn check_conservation_at(&self, t: u64) -> Result<(), OnlineError> {
         let mut queued = 0u64;
         for e in 0..self.links as usize {
-            let len = self.store.len(e);
+            let len = self.store.queue_len(e);
             if len > self.q {
                 return Err(OnlineError::Conservation {
                     clock: "step",
@@ -1966,7 +2228,8 @@ impl<'a, S: Store> Sim<'a, S> {
         }
         let mut pending = 0u64;
         for (p, worms) in self.inj.iter().enumerate() {
-            pending += worms.len() as u64 * u64::from(self.unit_len) - u64::from(self.inj_seq[p]);
+            let waiting = worms.len() as u64 - u64::from(self.inj_head[p].get());
+            pending += waiting * u64::from(self.unit_len) - u64::from(self.inj_seq[p].get());
         }
         if queued != self.queued || pending != self.pending_inj {
             return Err(OnlineError::Conservation {
@@ -1992,29 +2255,133 @@ impl<'a, S: Store> Sim<'a, S> {
     }
 }
 
-impl<S: Store> StepModel for Sim<'_, S> {
+/// Nodes below which a run never splits a step between threads.
+const MIN_THREADED_NODES: u32 = 4096;
+/// Parts of a step per thread: rayon balances them between the threads.
+const PARTS_PER_THREAD: usize = 8;
+/// Moves of the previous step below which a step runs on one thread: a step on threads
+/// pays three fork-joins and a serial merge, which only large steps repay (module
+/// documentation of `sim`, and `docs/bench`).
+const MIN_THREADED_MOVES: u64 = 8192;
+
+#[cfg(test)]
+thread_local! {
+    /// Test only: runs started on this thread split every step they can into this many
+    /// parts (0: as a run would).
+    pub(super) static FORCE_PARTS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    /// Test only: the steps split between threads by runs stepped on this thread.
+    pub(super) static THREADED_STEPS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// A run: the shared state and one [`Local`] per thread of a step.
+struct Run<'a, S> {
+    sim: Sim<'a, S>,
+    locals: Vec<Local>,
+    /// Whether `sim` may split a step between the threads of `locals`.
+    threaded: bool,
+}
+
+impl<'a, S: Store> Run<'a, S> {
+    /// One `Local` per thread of the current rayon pool when a step can be split (a large
+    /// network; unicast, the snapshot reading and inline queues, [`Threads`]), else one.
+    fn new(sim: Sim<'a, S>, net: &PacketNet) -> Self
+    where
+        S: Threads,
+    {
+        let splittable = S::SHARED
+            && sim.mc.multicasts.is_empty()
+            && sim.config.store_timing == StoreTiming::Snapshot;
+        let threads = rayon::current_num_threads();
+        let parts = if splittable && net.nodes() >= MIN_THREADED_NODES && threads > 1 {
+            threads * PARTS_PER_THREAD
+        } else {
+            1
+        };
+        #[cfg(test)]
+        let parts = match FORCE_PARTS.with(std::cell::Cell::get) {
+            0 => parts,
+            k if splittable => k,
+            _ => 1,
+        };
+        let mut locals: Vec<Local> = (0..parts.max(1)).map(|_| Local::default()).collect();
+        if sim.same_step {
+            let lo = &mut locals[0];
+            let links = sim.links as usize;
+            lo.leaving = vec![0; links.div_ceil(64)];
+            lo.waiter_head = vec![NONE; links];
+            lo.queued_inputs = vec![0; (links + net.processors() as usize).div_ceil(64)];
+        }
+        Self {
+            sim,
+            threaded: parts > 1,
+            locals,
+        }
+    }
+}
+
+/// Whether a store's words may be shared by the threads of a step: the inline queues' are
+/// ([`cells`](super::cells)), the deques' are not.
+trait Threads: Store {
+    const SHARED: bool;
+    /// One step of `run`, on its threads when it has some and the step is large enough.
+    fn step(run: &mut Run<'_, Self>, net: &PacketNet) -> (bool, u64)
+    where
+        Self: Sized;
+}
+
+impl<const Q: usize> Threads for Vec<InlineLink<Q>> {
+    const SHARED: bool = true;
+    #[inline(always)]
+    fn step(run: &mut Run<'_, Self>, net: &PacketNet) -> (bool, u64) {
+        let Run {
+            sim,
+            locals,
+            threaded,
+        } = run;
+        #[cfg(test)]
+        let forced = FORCE_PARTS.with(std::cell::Cell::get) > 0;
+        #[cfg(not(test))]
+        let forced = false;
+        if *threaded && (forced || sim.last_moves >= MIN_THREADED_MOVES) {
+            sim.step_threaded(locals, net)
+        } else {
+            sim.step_serial(&mut locals[0], net)
+        }
+    }
+}
+
+impl Threads for Deques {
+    const SHARED: bool = false;
+    #[inline(always)]
+    fn step(run: &mut Run<'_, Self>, net: &PacketNet) -> (bool, u64) {
+        run.sim.step_serial(&mut run.locals[0], net)
+    }
+}
+
+impl<S: Threads> StepModel for Run<'_, S> {
     type Net = PacketNet;
     type Report = PacketReport;
     type Error = OnlineError;
 
     #[inline]
     fn release(&mut self, net: &PacketNet, t: u64) {
-        Sim::release(self, net, t);
+        self.sim.release(net, t);
     }
 
     #[inline]
     fn finished(&self, _t: u64) -> bool {
-        self.ledger.delivered == self.ledger.total()
+        self.sim.ledger.delivered == self.sim.ledger.total()
     }
 
     #[inline]
     fn idle(&self) -> bool {
-        self.queued == 0 && self.pending_inj == 0 && self.eject_busy.is_empty()
+        let sim = &self.sim;
+        sim.queued == 0 && sim.pending_inj == 0 && sim.eject_busy.is_empty()
     }
 
     #[inline]
     fn next_release(&self) -> Option<u64> {
-        self.ledger.next_release()
+        self.sim.ledger.next_release()
     }
 
     /// Out of line, with `apply` and `wake` forced inline: so the step compiles as the body
@@ -2022,21 +2389,20 @@ impl<S: Store> StepModel for Sim<'_, S> {
     /// `apply` and `wake` out of line: +9 % instructions on WORM N = 4096 (callgrind).
     #[inline(never)]
     fn step(&mut self, net: &PacketNet, t: u64) -> Step {
-        self.now = self.draws.at(t);
-        self.decide(net);
-        let drained = self.drain();
-        let moved = !self.moves.is_empty() || !self.copies.is_empty();
-        self.apply(t);
-        self.queued_sum += u128::from(self.queued);
+        self.sim.now = self.sim.draws.at(t);
+        let (moved, drained) = S::step(self, net);
+        let sim = &mut self.sim;
+        sim.merge(&mut self.locals, t);
+        sim.queued_sum += u128::from(sim.queued);
         // Nothing moved, so nothing was woken: if every unit sleeps, none ever will move.
         if !moved
             && drained == 0
-            && self.queued + self.pending_inj > 0
-            && self
+            && sim.queued + sim.pending_inj > 0
+            && sim
                 .nonempty
                 .iter()
-                .zip(&self.asleep)
-                .all(|(&n, &a)| n & !a == 0)
+                .zip(&sim.asleep)
+                .all(|(n, a)| n.get() & !a.get() == 0)
         {
             Step::Deadlocked
         } else {
@@ -2045,26 +2411,27 @@ impl<S: Store> StepModel for Sim<'_, S> {
     }
 
     fn check_conservation(&self, _net: &PacketNet, t: u64) -> Result<(), OnlineError> {
-        self.check_conservation_at(t)
+        self.sim.check_conservation_at(t)
     }
 
     fn finish(self, outcome: Outcome, steps: u64) -> PacketReport {
-        let congestion = self.crossings.iter().copied().max().unwrap_or(0);
-        self.ledger.report(
+        let sim = self.sim;
+        let congestion = sim.crossings.iter().map(C32::get).max().unwrap_or(0);
+        sim.ledger.report(
             outcome,
             steps,
             congestion,
-            self.dilation,
-            self.unit_hops,
-            self.queued_sum,
-            self.max_queue,
+            sim.dilation,
+            sim.unit_hops,
+            sim.queued_sum,
+            sim.max_queue,
         )
     }
 }
 
 #[cfg(test)]
 mod order_tests {
-    use super::REVERSE_NODES;
+    use super::{FORCE_PARTS, REVERSE_NODES, THREADED_STEPS};
     use crate::packet::{
         FlowControl, Injection, Multicast, MulticastTree, PacketConfig, PacketNet, PathPolicy,
         QueueCapacity, ScanPolicy, SinkModel, StoreTiming, batch, simulate, simulate_multicast,
@@ -2085,6 +2452,13 @@ mod order_tests {
         let reversed = run();
         REVERSE_NODES.with(|r| r.set(false));
         assert_eq!(forward, reversed, "{what}: the node order changed the run");
+        // Every step split into 2, 3 and 5 parts (on this thread), whenever the run can be.
+        for parts in [2, 3, 5] {
+            FORCE_PARTS.with(|f| f.set(parts));
+            let split = run();
+            FORCE_PARTS.with(|f| f.set(0));
+            assert_eq!(forward, split, "{what}: {parts} parts changed the run");
+        }
     }
 
     /// The property a step on several threads rests on: deciding the nodes of every step in
@@ -2184,5 +2558,59 @@ mod order_tests {
         both("multicasts", || {
             simulate_multicast(&bft, &inj, &trees, &mcs, &base, 5).unwrap()
         });
+    }
+
+    /// Runs split into parts do split: a WORM run on the butterfly fat-tree steps on parts in
+    /// every step that moves something.
+    #[test]
+    fn forced_parts_split_the_steps() {
+        let bft = PacketNet::new(ButterflyFatTree::new(64).unwrap()).unwrap();
+        let inj = injections(64, 1);
+        FORCE_PARTS.with(|f| f.set(3));
+        THREADED_STEPS.with(|c| c.set(0));
+        let report = simulate(&bft, &inj, &PacketConfig::worm(), 1).unwrap();
+        FORCE_PARTS.with(|f| f.set(0));
+        let split = THREADED_STEPS.with(std::cell::Cell::get);
+        assert!(
+            split > 0 && split == report.steps,
+            "{split} of {} steps split",
+            report.steps
+        );
+    }
+
+    /// A run with 2^16 processors is the same on 1, 2 and 4 threads, and on 2 and 4 its
+    /// large steps do run on the threads.
+    #[test]
+    fn a_large_run_is_the_same_on_any_number_of_threads() {
+        let net = PacketNet::new(KAryNTree::new(4, 8).unwrap()).unwrap();
+        assert_eq!(net.processors(), 1 << 16);
+        let m = patterns::uniform(net.processors(), false, &mut Pcg64::seed_from_u64(3)).unwrap();
+        let inj = batch(&m, 1, 1, &mut Pcg64::seed_from_u64(4)).unwrap();
+        let config = PacketConfig {
+            flits: 8,
+            record_latencies: true,
+            ..PacketConfig::worm()
+        };
+        let runs: Vec<_> = [1, 2, 4]
+            .into_iter()
+            .map(|threads| {
+                let pool = rayon::ThreadPoolBuilder::new()
+                    .num_threads(threads)
+                    .build()
+                    .unwrap();
+                pool.install(|| {
+                    THREADED_STEPS.with(|c| c.set(0));
+                    let report = simulate(&net, &inj, &config, 11).unwrap();
+                    (threads, report, THREADED_STEPS.with(std::cell::Cell::get))
+                })
+            })
+            .collect();
+        let (_, one, none) = &runs[0];
+        assert_eq!(*none, 0, "one thread never splits a step");
+        assert_eq!(one.outcome, crate::packet::Outcome::Delivered);
+        for (threads, report, split) in &runs[1..] {
+            assert!(*split > 0, "{threads} threads split no step");
+            assert_eq!(one, report, "{threads} threads changed the run");
+        }
     }
 }

@@ -9,6 +9,9 @@
 //! run is [`batch_trial`] alone: the network (`PacketNet::new`) and the message set are built
 //! once outside it. Networks the engine refuses are reported and skipped (none since the
 //! 4-ary n-tree has arithmetic next hops: its next-hop table was refused from N = 2^14).
+//!
+//! Each network runs in a rayon pool of 1 and of 2 threads (`threads=1`, `threads=2`): a run
+//! splits its large steps between the threads of its pool (the same run either way).
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -59,36 +62,44 @@ fn scaling(c: &mut Criterion) {
         };
         assert_eq!(net.processors(), n);
         let m = patterns::uniform(n, false, &mut Pcg64::seed_from_u64(5)).unwrap();
-        // A direct measurement beside criterion's: the best of three runs.
-        let mut best = Duration::MAX;
-        let mut report = None;
-        for _ in 0..3 {
-            let start = Instant::now();
-            let r = batch_trial(&net, &m, 1, &config, 7).unwrap();
-            best = best.min(start.elapsed());
-            report = Some(r);
+        for threads in [1, 2] {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .expect("a pool of two threads");
+            // A direct measurement beside criterion's: the best of three runs.
+            let mut best = Duration::MAX;
+            let mut report = None;
+            for _ in 0..3 {
+                let start = Instant::now();
+                let r = pool.install(|| batch_trial(&net, &m, 1, &config, 7).unwrap());
+                best = best.min(start.elapsed());
+                report = Some(r);
+            }
+            let r = report.unwrap();
+            assert_eq!(r.delivered, r.messages, "{spec}: the batch drains");
+            let traversals = r.unit_hops - u64::from(config.flits) * r.messages;
+            let secs = best.as_secs_f64();
+            eprintln!(
+                "scaling {spec:<24} N = {n:>6}, {threads} thread(s): {:.3} s, {} steps, \
+                 mean latency {:.1}, {:.1} M router traversals/s, {:.1} M flit-hops/s",
+                secs,
+                r.steps,
+                r.mean_latency,
+                traversals as f64 / secs / 1e6,
+                r.unit_hops as f64 / secs / 1e6,
+            );
+            g.throughput(Throughput::Elements(r.unit_hops));
+            g.bench_function(format!("worm/{spec}/uniform/threads={threads}"), |b| {
+                b.iter(|| {
+                    pool.install(|| {
+                        batch_trial(&net, black_box(&m), 1, &config, 7)
+                            .unwrap()
+                            .latency
+                    })
+                })
+            });
         }
-        let r = report.unwrap();
-        assert_eq!(r.delivered, r.messages, "{spec}: the batch drains");
-        let traversals = r.unit_hops - u64::from(config.flits) * r.messages;
-        let secs = best.as_secs_f64();
-        eprintln!(
-            "scaling {spec:<24} N = {n:>6}: {:.3} s, {} steps, mean latency {:.1}, \
-             {:.1} M router traversals/s, {:.1} M flit-hops/s",
-            secs,
-            r.steps,
-            r.mean_latency,
-            traversals as f64 / secs / 1e6,
-            r.unit_hops as f64 / secs / 1e6,
-        );
-        g.throughput(Throughput::Elements(r.unit_hops));
-        g.bench_function(format!("worm/{spec}/uniform"), |b| {
-            b.iter(|| {
-                batch_trial(&net, black_box(&m), 1, &config, 7)
-                    .unwrap()
-                    .latency
-            })
-        });
     }
     g.finish();
 }

@@ -69,8 +69,10 @@ TRIALS AND SEEDS:
   `fatnet route`). A randomized pattern (permutation, uniform, replicated, valiant, bitflip) is
   drawn afresh for each trial from s_i, exactly the set `fatnet traffic --seed s_i` writes, so
   trials are independent random instances as in Greenberg and Oh; a fixed pattern is made
-  once. The trial's delays and routing choices come from derive_seed(s_i, 1). Results do not
-  depend on --threads; --per-trial lists every s_i.
+  once. The trial's delays and routing choices come from derive_seed(s_i, 1). Trials run in
+  parallel on the --threads workers, and a large run (4,096 nodes or more; unicast, the
+  snapshot reading, queues of at most 4 units) also splits its busy steps between them.
+  Results do not depend on --threads; --per-trial lists every s_i.
 
 OUTPUT (--json keys):
   The effective configuration (topology, traffic, queueing, flow, path, scan, priority_range,

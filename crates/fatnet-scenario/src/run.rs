@@ -23,7 +23,8 @@ pub struct RunOptions {
     #[cfg_attr(feature = "clap", arg(long))]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub seed: Option<u64>,
-    /// Worker threads [default: all cores]; results do not depend on it.
+    /// Worker threads [default: all cores]: trials run on them, and a large packet run splits
+    /// its steps between them; results do not depend on it.
     #[cfg_attr(feature = "clap", arg(long))]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub threads: Option<usize>,

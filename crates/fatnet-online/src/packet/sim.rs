@@ -638,6 +638,22 @@ impl Marks {
         self.words[w].get()
     }
 
+    /// The set bits of words `words` (indices into the set, increasing), each word read
+    /// when the iteration reaches it.
+    #[inline(always)]
+    fn ones<'s>(&'s self, words: &'s [u32]) -> impl Iterator<Item = usize> + 's {
+        words.iter().flat_map(move |&wi| {
+            let mut bits = self.word(wi as usize);
+            std::iter::from_fn(move || {
+                (bits != 0).then(|| {
+                    let i = wi as usize * 64 + bits.trailing_zeros() as usize;
+                    bits &= bits - 1;
+                    i
+                })
+            })
+        })
+    }
+
     /// Whether no bit is set (one read per summary word and per word it marks).
     fn is_empty(&self) -> bool {
         self.summary.iter().enumerate().all(|(i, s)| {
@@ -1759,15 +1775,9 @@ impl<'a, S: Store> Sim<'a, S> {
         #[cfg(test)]
         if self.reverse_nodes {
             // Test only: the nodes in decreasing order (`decide_node`).
-            let mut nodes = Vec::new();
-            for &wi in words {
-                let mut bits = self.active.word(wi as usize);
-                while bits != 0 {
-                    nodes.push(wi * 64 + bits.trailing_zeros());
-                    bits &= bits - 1;
-                }
-            }
+            let nodes: Vec<usize> = self.active.ones(words).collect();
             for &v in nodes.iter().rev() {
+                let v = v as u32;
                 self.decide_node(lo, net, v, scan);
             }
             return;
@@ -1872,17 +1882,12 @@ impl<'a, S: Store> Sim<'a, S> {
         let mut drained = 0;
         let mut words = std::mem::take(&mut self.word_list);
         self.eject_busy.collect(&mut words);
-        for &wi in &words {
-            let mut bits = self.eject_busy.word(wi as usize);
-            while bits != 0 {
-                let e = wi as usize * 64 + bits.trailing_zeros() as usize;
-                bits &= bits - 1;
-                self.store.queue_pop(e);
-                drained += 1;
-                self.wake(e, Event::Pop);
-                if self.store.queue_len(e) == 0 {
-                    self.eject_busy.remove(e);
-                }
+        for e in self.eject_busy.ones(&words) {
+            self.store.queue_pop(e);
+            drained += 1;
+            self.wake(e, Event::Pop);
+            if self.store.queue_len(e) == 0 {
+                self.eject_busy.remove(e);
             }
         }
         self.word_list = words;
@@ -2149,13 +2154,8 @@ impl<'a, S: Store> Sim<'a, S> {
             // Ejection queues drained in this step are open to the heads asleep on them.
             let mut words = std::mem::take(&mut self.word_list);
             self.eject_busy.collect(&mut words);
-            for &wi in &words {
-                let mut bits = self.eject_busy.word(wi as usize);
-                while bits != 0 {
-                    let e = wi as usize * 64 + bits.trailing_zeros() as usize;
-                    bits &= bits - 1;
-                    self.wake(e, Event::Pop);
-                }
+            for e in self.eject_busy.ones(&words) {
+                self.wake(e, Event::Pop);
             }
             self.word_list = words;
         }

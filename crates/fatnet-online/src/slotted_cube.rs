@@ -637,7 +637,14 @@ impl StepModel for SlottedSim {
         Step::Continue
     }
 
+    /// Every 64th slot and after the last one, not after every slot: the check scans every
+    /// list (on the butterfly `d · 2^d` of them, mostly empty), which cost up to 5% of a
+    /// debug run. A packet lost or counted twice stays so, so the check still catches it,
+    /// at most 63 slots late.
     fn check_conservation(&self, _net: &(), t: u64) -> Result<(), OnlineError> {
+        if t % 64 != 63 && !self.finished(t + 1) {
+            return Ok(());
+        }
         let queued: u64 = self.arcs.iter().map(|q| q.len() as u64).sum();
         let counted: u64 = self.held.iter().sum();
         if queued != counted {

@@ -303,7 +303,6 @@ struct SlottedSim {
     held: Vec<u64>,
     /// Per list: the packets that reach it at the end of this slot.
     incoming: Vec<Vec<Pkt>>,
-    scratch: Vec<Pkt>,
     order: Vec<Pkt>,
     by_distance: Vec<usize>,
     measure: Measure,
@@ -349,7 +348,6 @@ impl SlottedSim {
             nonempty: vec![0; if per_arc { n } else { 0 }],
             held: vec![0; if per_arc { n } else { 0 }],
             incoming: vec![Vec::new(); lists_len],
-            scratch: Vec::new(),
             order: Vec::new(),
             by_distance: vec![0; c.d as usize + 2],
             measure: Measure::new(warmup, horizon, c.protocol.batches),
@@ -373,8 +371,11 @@ impl SlottedSim {
         let per_arc = !self.arcs.is_empty();
         let d = self.c.d as usize;
         for x in 0..self.incoming.len() {
-            self.scratch.clear();
-            self.scratch.append(&mut self.incoming[x]);
+            // The slot's joiners gather in `incoming[x]`: the packets sent to it in the last
+            // slot, then its new batch; shuffled there, then moved to the list (or, when the
+            // list is empty, swapped with it). A list nothing joins is left alone: an empty
+            // or one-packet shuffle draws nothing.
+            let joining = &mut self.incoming[x];
             if generating && x < self.n {
                 let stream = &mut self.streams[x];
                 let end = (slot + 1) as f64;
@@ -393,7 +394,7 @@ impl SlottedSim {
                             self.in_flight_measured += 1;
                         }
                         self.entered += 1;
-                        self.scratch.push(Pkt {
+                        joining.push(Pkt {
                             src: a.src,
                             dst: a.dst,
                             born: slot,
@@ -401,20 +402,30 @@ impl SlottedSim {
                     }
                 }
             }
-            self.scratch.shuffle(&mut self.rng);
             let held = if per_arc {
-                let mut mask = self.nonempty[x];
-                for q in &self.scratch {
-                    let i = ((x as u32) ^ q.dst).trailing_zeros();
-                    self.arcs[d * x + i as usize].push_back(*q);
-                    mask |= 1 << i;
+                if !joining.is_empty() {
+                    joining.shuffle(&mut self.rng);
+                    self.held[x] += joining.len() as u64;
+                    let mut mask = self.nonempty[x];
+                    for q in joining.drain(..) {
+                        let i = ((x as u32) ^ q.dst).trailing_zeros();
+                        self.arcs[d * x + i as usize].push_back(q);
+                        mask |= 1 << i;
+                    }
+                    self.nonempty[x] = mask;
                 }
-                self.nonempty[x] = mask;
-                self.held[x] += self.scratch.len() as u64;
                 self.held[x]
             } else {
                 let list = &mut self.lists[x];
-                list.extend_from_slice(&self.scratch);
+                if !joining.is_empty() {
+                    joining.shuffle(&mut self.rng);
+                    if list.is_empty() {
+                        std::mem::swap(list, joining);
+                    } else {
+                        list.extend_from_slice(joining);
+                        joining.clear();
+                    }
+                }
                 list.len() as u64
             };
             in_network += held;
@@ -426,44 +437,48 @@ impl SlottedSim {
     }
 
     /// Greedy on the butterfly: the lists of level `j` send on their straight and vertical
-    /// arcs, FIFO.
+    /// arcs, FIFO. A list is scanned until both arcs are taken; the packets it keeps close
+    /// up only when one was taken from between them.
     fn butterfly_slot(&mut self, slot: u64) {
-        let (n, d) = (self.n, self.c.d);
-        for (index, list) in self.lists.iter_mut().enumerate() {
-            if list.is_empty() {
-                continue;
-            }
-            let (level, row) = (index / n, (index % n) as u32);
-            // Bit 0: the straight arc, bit 1: the vertical arc.
-            let mut free = 0b11u32;
-            let mut kept = 0;
-            for i in 0..list.len() {
-                let q = list[i];
-                let vertical = (row ^ q.dst) >> level & 1;
-                if free & (1 << vertical) == 0 {
-                    list[kept] = q;
-                    kept += 1;
-                    if free == 0 {
-                        // Both arcs taken: the rest stays, in order.
-                        list.copy_within(i + 1.., kept);
-                        kept += list.len() - i - 1;
-                        break;
-                    }
+        let (n, d) = (self.n, self.c.d as usize);
+        for level in 0..d {
+            for row in 0..n {
+                let list = &mut self.lists[level * n + row];
+                if list.is_empty() {
                     continue;
                 }
-                free &= !(1 << vertical);
-                self.packet_hops += 1;
-                if level + 1 == d as usize {
-                    self.left += 1;
-                    if self.measure.deliver(q.born, slot + 1, d) {
-                        self.in_flight_measured -= 1;
+                // Bit 0: the straight arc, bit 1: the vertical arc.
+                let mut free = 0b11u32;
+                let mut kept = 0;
+                let mut i = 0;
+                while i < list.len() && free != 0 {
+                    let q = list[i];
+                    i += 1;
+                    let vertical = (row as u32 ^ q.dst) >> level & 1;
+                    if free & (1 << vertical) == 0 {
+                        list[kept] = q;
+                        kept += 1;
+                        continue;
                     }
-                } else {
-                    let to = (level + 1) * n + (row ^ (vertical << level)) as usize;
-                    self.incoming[to].push(q);
+                    free &= !(1 << vertical);
+                    self.packet_hops += 1;
+                    if level + 1 == d {
+                        self.left += 1;
+                        if self.measure.deliver(q.born, slot + 1, d as u32) {
+                            self.in_flight_measured -= 1;
+                        }
+                    } else {
+                        let to = (level + 1) * n + (row ^ ((vertical as usize) << level));
+                        self.incoming[to].push(q);
+                    }
                 }
+                // The rest stays, in order, after the kept ones.
+                let len = list.len();
+                if kept < i && i < len {
+                    list.copy_within(i.., kept);
+                }
+                list.truncate(len - (i - kept));
             }
-            list.truncate(kept);
         }
     }
 
@@ -622,7 +637,14 @@ impl StepModel for SlottedSim {
         Step::Continue
     }
 
+    /// Every 64th slot and after the last one, not after every slot: the check scans every
+    /// list (on the butterfly `d · 2^d` of them, mostly empty), which cost up to 5% of a
+    /// debug run. A packet lost or counted twice stays so, so the check still catches it,
+    /// at most 63 slots late.
     fn check_conservation(&self, _net: &(), t: u64) -> Result<(), OnlineError> {
+        if t % 64 != 63 && !self.finished(t + 1) {
+            return Ok(());
+        }
         let queued: u64 = self.arcs.iter().map(|q| q.len() as u64).sum();
         let counted: u64 = self.held.iter().sum();
         if queued != counted {
@@ -740,6 +762,158 @@ mod tests {
                 per_arc.packet_hops
             );
             assert_eq!(per_arc, lists, "d = {d}, λ = {lambda}, p = {p}");
+        }
+    }
+}
+
+#[cfg(test)]
+mod recorded {
+    use super::*;
+
+    /// The reports' numbers that any change to the engine's data structures must keep:
+    /// `(packets, measured, packet hops, max node queue, mean delay bits, mean number bits)`.
+    fn fingerprint(r: &SlottedReport) -> [u64; 6] {
+        [
+            r.packets,
+            r.measured,
+            r.packet_hops,
+            r.max_node_queue,
+            r.delay_mean.to_bits(),
+            r.number_mean.to_bits(),
+        ]
+    }
+
+    fn configs() -> Vec<SlottedConfig> {
+        let mut out = Vec::new();
+        for (network, scheme, d, lambda, p, seed) in [
+            (
+                GreedyNetwork::Hypercube,
+                SlottedScheme::Greedy,
+                5,
+                1.6,
+                0.5,
+                11,
+            ),
+            (
+                GreedyNetwork::Hypercube,
+                SlottedScheme::Adaptive,
+                5,
+                1.6,
+                0.5,
+                12,
+            ),
+            (
+                GreedyNetwork::Hypercube,
+                SlottedScheme::Adaptive,
+                6,
+                2.5,
+                0.3,
+                13,
+            ),
+            (
+                GreedyNetwork::Butterfly,
+                SlottedScheme::Greedy,
+                3,
+                0.6,
+                0.25,
+                14,
+            ),
+            (
+                GreedyNetwork::Butterfly,
+                SlottedScheme::Greedy,
+                5,
+                0.8,
+                0.5,
+                15,
+            ),
+            (
+                GreedyNetwork::Butterfly,
+                SlottedScheme::Greedy,
+                6,
+                0.9,
+                1.0,
+                16,
+            ),
+        ] {
+            out.push(SlottedConfig {
+                network,
+                scheme,
+                d,
+                lambda,
+                p,
+                protocol: RunProtocol::slots(50, 800, 10),
+                seed,
+                ..SlottedConfig::default()
+            });
+        }
+        out
+    }
+
+    /// Reports of the engine before its lists were filled in place and its butterfly scan
+    /// lost the tail move (recorded then): the same draws in the same order give the same
+    /// numbers, to the last bit.
+    #[test]
+    fn reports_match_the_recorded_ones() {
+        let recorded: [[u64; 6]; 6] = [
+            [
+                40651,
+                38115,
+                104429,
+                31,
+                4619068128938195009,
+                4644552256433023178,
+            ],
+            [
+                41071,
+                38528,
+                104171,
+                22,
+                4614908836775763941,
+                4640403831313765411,
+            ],
+            [
+                128534,
+                120466,
+                234125,
+                21,
+                4612769673488556822,
+                4645719392423953913,
+            ],
+            [
+                3797,
+                3580,
+                11422,
+                6,
+                4615365006447009417,
+                4625573993778291671,
+            ],
+            [
+                20261,
+                18970,
+                101935,
+                9,
+                4618560536535445922,
+                4639639579839499862,
+            ],
+            [
+                46183,
+                43317,
+                290029,
+                47,
+                4622172272286533002,
+                4648584784230620332,
+            ],
+        ];
+        for (c, want) in configs().iter().zip(recorded) {
+            let r = run(c).unwrap();
+            assert_eq!(
+                fingerprint(&r),
+                want,
+                "{:?} {:?} d = {}",
+                c.network,
+                c.scheme,
+                c.d
+            );
         }
     }
 }

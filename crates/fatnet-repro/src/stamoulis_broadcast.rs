@@ -212,7 +212,7 @@ impl Experiment for Table6_1 {
     }
 
     fn cost(&self) -> u32 {
-        12
+        11
     }
 
     fn seed(&self) -> Option<u64> {
@@ -916,7 +916,7 @@ impl Experiment for Figure7_6 {
     }
 
     fn cost(&self) -> u32 {
-        17
+        15
     }
 
     fn seed(&self) -> Option<u64> {

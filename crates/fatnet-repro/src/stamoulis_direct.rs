@@ -579,7 +579,7 @@ impl Experiment for Figure6_3 {
     }
 
     fn cost(&self) -> u32 {
-        16
+        15
     }
 
     fn seed(&self) -> Option<u64> {

@@ -508,7 +508,7 @@ impl Experiment for ContinuousGrid {
     }
 
     fn cost(&self) -> u32 {
-        14
+        13
     }
 
     fn seed(&self) -> Option<u64> {
@@ -727,7 +727,7 @@ impl Experiment for ButterflySlotted {
     }
 
     fn cost(&self) -> u32 {
-        15
+        13
     }
 
     fn seed(&self) -> Option<u64> {

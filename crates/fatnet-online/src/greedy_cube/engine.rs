@@ -453,3 +453,43 @@ fn serve_butterfly<S: Sink>(
 pub(super) fn merge_new(carried: &[Rec], new: &[Rec], out: &mut Vec<Rec>) {
     merge_into(carried, new, out);
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{Rng, SeedableRng};
+    use rand_pcg::Pcg64;
+
+    /// `merge_into` gives the list sorted by (time, tag), on lists with runs of every length
+    /// and equal times.
+    #[test]
+    fn merge_gives_the_sorted_union() {
+        let mut rng = Pcg64::seed_from_u64(7);
+        for case in 0..300 {
+            let n = rng.random_range(0..40usize);
+            let mut all: Vec<Rec> = (0..n)
+                .map(|tag| Rec {
+                    // Few distinct times: many ties, broken by tag.
+                    t: f64::from(rng.random_range(0..(1 + case % 12) as u32)),
+                    rem: 0,
+                    tag: tag as u32,
+                })
+                .collect();
+            let by_key = |x: &Rec, y: &Rec| x.t.total_cmp(&y.t).then(x.tag.cmp(&y.tag));
+            all.sort_by(by_key);
+            // Split into two sorted lists: long runs (case even) or a coin per packet.
+            let (mut a, mut b) = (Vec::new(), Vec::new());
+            let mut side = false;
+            for r in &all {
+                if case % 2 == 1 || rng.random_bool(0.2) {
+                    side = rng.random_bool(0.5);
+                }
+                if side { a.push(*r) } else { b.push(*r) }
+            }
+            let mut out = vec![Rec::default()];
+            merge_into(&a, &b, &mut out);
+            assert_eq!(out[0], Rec::default(), "case {case}: the merge appends");
+            assert_eq!(&out[1..], &all[..], "case {case}");
+        }
+    }
+}

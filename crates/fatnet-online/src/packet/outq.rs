@@ -181,13 +181,17 @@ impl Storage {
         match self.open.take() {
             Some(u) => {
                 self.record(u);
-                for (x, arrived) in std::mem::take(&mut self.moved) {
+                // Taken and put back, so that its buffer is reused from step to step.
+                let mut moved = std::mem::take(&mut self.moved);
+                for &(x, arrived) in &moved {
                     if arrived {
                         self.add(x);
                     } else {
                         self.remove(x);
                     }
                 }
+                moved.clear();
+                self.moved = moved;
             }
             None if released && t > 0 => self.record(t - 1),
             None => {}

@@ -42,7 +42,7 @@
 //! and every pop before any push gives the one-thread state, so a run is the same for any
 //! number of threads (tested on 2^16 processors with 1, 2 and 4 threads). Measured on the
 //! 2-core machine (`docs/bench/2026-11-26-engine-scale.md`): 1.45x on the 4-ary 7-tree batch,
-//! about 1.8x on the 4-ary 8-tree, 1.7x and 1.5x at 2^20 endpoints; nothing at 4,096
+//! about 1.8x on the 4-ary 8-tree, 1.5x at 2^20 endpoints on both trees; nothing at 4,096
 //! endpoints, where steps are too short.
 
 use crate::OnlineParameter;

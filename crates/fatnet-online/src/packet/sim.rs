@@ -22,7 +22,7 @@
 //!   never straddling a cache line); larger or unbounded queues are `VecDeque`s; the
 //!   sleep/wake facts are kept apart;
 //! - a worm's body units find their next link in the record of the queue they stand in
-//!   (`Sim::fwd`), not in the worm's route: a move reads and writes two link records and
+//!   (`Sim::front_fwd`), not in the worm's route: a move reads and writes two link records and
 //!   nothing indexed by worm;
 //! - links keep the network's numbering: on the trees a connection's up and down links are
 //!   neighbours (channels `2e` and `2e + 1`), so a node's input from its parent and its
@@ -126,7 +126,7 @@ trait Store {
     /// Whether a worm owns the link (its head crossed, its tail not yet).
     fn owned(&self, e: usize) -> bool;
     fn set_owned(&self, e: usize, owned: bool);
-    /// The link the worm at the front of the link's queue continues on (see `Sim::fwd`).
+    /// The link the worm at the front of the link's queue continues on (see `Sim::front_fwd`).
     fn fwd(&self, e: usize) -> u32;
     fn set_fwd(&self, e: usize, next: u32);
     /// The link's facts as an input of its head node (set once, before the run).
@@ -138,6 +138,33 @@ trait Store {
     /// wake).
     fn waited(&self, e: usize, event: Event) -> bool;
     fn set_waited(&self, e: usize, event: Event, waited: bool);
+
+    /// Pops link `e`'s front unit: it, the link's facts, whether the queue emptied, and
+    /// whether some input may wait for the pop (one look at the link's record).
+    #[inline(always)]
+    fn pop_front(&self, e: usize) -> (Unit, InputInfo, bool, bool) {
+        let u = self.queue_pop(e);
+        (
+            u,
+            self.info(e),
+            self.queue_len(e) == 0,
+            self.waited(e, Event::Pop),
+        )
+    }
+
+    /// Pushes `u` into link `e`: the queue's length before, and the link's facts.
+    #[inline(always)]
+    fn push_back(&self, e: usize, u: Unit) -> (usize, InputInfo) {
+        let before = self.queue_len(e);
+        self.queue_push(e, u);
+        (before, self.info(e))
+    }
+
+    /// Link `e`'s front unit and the link its worm continues on (one look at the record).
+    #[inline(always)]
+    fn front_fwd(&self, e: usize) -> (Unit, u32) {
+        (self.queue_front(e), self.fwd(e))
+    }
 }
 
 /// What a sleeping unit waits for on a link.
@@ -211,7 +238,15 @@ impl<const Q: usize> Store for Vec<InlineLink<Q>> {
     #[inline]
     fn queue_front(&self, e: usize) -> Unit {
         let l = &self[e];
-        Unit::unpack(l.units[l.head.get() as usize].get())
+        Unit::unpack(l.units[l.head.get() as usize % Q].get())
+    }
+    #[inline(always)]
+    fn front_fwd(&self, e: usize) -> (Unit, u32) {
+        let l = &self[e];
+        (
+            Unit::unpack(l.units[l.head.get() as usize % Q].get()),
+            l.fwd.get(),
+        )
     }
     #[inline]
     fn queue_pop(&self, e: usize) -> Unit {
@@ -279,6 +314,29 @@ impl<const Q: usize> Store for Vec<InlineLink<Q>> {
             Event::Pop => self[e].pop_waited.set(u8::from(waited)),
             Event::Release => self[e].set_flag(WAITED_RELEASE, waited),
         }
+    }
+    #[inline(always)]
+    fn pop_front(&self, e: usize) -> (Unit, InputInfo, bool, bool) {
+        let l = &self[e];
+        let head = l.head.get();
+        let u = Unit::unpack(l.units[head as usize % Q].get());
+        l.head
+            .set(if head as usize + 1 == Q { 0 } else { head + 1 });
+        let len = l.len.get() - 1;
+        l.len.set(len);
+        (u, l.info, len == 0, l.pop_waited.get() != 0)
+    }
+    #[inline(always)]
+    fn push_back(&self, e: usize, u: Unit) -> (usize, InputInfo) {
+        let l = &self[e];
+        let len = l.len.get();
+        let mut pos = l.head.get() as usize + len as usize;
+        if pos >= Q {
+            pos -= Q;
+        }
+        l.units[pos % Q].set(u.pack());
+        l.len.set(len + 1);
+        (len as usize, l.info)
     }
 }
 
@@ -808,7 +866,7 @@ struct Sim<'a, S> {
     inj_head: Vec<C32>,
     inj_seq: Vec<C16>,
     /// Per processor, the first link of the worm at the front of its injection queue, once
-    /// its head has left ([`Sim::fwd`]).
+    /// its head has left ([`Sim::front_fwd`]).
     inj_fwd: Vec<C32>,
     // Per injection queue (input `links + p`; a link's are in its record, `Store::info`).
     info: Vec<InputInfo>,
@@ -857,7 +915,7 @@ struct Local {
     /// Links its moves' tails (now worms' heads or body units) enter, with the unit
     /// (two-phase apply only).
     to_push: Vec<(u32, Unit)>,
-    /// Links that took a unit in this step's apply.
+    /// Links that took a unit in this step's apply and may have raised the largest queue.
     pushed: Vec<u32>,
     used_list: Vec<u32>,
     copies: Vec<CopyMove>,
@@ -1140,21 +1198,7 @@ impl<'a, S: Store> Sim<'a, S> {
         }
     }
 
-    /// The link the worm at the front of input `inp` continues on: the link its head took
-    /// from `inp` (wormhole only). A queue is FIFO and a worm's units are consecutive in it,
-    /// so the front's worm is the one whose head left `inp` last: its body units read their
-    /// next link here, in the input's own record, rather than in the worm's route (a
-    /// random access per unit on a large network).
-    #[inline(always)]
-    fn fwd(&self, inp: u32) -> u32 {
-        if inp < self.links {
-            self.store.fwd(inp as usize)
-        } else {
-            self.inj_fwd[(inp - self.links) as usize].get()
-        }
-    }
-
-    /// Records that the head at the front of input `inp` took link `e` ([`Sim::fwd`]).
+    /// Records that the head at the front of input `inp` took link `e` ([`Sim::front_fwd`]).
     #[inline(always)]
     fn set_fwd(&self, inp: u32, e: u32) {
         if inp < self.links {
@@ -1210,6 +1254,23 @@ impl<'a, S: Store> Sim<'a, S> {
                 seq: self.inj_seq[p].get(),
                 hop: 0,
             }
+        }
+    }
+
+    /// The front unit of input `inp` and the link its worm continues on: the link its head
+    /// took from `inp` (wormhole only). A queue is FIFO and a worm's units are consecutive in
+    /// it, so the front's worm is the one whose head left `inp` last: its body units read
+    /// their next link here, in the input's own record (one look at it for both), rather
+    /// than in the worm's route (a random access per unit on a large network).
+    #[inline(always)]
+    fn front_fwd(&self, inp: u32) -> (Unit, u32) {
+        if inp < self.links {
+            self.store.front_fwd(inp as usize)
+        } else {
+            (
+                self.front(inp),
+                self.inj_fwd[(inp - self.links) as usize].get(),
+            )
         }
     }
 
@@ -1425,7 +1486,7 @@ impl<'a, S: Store> Sim<'a, S> {
     /// for when a unit sleeps instead).
     #[inline(always)]
     fn try_move(&self, lo: &mut Local, net: &PacketNet, v: u32, inp: u32) {
-        let u = self.front(inp);
+        let (u, fwd) = self.front_fwd(inp);
         if u.worm >= self.mc_first {
             self.try_copy(lo, inp, u);
             return;
@@ -1487,7 +1548,7 @@ impl<'a, S: Store> Sim<'a, S> {
             }
             e
         } else {
-            let e = self.fwd(inp);
+            let e = fwd;
             debug_assert_eq!(e, self.route[slot].get());
             if self.store.queue_len(e as usize) >= self.q {
                 self.sleep_pop(inp, e);
@@ -1898,13 +1959,13 @@ impl<'a, S: Store> Sim<'a, S> {
     #[inline(always)]
     fn pop_input(&self, lo: &mut Local, inp: u32) -> Unit {
         if inp < self.links {
-            let u = self.store.queue_pop(inp as usize);
+            let (u, i, emptied, waited) = self.store.pop_front(inp as usize);
             lo.queued_out += 1;
             // Branch-free: whether the queue emptied is a coin flip for the predictor.
-            let i = self.input_info(inp);
-            let emptied = u64::from(self.store.queue_len(inp as usize) == 0);
-            self.nonempty[i.word()].and_not(i.bit() * emptied);
-            self.wake_pop(lo, inp as usize);
+            self.nonempty[i.word()].and_not(i.bit() * u64::from(emptied));
+            if waited {
+                self.wake_pop(lo, inp as usize);
+            }
             u
         } else {
             let p = (inp - self.links) as usize;
@@ -1985,13 +2046,15 @@ impl<'a, S: Store> Sim<'a, S> {
     /// the step or in the one-thread order).
     #[inline(always)]
     fn push_unit(&self, lo: &mut Local, e: u32, u: Unit) {
-        let ei = e as usize;
-        self.store.queue_push(ei, u);
+        let (before, info) = self.store.push_back(e as usize, u);
         lo.queued_in += 1;
-        lo.pushed.push(e);
-        if self.store.queue_len(ei) == 1 {
-            let head = self.store.info(ei).node;
-            self.mark_nonempty(lo, head, e);
+        // The queue ends the step at most this long: only a link that could raise the run's
+        // largest queue is measured at the end of the step.
+        if before as u32 >= self.max_queue {
+            lo.pushed.push(e);
+        }
+        if before == 0 {
+            self.mark_nonempty(lo, info.node, e);
         }
     }
 

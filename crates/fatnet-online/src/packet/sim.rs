@@ -41,9 +41,9 @@
 //! parts' nodes to a serial merge. Every draw is keyed by step and node or input (`draws`),
 //! and every pop before any push gives the one-thread state, so a run is the same for any
 //! number of threads (tested on 2^16 processors with 1, 2 and 4 threads). Measured on the
-//! 2-core machine (`docs/bench/2026-11-26-engine-scale.md`): 1.45x on the 4-ary 7-tree batch,
-//! about 1.8x on the 4-ary 8-tree, 1.5x at 2^20 endpoints on both trees; nothing at 4,096
-//! endpoints, where steps are too short.
+//! 2-core machine (`docs/bench/2026-11-26-engine-scale.md`): 1.35-1.45x on the 4-ary 7-tree
+//! batch, about 1.8x on the 4-ary 8-tree, 1.5x at 2^20 endpoints on both trees; nothing at
+//! 4,096 endpoints, where steps are too short.
 
 use crate::OnlineParameter;
 use std::cell::{Cell, RefCell};
@@ -2358,8 +2358,9 @@ struct Run<'a, S> {
 }
 
 impl<'a, S: Store> Run<'a, S> {
-    /// One `Local` per thread of the current rayon pool when a step can be split (a large
-    /// network; unicast, the snapshot reading and inline queues, [`Threads`]), else one.
+    /// [`PARTS_PER_THREAD`] `Local`s per thread of the current rayon pool when a step can be
+    /// split (two or more threads; a large network; unicast, the snapshot reading and inline
+    /// queues, [`Threads`]), else one.
     fn new(sim: Sim<'a, S>, net: &PacketNet) -> Self
     where
         S: Threads,

@@ -13,6 +13,7 @@
 //! state is the topology's parameters (and a power table): no memory per node or per
 //! processor.
 
+use super::net::ChannelLinks;
 use fatnet_topology::{Butterfly, Clos, FatTree, FoldedClos, KAryNTree};
 
 /// The candidate links of a head: `first, first + stride, …` (`count` of them, in increasing
@@ -76,7 +77,7 @@ pub(crate) enum TreeHops {
     /// The unfolded three-stage `Clos(n, m, r)` (one wire per channel).
     Clos { n: u32, m: u32, r: u32 },
     /// Leiserson's binary fat-tree on `2^levels` processors; a channel of capacity `c` is `c`
-    /// consecutive links (the packet net's `channel_first_link`).
+    /// consecutive links (the packet net's `ChannelLinks`).
     FatTree { levels: u32 },
     /// Stamoulis' `d`-dimensional butterfly (one wire per arc).
     Butterfly { d: u32 },
@@ -152,9 +153,9 @@ impl TreeHops {
 
     /// The links on shortest paths from `node` to `dst`'s ejection node, in link-id order;
     /// none at the ejection node itself and at nodes that cannot reach it.
-    /// `channel_first_link` is the packet net's first link of every channel (and the total).
+    /// `channel_links` are the packet net's wires of every channel.
     #[inline]
-    pub(crate) fn run(&self, node: u32, dst: u32, channel_first_link: &[u32]) -> Run {
+    pub(crate) fn run(&self, node: u32, dst: u32, channel_links: &ChannelLinks) -> Run {
         match *self {
             TreeHops::KAryNTree {
                 k,
@@ -252,10 +253,10 @@ impl TreeHops {
                 // Heap numbers: node 0 the external world, leaf of p at 2^levels + p; up
                 // channel of v is 2(v−1), down channel into v is 2(v−1)+1.
                 let wires = |c: u32| {
-                    Run::wires(
-                        channel_first_link[c as usize],
-                        channel_first_link[c as usize + 1],
-                    )
+                    let (lo, hi) = channel_links
+                        .wires(c as usize)
+                        .expect("the fat-tree's own channels");
+                    Run::wires(lo, hi)
                 };
                 let leaf = (1 << levels) + dst;
                 if node == 0 {

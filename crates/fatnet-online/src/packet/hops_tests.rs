@@ -508,3 +508,36 @@ fn shared_rows_leave_the_ejection_node_out_of_the_longest_distance() {
         check_against_per_processor_bfs(&net);
     }
 }
+
+/// Every link is a wire of its channel, and a channel's wires are consecutive links: with one
+/// link per channel (no table kept) and with capacities (a table).
+#[test]
+fn links_are_wires_of_their_channels() {
+    use super::net::ChannelLinks;
+    let nets = [
+        PacketNet::new(KAryNTree::new(4, 3).unwrap()).unwrap(),
+        PacketNet::new(FatTree::new(16, CapacityProfile::Constant(2)).unwrap()).unwrap(),
+        PacketNet::new(FatTree::new(16, CapacityProfile::Doubling { leaf: 1 }).unwrap()).unwrap(),
+    ];
+    for net in &nets {
+        let wires = net.channel_links();
+        let channels = net.topology().num_channels();
+        assert_eq!(
+            matches!(wires, ChannelLinks::One(_)),
+            channels == net.links(),
+            "{net:?}"
+        );
+        let mut next = 0;
+        for c in 0..channels {
+            let (lo, hi) = wires.wires(c as usize).unwrap();
+            assert_eq!(lo, next, "{net:?}: channel {c}");
+            assert!(hi > lo);
+            for e in lo..hi {
+                assert_eq!(net.channel_of(e).0, c);
+            }
+            next = hi;
+        }
+        assert_eq!(next, net.links());
+        assert_eq!(wires.wires(channels as usize), None);
+    }
+}

@@ -72,6 +72,7 @@ mod sim;
 #[cfg(test)]
 mod store_timing_tests;
 mod table;
+mod wait;
 
 pub use algorithm_a::{
     AlgorithmA, AlgorithmAReport, DoublingReport, algorithm_a, algorithm_a_doubling,

@@ -166,8 +166,9 @@ pub struct PacketNet {
     nodes: u32,
     pub(crate) link_head: Vec<u32>,
     pub(crate) link_tail: Vec<u32>,
-    link_channel: Vec<u32>,
-    channel_first_link: Vec<u32>,
+    /// Per link, its channel; `None` when every channel is one link (then link = channel).
+    link_channel: Option<Vec<u32>>,
+    channel_links: ChannelLinks,
     pub(crate) inputs_start: Vec<u32>,
     pub(crate) inputs: Vec<u32>,
     pub(crate) ejection: Vec<bool>,
@@ -180,6 +181,26 @@ pub struct PacketNet {
     out_links: Vec<u32>,
     hops: Hops,
     max_hops: u32,
+}
+
+/// The links of every channel: channel `c`'s wires are the consecutive links `lo..hi`.
+#[derive(Clone, Debug)]
+pub(crate) enum ChannelLinks {
+    /// Every one of the channels is one link, of its own number.
+    One(u32),
+    /// The first link of every channel, and the number of links.
+    Table(Vec<u32>),
+}
+
+impl ChannelLinks {
+    /// Channel `c`'s wires, `lo..hi` (`None`: no such channel).
+    #[inline]
+    pub(crate) fn wires(&self, c: usize) -> Option<(u32, u32)> {
+        match self {
+            Self::One(channels) => (c < *channels as usize).then_some((c as u32, c as u32 + 1)),
+            Self::Table(first) => Some((*first.get(c)?, *first.get(c + 1)?)),
+        }
+    }
 }
 
 impl fmt::Debug for PacketNet {
@@ -344,15 +365,23 @@ impl PacketNet {
         let links = total as u32;
         let mut link_head = Vec::with_capacity(links as usize);
         let mut link_tail = Vec::with_capacity(links as usize);
-        let mut link_channel = Vec::with_capacity(links as usize);
         for c in 0..channels {
             let ch = t.channel(fatnet_topology::ChannelId(c));
             for _ in 0..ch.capacity {
                 link_head.push(ch.to.0);
                 link_tail.push(ch.from.0);
-                link_channel.push(c);
             }
         }
+        // Every channel one link (the trees, hypercubes, most fabrics): no per-link table.
+        let (link_channel, channel_links) = if links == channels {
+            (None, ChannelLinks::One(channels))
+        } else {
+            let mut link_channel = Vec::with_capacity(links as usize);
+            for (c, w) in channel_first_link.windows(2).enumerate() {
+                link_channel.extend(std::iter::repeat_n(c as u32, (w[1] - w[0]) as usize));
+            }
+            (Some(link_channel), ChannelLinks::Table(channel_first_link))
+        };
 
         let injection_node: Vec<u32> = (0..processors).map(|p| t.injection_node(p).0).collect();
         let ejection_node: Vec<u32> = (0..processors).map(|p| t.ejection_node(p).0).collect();
@@ -377,25 +406,40 @@ impl PacketNet {
         let ejection: Vec<bool> = link_head.iter().map(|&h| terminal[h as usize]).collect();
         let terminal_sinks = ejection_node.iter().all(|&v| terminal[v as usize]);
 
-        // Inputs: forwarding links by id, then the injection queue (id links + p).
-        let mut hosted: Vec<Vec<u32>> = vec![Vec::new(); nodes as usize];
-        for (p, &v) in injection_node.iter().enumerate() {
-            hosted[v as usize].push(links + p as u32);
-        }
-        let mut per_node: Vec<Vec<u32>> = vec![Vec::new(); nodes as usize];
+        // Inputs: per node its forwarding links by id, then its injection queues (id
+        // `links + p`, by p); counted, then placed (no list per node).
+        let mut link_inputs = vec![0u32; nodes as usize];
+        let mut inputs_start = vec![0u32; nodes as usize + 1];
         for (e, &h) in link_head.iter().enumerate() {
             if !ejection[e] {
-                per_node[h as usize].push(e as u32);
+                link_inputs[h as usize] += 1;
+                inputs_start[h as usize + 1] += 1;
             }
         }
-        let mut inputs_start = Vec::with_capacity(nodes as usize + 1);
-        let mut inputs = Vec::new();
-        for v in 0..nodes as usize {
-            inputs_start.push(inputs.len() as u32);
-            inputs.extend_from_slice(&per_node[v]);
-            inputs.extend_from_slice(&hosted[v]);
+        for &v in &injection_node {
+            inputs_start[v as usize + 1] += 1;
         }
-        inputs_start.push(inputs.len() as u32);
+        for v in 0..nodes as usize {
+            inputs_start[v + 1] += inputs_start[v];
+        }
+        let mut inputs = vec![0u32; inputs_start[nodes as usize] as usize];
+        // Where each node's next link input, and next injection queue, goes.
+        let mut next_link: Vec<u32> = inputs_start[..nodes as usize].to_vec();
+        for (e, &h) in link_head.iter().enumerate() {
+            if !ejection[e] {
+                inputs[next_link[h as usize] as usize] = e as u32;
+                next_link[h as usize] += 1;
+            }
+        }
+        let mut next_host = link_inputs;
+        for (v, n) in next_host.iter_mut().enumerate() {
+            *n += inputs_start[v];
+        }
+        for (p, &v) in injection_node.iter().enumerate() {
+            inputs[next_host[v as usize] as usize] = links + p as u32;
+            next_host[v as usize] += 1;
+        }
+        drop((next_link, next_host));
         let mut out_start = vec![0u32; nodes as usize + 1];
         for &tail in &link_tail {
             out_start[tail as usize + 1] += 1;
@@ -452,7 +496,7 @@ impl PacketNet {
             link_head,
             link_tail,
             link_channel,
-            channel_first_link,
+            channel_links,
             inputs_start,
             inputs,
             ejection,
@@ -510,11 +554,11 @@ impl PacketNet {
             index,
             why,
         };
-        let first = *self
-            .channel_first_link
-            .get(c.index())
-            .filter(|_| c.index() + 1 < self.channel_first_link.len())
-            .ok_or(broken("a channel id out of range"))?;
+        let first = self
+            .channel_links
+            .wires(c.index())
+            .ok_or(broken("a channel id out of range"))?
+            .0;
         if self.link_tail[first as usize] != at {
             return Err(broken(
                 "a channel does not leave the node the path has reached",
@@ -637,9 +681,18 @@ impl PacketNet {
         }
     }
 
+    /// The wires of every channel.
+    #[cfg(test)]
+    pub(crate) fn channel_links(&self) -> &ChannelLinks {
+        &self.channel_links
+    }
+
     /// The channel link `link` is a wire of.
     pub fn channel_of(&self, link: u32) -> fatnet_topology::ChannelId {
-        fatnet_topology::ChannelId(self.link_channel[link as usize])
+        fatnet_topology::ChannelId(match &self.link_channel {
+            Some(of) => of[link as usize],
+            None => link,
+        })
     }
 
     /// An upper bound on the length of every route: of every shortest path under
@@ -716,7 +769,7 @@ impl PacketNet {
                     diff &= diff - 1;
                 }
             }
-            Hops::Tree(tree) => tree.run(node, dst, &self.channel_first_link).push_into(out),
+            Hops::Tree(tree) => tree.run(node, dst, &self.channel_links).push_into(out),
             Hops::Table(table) => table.next_hops(
                 node,
                 dst,
@@ -739,7 +792,7 @@ impl PacketNet {
                 return (bit << d) | node;
             }
             Hops::Tree(tree) => {
-                let run = tree.run(node, dst, &self.channel_first_link);
+                let run = tree.run(node, dst, &self.channel_links);
                 debug_assert!(run.count > 0, "no next hop");
                 return run.first;
             }
@@ -792,10 +845,10 @@ impl PacketNet {
         let mut at = self.injection_node[src as usize];
         for &c in channels.iter() {
             at = self.step(src, dst, index, at, c)?;
-            let (lo, hi) = (
-                self.channel_first_link[c.index()],
-                self.channel_first_link[c.index() + 1],
-            );
+            let (lo, hi) = self
+                .channel_links
+                .wires(c.index())
+                .expect("a checked channel");
             out.push(if hi - lo > 1 {
                 rng.random_range(lo..hi)
             } else {

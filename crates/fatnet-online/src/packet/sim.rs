@@ -19,8 +19,9 @@
 //!   link ownership already guarantees one unit per link per step (see `Sim::owned`);
 //! - a link with a bounded queue of at most 4 units keeps its queue, flags, its facts as an
 //!   input and the next link of its front worm in one small struct (32 bytes for `q <= 2`,
-//!   never straddling a cache line); larger or unbounded queues are `VecDeque`s; the
-//!   sleep/wake facts are kept apart;
+//!   never straddling a cache line); larger or unbounded queues are `VecDeque`s; the wait
+//!   masks are kept apart, as narrow as the busiest node allows (`wait`: one byte per link
+//!   and event on the trees), and a link's tail is the network's;
 //! - a worm's body units find their next link in the record of the queue they stand in
 //!   (`Sim::front_fwd`), not in the worm's route: a move reads and writes two link records and
 //!   nothing indexed by worm;
@@ -30,7 +31,13 @@
 //!   was 15–20 % slower on the 4-ary 8-tree and no faster on `bft:n=2^18`.)
 //! - the active nodes and the ejection queues to drain are bit sets with a summary bit per
 //!   word (`Marks`): a step costs one read per 4,096 nodes or links plus its work, so idle
-//!   parts of a large network cost (almost) nothing.
+//!   parts of a large network cost (almost) nothing;
+//! - on networks of at least [`PREFETCH_LINKS`] links, whose records do not fit in the
+//!   caches, the records of the moves 4 places ahead (apply) and of the inputs of the active
+//!   nodes 4 places ahead (decide) are prefetched: on the trees a node's input from a
+//!   neighbour and its output to it share a cache line, so the second covers the links a
+//!   node's units leave by. One thread, `bft:n=2^18` batch: 14.2-15.5 s before, 10.0-10.2 s
+//!   after; below that size the prefetches cost more than they save (+10 % at 4,096).
 //!
 //! **Threads.** A run started inside a rayon pool of several threads splits its large steps
 //! between them (`Sim::step_threaded`): unicast runs under the snapshot reading with queues of
@@ -41,9 +48,12 @@
 //! parts' nodes to a serial merge. Every draw is keyed by step and node or input (`draws`),
 //! and every pop before any push gives the one-thread state, so a run is the same for any
 //! number of threads (tested on 2^16 processors with 1, 2 and 4 threads). Measured on the
-//! 2-core machine (`docs/bench/2026-11-26-engine-scale.md`): 1.35-1.45x on the 4-ary 7-tree
-//! batch, about 1.8x on the 4-ary 8-tree, 1.5x at 2^20 endpoints on both trees; nothing at
-//! 4,096 endpoints, where steps are too short.
+//! 2-core machine (`docs/bench/2026-11-26-engine-scale.md`), two threads against one: 1.17x
+//! on the 4-ary 7- and 8-tree batches, at most 1.2x on `bft`, nothing at 4,096 endpoints
+//! (steps too short) and nothing at 2^20 endpoints (4-ary 10-tree: 59.1 s on one thread,
+//! 59.6-61.0 s and 280 MB more on two), where the steps wait on memory. Before the link
+//! records were prefetched, which made the one-thread step faster at scale, two threads gave
+//! 1.35-1.45x, 1.8x and 1.5x on the 7-, 8- and 10-trees.
 
 use crate::OnlineParameter;
 use std::cell::{Cell, RefCell};
@@ -60,6 +70,7 @@ use super::draws::{Draws, Purpose, StepDraws};
 use super::ledger::Ledger;
 use super::multicast::{Multicast, MulticastTree};
 use super::net::{NONE, PacketNet};
+use super::wait::WaitMasks;
 use super::{
     FarthestTies, FixedInputOrder, FlowControl, Injection, OnlineError, Outcome, PacketConfig,
     PacketReport, PathPolicy, QueueCapacity, Queueing, ScanPolicy, SinkModel, StoreTiming,
@@ -85,6 +96,32 @@ struct CopyMove {
     link: u32,
     unit: Unit,
     pop: bool,
+}
+
+/// How many moves (apply) or active nodes (decide) ahead link records are prefetched.
+const AHEAD: usize = 4;
+
+/// Networks of at least this many links prefetch link records: 4 MiB of records at 32 bytes
+/// a record, four times the machine's L2. Below, the prefetches cost more than they save
+/// (`docs/bench/2026-11-26-engine-scale.md`).
+const PREFETCH_LINKS: u32 = 1 << 17;
+
+/// Runs `$body` on every move `(inp, e)` of `$moves` in order; on a large network the link
+/// records of the move [`AHEAD`] places further are prefetched first. A macro, not a function
+/// taking a closure: that cost 5.7 % more instructions per run (measured).
+macro_rules! each_move {
+    ($sim:ident, $moves:ident, |$inp:ident, $e:ident| $body:block) => {
+        if $sim.prefetch {
+            for (i, &($inp, $e)) in $moves.iter().enumerate() {
+                $sim.prefetch_move(&$moves, i + AHEAD);
+                $body
+            }
+        } else {
+            for &($inp, $e) in &$moves {
+                $body
+            }
+        }
+    };
 }
 
 /// Largest bounded queue kept inline in the link state.
@@ -138,6 +175,9 @@ trait Store {
     /// wake).
     fn waited(&self, e: usize, event: Event) -> bool;
     fn set_waited(&self, e: usize, event: Event, waited: bool);
+    /// Asks the processor to bring link `e`'s record into the cache (a hint).
+    #[inline(always)]
+    fn prefetch(&self, _e: usize) {}
 
     /// Pops link `e`'s front unit: it, the link's facts, whether the queue emptied, and
     /// whether some input may wait for the pop (one look at the link's record).
@@ -169,7 +209,7 @@ trait Store {
 
 /// What a sleeping unit waits for on a link.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Event {
+pub(super) enum Event {
     /// The link's queue pops (it was full).
     Pop = 0,
     /// The worm owning the link releases it (its tail crossed).
@@ -231,6 +271,10 @@ impl<const Q: usize> InlineLink<Q> {
 }
 
 impl<const Q: usize> Store for Vec<InlineLink<Q>> {
+    #[inline(always)]
+    fn prefetch(&self, e: usize) {
+        prefetch_index::prefetch_index(self, e);
+    }
     #[inline]
     fn queue_len(&self, e: usize) -> usize {
         self[e].len.get() as usize
@@ -770,18 +814,13 @@ impl InputInfo {
     }
 }
 
-/// What sleeping and waking need to know of a link: the first of its wait masks' words (over
-/// its tail node's inputs: as many as the tail node's mask words) and its tail node.
-#[derive(Clone, Copy, Debug, Default)]
-struct WaitInfo {
-    wait_word: u32,
-    tail: u32,
-}
-
 #[cfg(test)]
 thread_local! {
     /// Test only: runs started on this thread decide their nodes in decreasing order.
     pub(super) static REVERSE_NODES: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// Test only: runs started on this thread keep wait masks at least this wide (`wait`),
+    /// and find every node's mask words through `node_word`.
+    pub(super) static WAIT_WIDTH: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 
 /// How a node orders its ready inputs ([`Sim::decide_node`]), from the scan policy.
@@ -841,9 +880,18 @@ struct Sim<'a, S> {
     same_step: bool,
     /// [`StoreTiming::StickyDraw`]: an RP draw is kept until the head moves.
     sticky: bool,
+    /// Route slots per worm: its destination's ejection node, then (`keep_routes`) its
+    /// route.
     stride: usize,
+    /// Whether worms keep their routes (source routes, or RP draws kept until the head moves).
+    keep_routes: bool,
     links: u32,
     nodes: u32,
+    /// Whether link records are prefetched ([`PREFETCH_LINKS`]).
+    prefetch: bool,
+    /// Whether every node has exactly one mask word (1 to 64 inputs), the word of its own
+    /// number ([`Sim::words_of`]).
+    one_word: bool,
 
     // Per worm: its destination's ejection node, then its route (`stride` links).
     route: Vec<C32>,
@@ -858,8 +906,12 @@ struct Sim<'a, S> {
     crossings: Vec<C32>,
     /// Ejection links with a unit for their terminal to drain.
     eject_busy: Marks,
-    /// Wait masks per [`Event`].
-    wait: [Vec<C64>; 2],
+    /// Wait masks per [`Event`] (`wait`).
+    wait: WaitMasks,
+    /// Per link, its tail node (the network's).
+    link_tail: &'a [u32],
+    /// Whether links come in reversed pairs, `2c` and `2c + 1` (`Sim::tail_of`).
+    paired: bool,
     // Per processor: the worms released to its injection queue (its front at `inj_head`;
     // emptied when drained, at the next release), and the front worm's next unit.
     inj: Vec<Vec<u32>>,
@@ -870,8 +922,6 @@ struct Sim<'a, S> {
     inj_fwd: Vec<C32>,
     // Per injection queue (input `links + p`; a link's are in its record, `Store::info`).
     info: Vec<InputInfo>,
-    // Per link.
-    wait_info: Vec<WaitInfo>,
     // Per node.
     node_word: Vec<u32>,
     nonempty: Vec<C64>,
@@ -968,7 +1018,7 @@ impl Local {
 impl<'a, S: Store> Sim<'a, S> {
     #[allow(clippy::too_many_arguments)]
     fn new(
-        net: &PacketNet,
+        net: &'a PacketNet,
         injections: &'a [Injection],
         mc: Mc<'a>,
         config: &'a PacketConfig,
@@ -1044,7 +1094,16 @@ impl<'a, S: Store> Sim<'a, S> {
                 }
             }
         }
-        let stride = longest.max(1) as usize + 1;
+        // A worm's route is read back only when it is fixed at its source or when an RP draw
+        // is kept until the head moves; otherwise each worm keeps its destination's ejection
+        // node only (a route of 21 links is 84 bytes a worm at 2^20 endpoints, and the head's
+        // write to it a cache miss, every flit's under SPLIT).
+        let keep_routes = source_routed || config.store_timing == StoreTiming::StickyDraw;
+        let stride = if keep_routes {
+            longest.max(1) as usize + 1
+        } else {
+            1
+        };
         // Every draw of the run itself is keyed by this (`draws`).
         let draws = Draws::new(rng.random());
 
@@ -1053,44 +1112,53 @@ impl<'a, S: Store> Sim<'a, S> {
         // Input slots: node v's inputs are bits of words node_word[v]..node_word[v+1].
         let mut node_word = Vec::with_capacity(nodes + 1);
         let inputs = links as usize + net.processors() as usize;
-        let mut info = vec![
-            InputInfo {
-                node: 0,
-                slot: NONE
-            };
-            inputs
-        ];
+        // Links keep their facts as inputs in their own record; `info` keeps the injection
+        // queues' (input `links + p`).
+        let mut info: Vec<InputInfo> = (0..net.processors() as usize)
+            .map(|p| InputInfo {
+                node: net.injection_node[p],
+                slot: NONE,
+            })
+            .collect();
+        // Ejection links are no node's inputs: they keep `NONE` (module `net`).
+        for (e, &head) in net.link_head.iter().enumerate() {
+            store.set_info(
+                e,
+                InputInfo {
+                    node: head,
+                    slot: NONE,
+                },
+            );
+        }
         let mut words = 0u32;
+        let mut max_inputs = 0;
         for v in 0..nodes as u32 {
             node_word.push(words);
             let of_v = net.inputs_of(v);
             for (i, &inp) in of_v.iter().enumerate() {
-                info[inp as usize].slot = (words + (i / 64) as u32) << 6 | (i % 64) as u32;
+                let slot = (words + (i / 64) as u32) << 6 | (i % 64) as u32;
+                if inp < links {
+                    store.set_info(inp as usize, InputInfo { node: v, slot });
+                } else {
+                    info[(inp - links) as usize].slot = slot;
+                }
             }
+            max_inputs = max_inputs.max(of_v.len());
             words += of_v.len().div_ceil(64) as u32;
         }
         node_word.push(words);
-        let mut wait_words = 0u32;
-        let mut wait_info = Vec::with_capacity(links as usize);
-        for (e, entry) in info.iter_mut().enumerate() {
-            if e < links as usize {
-                let tail = net.link_tail[e];
-                let (lo, hi) = (node_word[tail as usize], node_word[tail as usize + 1]);
-                entry.node = net.link_head[e];
-                wait_info.push(WaitInfo {
-                    wait_word: wait_words,
-                    tail,
-                });
-                wait_words += hi - lo;
-            } else {
-                entry.node = net.injection_node[e - links as usize];
-            }
-        }
-        // Links keep their facts in their own record; `info` keeps the injection queues'.
-        for (e, &i) in info[..links as usize].iter().enumerate() {
-            store.set_info(e, i);
-        }
-        info.drain(..links as usize);
+        let one_word = node_word.iter().enumerate().all(|(v, &w)| w as usize == v);
+        #[cfg(test)]
+        let max_inputs = max_inputs.max(WAIT_WIDTH.with(std::cell::Cell::get));
+        // Test only: wide wait masks also take the general path to the mask words.
+        #[cfg(test)]
+        let one_word = one_word && WAIT_WIDTH.with(std::cell::Cell::get) == 0;
+        let wait = WaitMasks::new(
+            max_inputs,
+            net.link_tail
+                .iter()
+                .map(|&t| node_word[t as usize + 1] - node_word[t as usize]),
+        )?;
         let mut route = vec![NONE; unicast_worms * stride];
         for (w, &dst) in worm_dst.iter().enumerate() {
             route[w * stride] = net.ejection_node[dst as usize];
@@ -1125,8 +1193,11 @@ impl<'a, S: Store> Sim<'a, S> {
             same_step: config.store_timing.same_step(),
             sticky: config.store_timing == StoreTiming::StickyDraw,
             stride,
+            keep_routes,
             links,
             nodes: nodes as u32,
+            prefetch: links >= PREFETCH_LINKS,
+            one_word,
             route: route.into_iter().map(C32::new).collect(),
             key,
             worm_dst,
@@ -1135,7 +1206,10 @@ impl<'a, S: Store> Sim<'a, S> {
             store,
             crossings: words32(links as usize, 0),
             eject_busy: Marks::new(links as usize),
-            wait: [words64(wait_words as usize), words64(wait_words as usize)],
+            wait,
+            link_tail: &net.link_tail,
+            paired: net.link_head.len().is_multiple_of(2)
+                && (0..net.link_head.len()).all(|e| net.link_tail[e] == net.link_head[e ^ 1]),
             inj: vec![Vec::new(); processors],
             inj_head: words32(processors, 0),
             inj_seq: std::iter::repeat_with(|| C16::new(0))
@@ -1143,7 +1217,6 @@ impl<'a, S: Store> Sim<'a, S> {
                 .collect(),
             inj_fwd: words32(processors, NONE),
             info,
-            wait_info,
             node_word,
             nonempty: words64(words as usize),
             asleep: words64(words as usize),
@@ -1294,8 +1367,8 @@ impl<'a, S: Store> Sim<'a, S> {
     /// wait mask for `event` (`e` leaves the input's node).
     #[inline(always)]
     fn wait_on(&self, inp_word: usize, node: u32, bit: u64, e: u32, event: Event) {
-        let offset = inp_word as u32 - self.node_word[node as usize];
-        self.wait[event as usize][(self.wait_info[e as usize].wait_word + offset) as usize].or(bit);
+        let offset = inp_word - self.words_of(node).0;
+        self.wait.or(event, e as usize, offset, bit);
         self.store.set_waited(e as usize, event, true);
     }
 
@@ -1410,6 +1483,28 @@ impl<'a, S: Store> Sim<'a, S> {
         self.wait_on(i.word(), i.node, i.bit(), e, Event::Pop);
     }
 
+    /// Node `v`'s mask words, `first..end`: `v..v + 1` when every node has one.
+    #[inline(always)]
+    fn words_of(&self, v: u32) -> (usize, usize) {
+        let v = v as usize;
+        if self.one_word {
+            (v, v + 1)
+        } else {
+            (self.node_word[v] as usize, self.node_word[v + 1] as usize)
+        }
+    }
+
+    /// Link `e`'s tail node: on networks whose links come in reversed pairs, the head of
+    /// `e`'s partner, whose record shares `e`'s cache line.
+    #[inline(always)]
+    fn tail_of(&self, e: usize) -> u32 {
+        if self.paired {
+            self.store.info(e ^ 1).node
+        } else {
+            self.link_tail[e]
+        }
+    }
+
     /// Wakes the inputs waiting for `event` on link `e` (by the owner of `e`'s tail node).
     #[inline(always)]
     fn wake(&self, e: usize, event: Event) {
@@ -1417,18 +1512,12 @@ impl<'a, S: Store> Sim<'a, S> {
             return;
         }
         self.store.set_waited(e, event, false);
-        let i = self.wait_info[e];
-        let (lo, tail) = (i.wait_word as usize, i.tail);
-        let (base, end) = (
-            self.node_word[tail as usize] as usize,
-            self.node_word[tail as usize + 1] as usize,
-        );
-        let wait = &self.wait[event as usize];
+        let tail = self.tail_of(e);
+        let (base, end) = self.words_of(tail);
         let mut any = false;
         for j in 0..end - base {
-            let w = wait[lo + j].get();
+            let w = self.wait.take(event, e, j);
             if w != 0 {
-                wait[lo + j].set(0);
                 self.asleep[base + j].and_not(w);
                 any = true;
             }
@@ -1445,7 +1534,7 @@ impl<'a, S: Store> Sim<'a, S> {
         if !self.store.waited(e, Event::Pop) {
             return;
         }
-        if lo.owns(self.wait_info[e].tail) {
+        if lo.owns(self.tail_of(e)) {
             self.wake(e, Event::Pop);
         } else {
             lo.wakes.push(e as u32);
@@ -1541,7 +1630,9 @@ impl<'a, S: Store> Sim<'a, S> {
             if e == NONE {
                 return;
             }
-            self.route[slot].set(e);
+            if self.keep_routes {
+                self.route[slot].set(e);
+            }
             if self.unit_len > 1 {
                 self.store.set_owned(e as usize, true);
                 self.set_fwd(inp, e);
@@ -1549,7 +1640,7 @@ impl<'a, S: Store> Sim<'a, S> {
             e
         } else {
             let e = fwd;
-            debug_assert_eq!(e, self.route[slot].get());
+            debug_assert!(!self.keep_routes || e == self.route[slot].get());
             if self.store.queue_len(e as usize) >= self.q {
                 self.sleep_pop(inp, e);
                 return;
@@ -1683,7 +1774,9 @@ impl<'a, S: Store> Sim<'a, S> {
         if e == NONE {
             return retry;
         }
-        self.route[slot].set(e);
+        if self.keep_routes {
+            self.route[slot].set(e);
+        }
         self.store.set_used(e as usize, true);
         lo.used_list.push(e);
         lo.moves.push((inp, e));
@@ -1716,17 +1809,12 @@ impl<'a, S: Store> Sim<'a, S> {
         if !self.store.waited(ei, Event::Pop) {
             return;
         }
-        let i = self.wait_info[ei];
-        let (first_word, tail) = (i.wait_word as usize, i.tail);
-        let (base, end) = (
-            self.node_word[tail as usize] as usize,
-            self.node_word[tail as usize + 1] as usize,
-        );
+        let tail = self.tail_of(ei);
+        let (base, end) = self.words_of(tail);
         let ins = net.inputs_of(tail);
         let first = lo.blocked.len();
         for j in 0..end - base {
-            let mut w =
-                self.wait[Event::Pop as usize][first_word + j].get() & self.asleep[base + j].get();
+            let mut w = self.wait.get(Event::Pop, ei, j) & self.asleep[base + j].get();
             while w != 0 {
                 let b = w.trailing_zeros() as usize;
                 w &= w - 1;
@@ -1845,11 +1933,43 @@ impl<'a, S: Store> Sim<'a, S> {
         }
         for &wi in words {
             let wi = wi as usize;
+            // The nodes `AHEAD` places further have their input records brought into the
+            // cache (on the trees a node's input from a neighbour and its output to it share
+            // a cache line).
             let mut bits = self.active.word(wi);
-            while bits != 0 {
-                let v = (wi * 64) as u32 + bits.trailing_zeros();
-                bits &= bits - 1;
-                self.decide_node(lo, net, v, scan);
+            if self.prefetch {
+                let mut ahead = bits;
+                for _ in 0..AHEAD {
+                    if ahead != 0 {
+                        self.prefetch_inputs(net, (wi * 64) as u32 + ahead.trailing_zeros());
+                        ahead &= ahead - 1;
+                    }
+                }
+                while bits != 0 {
+                    let v = (wi * 64) as u32 + bits.trailing_zeros();
+                    bits &= bits - 1;
+                    if ahead != 0 {
+                        self.prefetch_inputs(net, (wi * 64) as u32 + ahead.trailing_zeros());
+                        ahead &= ahead - 1;
+                    }
+                    self.decide_node(lo, net, v, scan);
+                }
+            } else {
+                while bits != 0 {
+                    let v = (wi * 64) as u32 + bits.trailing_zeros();
+                    bits &= bits - 1;
+                    self.decide_node(lo, net, v, scan);
+                }
+            }
+        }
+    }
+
+    /// Brings the records of node `v`'s inputs into the cache.
+    #[inline(always)]
+    fn prefetch_inputs(&self, net: &PacketNet, v: u32) {
+        for &inp in net.inputs_of(v) {
+            if inp < self.links {
+                self.store.prefetch(inp as usize);
             }
         }
     }
@@ -1866,10 +1986,7 @@ impl<'a, S: Store> Sim<'a, S> {
             fixed,
             reversed,
         } = scan;
-        let (first, end) = (
-            self.node_word[v as usize] as usize,
-            self.node_word[v as usize + 1] as usize,
-        );
+        let (first, end) = self.words_of(v);
         let ins = net.inputs_of(v);
         if end - first == 1 && !keyed && !reversed {
             // Fast path: one mask word, RR by masking at the start position.
@@ -2115,15 +2232,26 @@ impl<'a, S: Store> Sim<'a, S> {
             }
             lo.popped = popped;
         } else {
-            for &(inp, e) in &moves {
+            each_move!(self, moves, |inp, e| {
                 let u = self.pop_input(lo, inp);
                 if let Some(next) = self.move_unit(lo, e, u) {
                     self.push_unit(lo, e, next);
                 }
-            }
+            });
         }
         lo.moves = moves;
         self.end_apply(lo);
+    }
+
+    /// Brings the link records of `moves[i]` into the cache, if there is one.
+    #[inline(always)]
+    fn prefetch_move(&self, moves: &[(u32, u32)], i: usize) {
+        if let Some(&(inp, e)) = moves.get(i) {
+            if inp < self.links {
+                self.store.prefetch(inp as usize);
+            }
+            self.store.prefetch(e as usize);
+        }
     }
 
     /// Two-phase apply, first phase: `lo`'s moves pop, cross and arrive; the units to push
@@ -2131,12 +2259,12 @@ impl<'a, S: Store> Sim<'a, S> {
     fn apply_pops(&self, lo: &mut Local) {
         let moves = std::mem::take(&mut lo.moves);
         lo.to_push.clear();
-        for &(inp, e) in &moves {
+        each_move!(self, moves, |inp, e| {
             let u = self.pop_input(lo, inp);
             if let Some(next) = self.move_unit(lo, e, u) {
                 lo.to_push.push((e, next));
             }
-        }
+        });
         lo.moves = moves;
     }
 
@@ -2508,7 +2636,7 @@ impl<S: Threads> StepModel for Run<'_, S> {
 
 #[cfg(test)]
 mod order_tests {
-    use super::{FORCE_PARTS, REVERSE_NODES, THREADED_STEPS};
+    use super::{FORCE_PARTS, REVERSE_NODES, THREADED_STEPS, WAIT_WIDTH};
     use crate::packet::{
         FlowControl, Injection, Multicast, MulticastTree, PacketConfig, PacketNet, PathPolicy,
         QueueCapacity, ScanPolicy, SinkModel, StoreTiming, batch, simulate, simulate_multicast,
@@ -2535,6 +2663,17 @@ mod order_tests {
             let split = run();
             FORCE_PARTS.with(|f| f.set(0));
             assert_eq!(forward, split, "{what}: {parts} parts changed the run");
+        }
+        // Wait masks of every width (these networks' nodes have at most 8 inputs), and the
+        // mask words found through `node_word`.
+        for width in [16, 32, 64, 65] {
+            WAIT_WIDTH.with(|w| w.set(width));
+            let wide = run();
+            WAIT_WIDTH.with(|w| w.set(0));
+            assert_eq!(
+                forward, wide,
+                "{what}: {width}-bit wait masks changed the run"
+            );
         }
     }
 

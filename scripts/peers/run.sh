@@ -12,9 +12,8 @@
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
-BOOKSIM=${BOOKSIM:-/work/peers-src/src/booksim}
-CAMINOS=${CAMINOS:-/work/peers-bin/bin/caminos}
-FATNET=${FATNET:-${CARGO_TARGET_DIR:-$here/../../target}/release/fatnet}
+# shellcheck source=common.sh
+. "$here/common.sh"
 OUT=${OUT:-/tmp/peers-out}
 mkdir -p "$OUT"
 sizes=("$@")
@@ -42,8 +41,7 @@ for n in "${sizes[@]}"; do
         | grep -v -- "--" | paste - - | sed 's/^/   /'
     for spec in "bft:n=$n" "karyntree:k=4,levels=$l"; do
         name=fatnet-${spec%%:*}
-        measure "$name" "$n" "$FATNET" simulate "$spec" --traffic uniform:self=false \
-            --flow worm --flits 32 --queue 2 --trials 1 --seed 1 --threads 1
+        measure "$name" "$n" "$FATNET" simulate "$spec" "${batch[@]}" --threads 1
         grep -E "latency|steps|delivered|trials" "$OUT/$name-$n.out" | head -6 | sed 's/^/   /'
         grep -E "error|refus" "$OUT/$name-$n.err" | head -2 | sed 's/^/   /'
     done

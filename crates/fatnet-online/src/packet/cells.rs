@@ -5,8 +5,11 @@
 //! words are atomics accessed with relaxed loads and stores — plain moves on x86-64 and
 //! AArch64, no read-modify-write — so the engine needs no `unsafe`, and a broken ownership
 //! rule would show as a run that depends on the thread count (tested), never as undefined
-//! behaviour. The few words two threads may set in one phase (bits of the summary of a bit
-//! set, ejection queues to drain) use [`C64::fetch_or`].
+//! behaviour. The few words two threads may change in one phase use atomic read-modify-writes
+//! ([`C64::fetch_or`], [`C64::fetch_and_not`]): bits of the summary of a bit set, ejection
+//! queues to drain, and a node's non-empty, asleep and active bits, which the threads that
+//! push into its inputs or pop its outputs set and clear in the apply phases. Setting and
+//! clearing bits commute, so the words end every phase the same in any order.
 
 use std::sync::atomic::{AtomicU8, AtomicU16, AtomicU32, AtomicU64, Ordering::Relaxed};
 
@@ -84,6 +87,15 @@ impl C64 {
     pub(super) fn fetch_or(&self, bits: u64) {
         if self.get() & bits != bits {
             self.0.fetch_or(bits, Relaxed);
+        }
+    }
+
+    /// Clears `bits` when several threads may clear bits of the word in the same phase (an
+    /// atomic read-modify-write, skipped when they are clear already).
+    #[inline(always)]
+    pub(super) fn fetch_and_not(&self, bits: u64) {
+        if self.get() & bits != 0 {
+            self.0.fetch_and(!bits, Relaxed);
         }
     }
 }

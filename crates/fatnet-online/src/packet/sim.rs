@@ -44,16 +44,19 @@
 //! at most 4 units, on networks of at least 4,096 nodes, in steps after one that moved at
 //! least 8,192 units (smaller steps do not repay three fork-joins). The shared state is words
 //! with one writer per phase (`cells`); a thread owns the nodes of its part of the active
-//! words, decides them, pops and pushes their moves, and leaves the wakes and marks of other
-//! parts' nodes to a serial merge. Every draw is keyed by step and node or input (`draws`),
-//! and every pop before any push gives the one-thread state, so a run is the same for any
-//! number of threads (tested on 2^16 processors with 1, 2 and 4 threads). Measured on the
-//! 2-core machine (`docs/bench/2026-11-26-engine-scale.md`), two threads against one: 1.17x
-//! on the 4-ary 7- and 8-tree batches, at most 1.2x on `bft`, nothing at 4,096 endpoints
-//! (steps too short) and nothing at 2^20 endpoints (4-ary 10-tree: 59.1 s on one thread,
-//! 59.6-61.0 s and 280 MB more on two), where the steps wait on memory. Before the link
-//! records were prefetched, which made the one-thread step faster at scale, two threads gave
-//! 1.35-1.45x, 1.8x and 1.5x on the 7-, 8- and 10-trees.
+//! words, decides them, and pops and pushes their moves; a pop wakes the waiting inputs of
+//! the link's tail and a push marks the head's input non-empty whoever owns those nodes,
+//! with atomic bit updates (`Local::shared`). Every draw is keyed by step and node or input
+//! (`draws`), and every pop before any push gives the one-thread state, so a run is the same
+//! for any number of threads (tested on 2^16 processors with 1, 2 and 4 threads, and by a
+//! repeated 16-part run on two threads). Measured on the 2-core Intel Xeon machine of
+//! 2026-11-26 evening (`docs/bench/2026-11-26-engine-scale.md`, session 6), two threads
+//! against one on the peers' batch: 1.36x on the 4-ary 8-tree (1.85 -> 1.36 s), 1.45-1.5x
+//! on the 9-tree, 1.25x at 2^20 endpoints (10-tree, 59.8 -> 47.9 s), about 1x on the 7-tree;
+//! on `bft` nothing at 2^20 (65.1 s both) and a loss at 2^18 (11.2 s on one thread, 14.6-15.0 s
+//! on two: its steps are many and small). Before the wakes and marks moved into the phases,
+//! one thread replayed those of other parts' nodes at the end of every step, a cache miss
+//! each: two threads gave 1.17x on the 8-tree and nothing at 2^20 (AMD EPYC machine).
 
 use crate::OnlineParameter;
 use std::cell::{Cell, RefCell};

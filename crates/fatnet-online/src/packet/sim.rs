@@ -42,7 +42,9 @@
 //! **Threads.** A run started inside a rayon pool of several threads splits its large steps
 //! between them (`Sim::step_threaded`): unicast runs under the snapshot reading with queues of
 //! at most 4 units, on networks of at least 4,096 nodes, in steps after one that moved at
-//! least 8,192 units (smaller steps do not repay three fork-joins). The shared state is words
+//! least 8,192 units (smaller steps do not repay three fork-joins), and of those, only while
+//! threaded steps measure faster per move than one-thread steps in the same run (`Pace`).
+//! The shared state is words
 //! with one writer per phase (`cells`); a thread owns the nodes of its part of the active
 //! words, decides them, and pops and pushes their moves; a pop wakes the waiting inputs of
 //! the link's tail and a push marks the head's input non-empty whoever owns those nodes,
@@ -54,7 +56,8 @@
 //! against one on the peers' batch: 1.36x on the 4-ary 8-tree (1.85 -> 1.36 s), 1.45-1.5x
 //! on the 9-tree, 1.25x at 2^20 endpoints (10-tree, 59.8 -> 47.9 s), about 1x on the 7-tree;
 //! on `bft` nothing at 2^20 (65.1 s both) and a loss at 2^18 (11.2 s on one thread, 14.6-15.0 s
-//! on two: its steps are many and small). Before the wakes and marks moved into the phases,
+//! on two: its steps are many and small), 12.7-13.2 s since `Pace` keeps most of them on one
+//! thread. Before the wakes and marks moved into the phases,
 //! one thread replayed those of other parts' nodes at the end of every step, a cache miss
 //! each: two threads gave 1.17x on the 8-tree and nothing at 2^20 (AMD EPYC machine).
 
@@ -2472,6 +2475,59 @@ const PARTS_PER_THREAD: usize = 8;
 /// pays three fork-joins and a serial merge, which only large steps repay (module
 /// documentation of `sim`, and `docs/bench`).
 const MIN_THREADED_MOVES: u64 = 8192;
+/// Large steps between two measurements of the kind of step [`Pace`] found slower.
+const REPACE: u32 = 32;
+
+/// Which kind of large step is faster on this machine and network, the threaded or the
+/// one-thread step, measured on the run's own steps: the result of a run never depends on
+/// the choice (every pop before any push, keyed draws: module documentation), only its time.
+/// Both kinds are measured once (the first large steps), then the faster one runs, and every
+/// [`REPACE`]-th large step runs the other again, so that a run whose steps change size can
+/// change its mind. The figure of a kind is its nanoseconds per move, smoothed over its
+/// measurements (weight 1/4 to the newest).
+///
+/// Why measure rather than fix a threshold: on the 2-core Intel machine of
+/// `docs/bench/2026-11-26-engine-scale.md` (session 6), the butterfly fat-tree's steps of
+/// about 12,000 moves ran slower on two threads than on one (15 s against 11 s at 2^18
+/// endpoints), while the 4-ary n-tree's steps of the same size gained; the threshold
+/// (`MIN_THREADED_MOVES`) that would keep the one from losing cost the other its gain.
+#[derive(Debug, Default)]
+struct Pace {
+    threaded: Option<f64>,
+    serial: Option<f64>,
+    /// Large steps since the slower kind last ran.
+    since: u32,
+}
+
+impl Pace {
+    /// Whether the next large step runs on the threads.
+    fn threaded(&mut self) -> bool {
+        match (self.threaded, self.serial) {
+            (None, _) => true,
+            (_, None) => false,
+            (Some(t), Some(s)) => {
+                self.since += 1;
+                if self.since >= REPACE {
+                    self.since = 0;
+                    t > s
+                } else {
+                    t <= s
+                }
+            }
+        }
+    }
+
+    /// A large step of the kind `threaded` took `ns` nanoseconds for `moves` moves.
+    fn record(&mut self, threaded: bool, ns: f64, moves: u64) {
+        let x = ns / moves.max(1) as f64;
+        let kind = if threaded {
+            &mut self.threaded
+        } else {
+            &mut self.serial
+        };
+        *kind = Some(kind.map_or(x, |old| 0.75 * old + 0.25 * x));
+    }
+}
 
 #[cfg(test)]
 thread_local! {
@@ -2488,6 +2544,8 @@ struct Run<'a, S> {
     locals: Vec<Local>,
     /// Whether `sim` may split a step between the threads of `locals`.
     threaded: bool,
+    /// Whether it does, on a large step.
+    pace: Pace,
 }
 
 impl<'a, S: Store> Run<'a, S> {
@@ -2525,7 +2583,38 @@ impl<'a, S: Store> Run<'a, S> {
             sim,
             threaded: parts > 1,
             locals,
+            pace: Pace::default(),
         }
+    }
+}
+
+#[cfg(test)]
+mod pace_tests {
+    use super::{Pace, REPACE};
+
+    /// Each kind runs once, then the faster one, and every `REPACE`-th large step the slower
+    /// one again; a change of figures changes the choice.
+    #[test]
+    fn the_faster_kind_runs_and_the_slower_is_measured_again() {
+        let mut pace = Pace::default();
+        assert!(pace.threaded(), "the first large step tries the threads");
+        pace.record(true, 3000.0, 1000);
+        assert!(!pace.threaded(), "the second tries one thread");
+        pace.record(false, 2000.0, 1000);
+        let runs: Vec<bool> = (0..2 * REPACE).map(|_| pace.threaded()).collect();
+        let threaded: Vec<usize> = (0..runs.len()).filter(|&i| runs[i]).collect();
+        assert_eq!(
+            threaded,
+            [REPACE as usize - 1, 2 * REPACE as usize - 1],
+            "one thread (2 ns a move) runs, the threads (3 ns) every {REPACE}-th step"
+        );
+        // The threads measured faster at their next turn (smoothed: 0.75 * 3 + 0.25 * 1 = 2.5,
+        // not yet below 2; after two more, 1.84 < 2).
+        pace.record(true, 1000.0, 1000);
+        assert!(!pace.threaded());
+        pace.record(true, 1000.0, 1000);
+        pace.record(true, 1000.0, 1000);
+        assert!(pace.threaded(), "the threads, now faster, run");
     }
 }
 
@@ -2547,13 +2636,25 @@ impl<const Q: usize> Threads for Vec<InlineLink<Q>> {
             sim,
             locals,
             threaded,
+            pace,
         } = run;
         #[cfg(test)]
         let forced = FORCE_PARTS.with(std::cell::Cell::get) > 0;
         #[cfg(not(test))]
         let forced = false;
-        if *threaded && (forced || sim.last_moves >= MIN_THREADED_MOVES) {
+        if *threaded && forced {
             sim.step_threaded(locals, net)
+        } else if *threaded && sim.last_moves >= MIN_THREADED_MOVES {
+            let split = pace.threaded();
+            let start = std::time::Instant::now();
+            let done = if split {
+                sim.step_threaded(locals, net)
+            } else {
+                sim.step_serial(&mut locals[0], net)
+            };
+            let moves = locals.iter().map(|lo| lo.unit_hops).sum();
+            pace.record(split, start.elapsed().as_nanos() as f64, moves);
+            done
         } else {
             sim.step_serial(&mut locals[0], net)
         }

@@ -1289,26 +1289,18 @@ impl<'a, S: Store> Sim<'a, S> {
         }
     }
 
-    /// Marks the input of facts `info` non-empty (after a push by the owner of its tail).
-    /// On the threads of a step, several tails may push into one node's inputs in the same
-    /// phase, so the bits are set atomically.
+    /// Marks the input of facts `info` non-empty, and its node active. `shared` on the
+    /// threads of a step, where several tails may push into one node's inputs in the same
+    /// phase: the bits are then set atomically.
     #[inline(always)]
-    fn mark_nonempty(&self, lo: &Local, info: InputInfo) {
-        if lo.shared {
+    fn mark_nonempty(&self, info: InputInfo, shared: bool) {
+        if shared {
             self.nonempty[info.word()].fetch_or(info.bit());
             self.active.set_shared(info.node as usize);
         } else {
             self.nonempty[info.word()].or(info.bit());
             self.active.set(info.node as usize);
         }
-    }
-
-    /// Marks input `inp` of node `v` non-empty (by `v`'s owner).
-    #[inline(always)]
-    fn mark_nonempty_owned(&self, v: u32, inp: u32) {
-        let i = self.input_info(inp);
-        self.nonempty[i.word()].or(i.bit());
-        self.active.set(v as usize);
     }
 
     /// Marks input `inp` empty.
@@ -1559,7 +1551,7 @@ impl<'a, S: Store> Sim<'a, S> {
     }
 
     /// Releases the messages due at step `t`.
-    fn release(&mut self, net: &PacketNet, t: u64) {
+    fn release(&mut self, t: u64) {
         while let Some(m) = self.ledger.pop_due(t) {
             let release = self.ledger.release_of(m);
             let (src, dst) = self.endpoints_of(m);
@@ -1571,7 +1563,8 @@ impl<'a, S: Store> Sim<'a, S> {
             if self.inj_head[p].get() as usize == self.inj[p].len() {
                 self.inj[p].clear();
                 self.inj_head[p].set(0);
-                self.mark_nonempty_owned(net.injection_node[p], self.links + p as u32);
+                // The injection queue's facts: its node is the processor's injection node.
+                self.mark_nonempty(self.info[p], false);
             }
             for j in 0..self.per_message {
                 self.inj[p].push(m as u32 * self.per_message + j);
@@ -2183,7 +2176,7 @@ impl<'a, S: Store> Sim<'a, S> {
             lo.pushed.push(e);
         }
         if before == 0 {
-            self.mark_nonempty(lo, info);
+            self.mark_nonempty(info, lo.shared);
         }
     }
 
@@ -2675,8 +2668,8 @@ impl<S: Threads> StepModel for Run<'_, S> {
     type Error = OnlineError;
 
     #[inline]
-    fn release(&mut self, net: &PacketNet, t: u64) {
-        self.sim.release(net, t);
+    fn release(&mut self, _net: &PacketNet, t: u64) {
+        self.sim.release(t);
     }
 
     #[inline]

@@ -195,6 +195,7 @@ impl ButterflyFatTree {
 
     /// The up link leaving node `(l, a)` through `port`, `0 <= l < h`: processor `a`'s link to
     /// its switch for `l = 0` (port 0), up port `port` (0 or 1) of switch `(l, a)` above.
+    /// Port 1's channel is port 0's plus 2 (the packet engine's next hops rely on it).
     #[inline]
     pub fn up_channel(&self, l: u32, a: u32, port: u32) -> ChannelId {
         ChannelId(self.channel_base(l) + 2 * self.connection(l, a, port))

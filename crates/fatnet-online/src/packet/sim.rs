@@ -185,6 +185,17 @@ trait Store {
     #[inline(always)]
     fn prefetch(&self, _e: usize) {}
 
+    /// What a head asks of link `e`: whether a worm owns it, whether it carried a unit in
+    /// this step, and its queue's length (one look at the record).
+    #[inline(always)]
+    fn gate(&self, e: usize) -> Gate {
+        Gate {
+            owned: self.owned(e),
+            used: self.used(e),
+            len: self.queue_len(e),
+        }
+    }
+
     /// Pops link `e`'s front unit: it, the link's facts, whether the queue emptied, and
     /// whether some input may wait for the pop (one look at the link's record).
     #[inline(always)]
@@ -220,6 +231,14 @@ pub(super) enum Event {
     Pop = 0,
     /// The worm owning the link releases it (its tail crossed).
     Release = 1,
+}
+
+/// A link as a head sees it ([`Store::gate`]).
+#[derive(Clone, Copy, Debug)]
+struct Gate {
+    owned: bool,
+    used: bool,
+    len: usize,
 }
 
 /// Bits of [`InlineLink::flags`], the link's tail node's: set while it decides, cleared when
@@ -280,6 +299,16 @@ impl<const Q: usize> Store for Vec<InlineLink<Q>> {
     #[inline(always)]
     fn prefetch(&self, e: usize) {
         prefetch_index::prefetch_index(self, e);
+    }
+    #[inline(always)]
+    fn gate(&self, e: usize) -> Gate {
+        let l = &self[e];
+        let f = l.flags.get();
+        Gate {
+            owned: f & OWNED != 0,
+            used: f & USED != 0,
+            len: l.len.get() as usize,
+        }
     }
     #[inline]
     fn queue_len(&self, e: usize) -> usize {
@@ -1344,17 +1373,15 @@ impl<'a, S: Store> Sim<'a, S> {
     /// Whether a head may take link `e` this step.
     #[inline]
     fn free_for_head(&self, e: u32) -> bool {
-        let e = e as usize;
-        (self.owned || !self.store.used(e))
-            && !self.store.owned(e)
-            && self.store.queue_len(e) < self.q
+        let g = self.store.gate(e as usize);
+        (self.owned || !g.used) && !g.owned && g.len < self.q
     }
 
     /// Whether link `e` stays closed to a head until it pops or is released.
     #[inline]
     fn closed_for_head(&self, e: u32) -> bool {
-        let e = e as usize;
-        self.store.owned(e) || self.store.queue_len(e) >= self.q
+        let g = self.store.gate(e as usize);
+        g.owned || g.len >= self.q
     }
 
     /// Registers input `inp` (asleep, `bit` in its node's masks at word `word`) in link `e`'s
@@ -1587,50 +1614,7 @@ impl<'a, S: Store> Sim<'a, S> {
         let w = u.worm as usize;
         let slot = w * self.stride + 1 + u.hop as usize;
         let e = if u.seq == 0 {
-            let mut cands = std::mem::take(&mut lo.cands);
-            if self.source_routed {
-                cands.clear();
-                cands.push(self.route[slot].get());
-            } else {
-                net.next_hops(v, self.worm_dst[w], &mut cands);
-                if self.config.path == PathPolicy::DimensionOrder {
-                    cands.truncate(1);
-                }
-                if self.sticky && self.route[slot].get() != NONE {
-                    // The draw made when the head first sought this hop.
-                    cands.clear();
-                    cands.push(self.route[slot].get());
-                }
-            }
-            let e = if cands.iter().all(|&e| self.closed_for_head(e)) {
-                self.sleep_head(inp, &cands);
-                NONE
-            } else if self.config.path == PathPolicy::Greedy {
-                cands
-                    .iter()
-                    .copied()
-                    .find(|&e| self.free_for_head(e))
-                    .unwrap_or(NONE)
-            } else {
-                let random = cands.len() > 1 && self.config.path == PathPolicy::Random;
-                let k = if random {
-                    self.now.below(inp, Purpose::RandomPath, cands.len() as u32) as usize
-                } else {
-                    0
-                };
-                let e = cands[k];
-                if self.sticky && random {
-                    self.route[slot].set(e);
-                }
-                if self.free_for_head(e) {
-                    e
-                } else if random && self.other_up {
-                    self.other_candidate(&cands, k, |sim, e| sim.free_for_head(e))
-                } else {
-                    NONE
-                }
-            };
-            lo.cands = cands;
+            let e = self.head_link(&mut lo.cands, net, v, inp, w, slot);
             if e == NONE {
                 return;
             }
@@ -1659,6 +1643,63 @@ impl<'a, S: Store> Sim<'a, S> {
             lo.used_list.push(e);
         }
         lo.moves.push((inp, e));
+    }
+
+    /// The link a head at node `v` (front of input `inp`, worm `w`, route slot `slot`) takes
+    /// this step, `NONE` if none (it then sleeps when every candidate is closed). `cands` is
+    /// scratch, borrowed rather than taken out of the thread's state and put back.
+    #[inline(always)]
+    fn head_link(
+        &self,
+        cands: &mut Vec<u32>,
+        net: &PacketNet,
+        v: u32,
+        inp: u32,
+        w: usize,
+        slot: usize,
+    ) -> u32 {
+        if self.source_routed {
+            cands.clear();
+            cands.push(self.route[slot].get());
+        } else {
+            net.next_hops(v, self.worm_dst[w], cands);
+            if self.config.path == PathPolicy::DimensionOrder {
+                cands.truncate(1);
+            }
+            if self.sticky && self.route[slot].get() != NONE {
+                // The draw made when the head first sought this hop.
+                cands.clear();
+                cands.push(self.route[slot].get());
+            }
+        }
+        if cands.iter().all(|&e| self.closed_for_head(e)) {
+            self.sleep_head(inp, cands);
+            NONE
+        } else if self.config.path == PathPolicy::Greedy {
+            cands
+                .iter()
+                .copied()
+                .find(|&e| self.free_for_head(e))
+                .unwrap_or(NONE)
+        } else {
+            let random = cands.len() > 1 && self.config.path == PathPolicy::Random;
+            let k = if random {
+                self.now.below(inp, Purpose::RandomPath, cands.len() as u32) as usize
+            } else {
+                0
+            };
+            let e = cands[k];
+            if self.sticky && random {
+                self.route[slot].set(e);
+            }
+            if self.free_for_head(e) {
+                e
+            } else if random && self.other_up {
+                self.other_candidate(cands, k, |sim, e| sim.free_for_head(e))
+            } else {
+                NONE
+            }
+        }
     }
 
     /// [`StoreTiming`] (a): the first candidate after the drawn `cands[k]`, cyclically, that

@@ -1016,9 +1016,9 @@ struct Sim<'a, S> {
     active: Marks,
     /// Scratch: the non-zero words of `active` or `eject_busy` in a pass.
     word_list: Vec<u32>,
-    /// Per word of `active`, its key for the parts of a threaded step ([`locality_keys`],
-    /// computed at the first threaded step).
-    word_key: Vec<u32>,
+    /// Per word of `active`, its part in a threaded step of `locals.len()` parts
+    /// ([`Sim::parts_by_key`], computed at the first threaded step).
+    word_part: Vec<u16>,
     /// Scratch of a threaded step: its active words by part.
     word_sorted: Vec<u32>,
 
@@ -1052,6 +1052,8 @@ struct Local {
     /// The active words it owns in a threaded step: `first..end` of the step's list.
     first: u32,
     end: u32,
+    /// Its part in a threaded step ([`Sim::parts_by_key`]).
+    part: u16,
 
     moves: Vec<(u32, u32)>,
     /// Links its moves' tails (now worms' heads or body units) enter, with the unit
@@ -1306,7 +1308,7 @@ impl<'a, S: Store> Sim<'a, S> {
             active: Marks::new(nodes),
             word_list: Vec::new(),
             word_sorted: Vec::new(),
-            word_key: Vec::new(),
+            word_part: Vec::new(),
             done: if mc.multicasts.is_empty() {
                 Vec::new()
             } else {
@@ -2358,15 +2360,22 @@ impl<'a, S: Store> Sim<'a, S> {
         }
     }
 
-    /// Two-phase apply, first phase: `lo`'s moves pop, cross and arrive; the units to push
-    /// wait in `lo.to_push`.
+    /// Two-phase apply, first phase: `lo`'s moves pop, cross and arrive; a unit whose link's
+    /// head is in `lo`'s part enters its queue at once (only this part pops that queue, on
+    /// this thread: the one-thread order), the others wait in `lo.to_push` for every part's
+    /// pops. On the trees, with parts by subtree, most links join two nodes of one part.
     fn apply_pops(&self, lo: &mut Local) {
         let moves = std::mem::take(&mut lo.moves);
         lo.to_push.clear();
         each_move!(self, moves, |inp, e| {
             let u = self.pop_input(lo, inp);
             if let Some(next) = self.move_unit(lo, e, u) {
-                lo.to_push.push((e, next));
+                let head = self.store.info(e as usize).node;
+                if self.word_part[head as usize / 64] == lo.part {
+                    self.push_unit(lo, e, next);
+                } else {
+                    lo.to_push.push((e, next));
+                }
             }
         });
         lo.moves = moves;
@@ -2513,16 +2522,18 @@ impl<'a, S: Store> Sim<'a, S> {
     /// the trees a part holds whole subtrees. Returns the words by part, `locals[k]`'s at
     /// `first..end`.
     fn parts_by_key(&mut self, words: Vec<u32>, locals: &mut [Local], net: &PacketNet) -> Vec<u32> {
-        if self.word_key.is_empty() {
-            self.word_key = locality_keys(net);
-        }
         let parts = locals.len();
-        let (key, span) = (&self.word_key, u64::from(net.processors()).max(1));
-        let part_of =
-            |w: u32| ((u64::from(key[w as usize]) * parts as u64 / span) as usize).min(parts - 1);
+        if self.word_part.is_empty() {
+            let span = u64::from(net.processors()).max(1);
+            self.word_part = locality_keys(net)
+                .into_iter()
+                .map(|key| ((u64::from(key) * parts as u64 / span) as usize).min(parts - 1) as u16)
+                .collect();
+        }
+        let part = &self.word_part;
         let mut start = vec![0u32; parts + 1];
         for &w in &words {
-            start[part_of(w) + 1] += 1;
+            start[part[w as usize] as usize + 1] += 1;
         }
         for k in 0..parts {
             start[k + 1] += start[k];
@@ -2530,12 +2541,13 @@ impl<'a, S: Store> Sim<'a, S> {
         for (k, lo) in locals.iter_mut().enumerate() {
             lo.first = start[k];
             lo.end = start[k + 1];
+            lo.part = k as u16;
         }
         let mut sorted = std::mem::take(&mut self.word_sorted);
         sorted.clear();
         sorted.resize(words.len(), 0);
         for &w in &words {
-            let k = part_of(w);
+            let k = part[w as usize] as usize;
             sorted[start[k] as usize] = w;
             start[k] += 1;
         }

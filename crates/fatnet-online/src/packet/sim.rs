@@ -52,15 +52,15 @@
 //! with atomic bit updates (`Local::shared`). Every draw is keyed by step and node or input
 //! (`draws`), and every pop before any push gives the one-thread state, so a run is the same
 //! for any number of threads (tested on 2^16 processors with 1, 2 and 4 threads, and by a
-//! repeated 16-part run on two threads). Measured on the 2-core Intel Xeon machine of
-//! 2026-11-26 evening (`docs/bench/2026-11-26-engine-scale.md`, session 6), two threads
-//! against one on the peers' batch: 1.36x on the 4-ary 8-tree (1.85 -> 1.36 s), 1.45-1.5x
-//! on the 9-tree, 1.25x at 2^20 endpoints (10-tree, 59.8 -> 47.9 s), about 1x on the 7-tree;
-//! on `bft` nothing at 2^20 (65.1 s both) and a loss at 2^18 (11.2 s on one thread, 14.6-15.0 s
-//! on two: its steps are many and small), 12.7-13.2 s since `Pace` keeps most of them on one
-//! thread. Before the wakes and marks moved into the phases,
-//! one thread replayed those of other parts' nodes at the end of every step, a cache miss
-//! each: two threads gave 1.17x on the 8-tree and nothing at 2^20 (AMD EPYC machine).
+//! repeated 16-part run on two threads). A part's pushes into links whose head it also owns
+//! happen in the pop phase (the one-thread order); only pushes across parts wait for every
+//! part's pops. Measured on the 2-core Intel Xeon machine of 2026-11-26
+//! (`docs/bench/2026-11-26-engine-scale.md`, sessions 6 and 7), two threads against one on
+//! the peers' batch: 1.2-1.4x on the 4-ary 9-tree and on `bft:n=2^18`, 1.25x on
+//! `bft:n=2^20` (66.1 -> 51.9 s), 41.9-57.1 s against 59.8-65.8 s on the 4-ary 10-tree.
+//! Before the parts followed subtrees they were runs of node numbers, slices of the trees'
+//! levels, and `bft` lost time on two threads; before the wakes and marks moved into the
+//! phases, one thread replayed those of other parts' nodes at the end of every step.
 
 use crate::OnlineParameter;
 use std::cell::{Cell, RefCell};

@@ -732,14 +732,14 @@ impl PacketNet {
     /// The links on shortest paths from `node` towards `dst`, in port order (appended to
     /// `out`, which is cleared first); empty when `node` is `dst`'s ejection node.
     ///
-    /// The butterfly fat-tree's and the tree families' arithmetic is inlined into the caller
-    /// (the engine's step): a call cost about 20 of the 85 instructions of a butterfly
-    /// fat-tree's next hops (callgrind); the others are out of line.
+    /// The arithmetic cases are inlined into the caller (the engine's step): a call cost
+    /// about 20 of the 85 instructions of a butterfly fat-tree's next hops (callgrind); the
+    /// table lookup stays out of line.
     #[inline(always)]
     pub(crate) fn next_hops(&self, node: u32, dst: Processor, out: &mut Vec<u32>) {
+        out.clear();
         match &self.hops {
             Hops::Bft { bft, level, index } => {
-                out.clear();
                 let (l, s) = (u32::from(level[node as usize]), index[node as usize]);
                 if l == 0 {
                     if s != dst {
@@ -767,19 +767,7 @@ impl PacketNet {
                     out.extend_from_slice(&[up, up + 2]);
                 }
             }
-            Hops::Tree(tree) => {
-                out.clear();
-                tree.run(node, dst, &self.channel_links).push_into(out);
-            }
-            _ => self.next_hops_other(node, dst, out),
-        }
-    }
-
-    /// [`Self::next_hops`] on the hypercube, on a table, and (never) with fixed paths.
-    #[inline(never)]
-    fn next_hops_other(&self, node: u32, dst: Processor, out: &mut Vec<u32>) {
-        out.clear();
-        match &self.hops {
+            Hops::Tree(tree) => tree.run(node, dst, &self.channel_links).push_into(out),
             Hops::Hypercube { d } => {
                 let mut diff = node ^ dst;
                 while diff != 0 {
@@ -788,17 +776,22 @@ impl PacketNet {
                     diff &= diff - 1;
                 }
             }
-            Hops::Table(table) => table.next_hops(
-                node,
-                dst,
-                self.ejection_node[dst as usize],
-                self.out_links(node),
-                &self.link_head,
-                out,
-            ),
+            Hops::Table(table) => self.table_next_hops(table, node, dst, out),
             Hops::Paths => debug_assert!(false, "routes are fixed at the source"),
-            Hops::Bft { .. } | Hops::Tree(_) => unreachable!("inlined in next_hops"),
         }
+    }
+
+    /// [`Self::next_hops`] from the distance table (out of line: it is the large case).
+    #[inline(never)]
+    fn table_next_hops(&self, table: &DistTable, node: u32, dst: Processor, out: &mut Vec<u32>) {
+        table.next_hops(
+            node,
+            dst,
+            self.ejection_node[dst as usize],
+            self.out_links(node),
+            &self.link_head,
+            out,
+        );
     }
 
     /// The first next hop of [`Self::next_hops`] (dimension order on the hypercube, up port 0

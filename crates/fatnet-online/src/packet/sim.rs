@@ -859,13 +859,13 @@ thread_local! {
     pub(super) static WAIT_WIDTH: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 
-/// Per word of 64 nodes, a key that orders the words by the processors nearest to their
-/// first node: each node takes the smallest processor index among the processors at the
-/// least distance from it (a breadth-first search from every injection node at once, over
-/// the links). On the trees, where nodes are numbered level by level, this is the position of
-/// the node's subtree, so a threaded step whose parts are runs of words in key order gives
-/// each thread whole subtrees rather than a slice of levels: a move then rarely touches a
-/// record or a mask word another thread touches in the same phase.
+/// Per word of 64 nodes, the key of its first node: the smallest processor index among the
+/// processors at the least distance from it (a breadth-first search from every injection
+/// node at once, over the links). On the trees, where nodes are numbered level by level, this
+/// is the first processor of the node's subtree, so parts made of the words whose keys fall
+/// in one processor range ([`Sim::parts_by_key`]) hold whole subtrees rather than a slice of
+/// levels: a move then rarely touches a record or a mask word another thread touches in the
+/// same phase.
 fn locality_keys(net: &PacketNet) -> Vec<u32> {
     nearest_processors(net).chunks(64).map(|c| c[0]).collect()
 }
@@ -1018,7 +1018,7 @@ struct Sim<'a, S> {
     word_list: Vec<u32>,
     /// Per word of `active`, its part in a threaded step of `locals.len()` parts
     /// ([`Sim::parts_by_key`], computed at the first threaded step).
-    word_part: Vec<u16>,
+    word_part: Vec<u32>,
     /// Scratch of a threaded step: its active words by part.
     word_sorted: Vec<u32>,
 
@@ -1053,7 +1053,7 @@ struct Local {
     first: u32,
     end: u32,
     /// Its part in a threaded step ([`Sim::parts_by_key`]).
-    part: u16,
+    part: u32,
 
     moves: Vec<(u32, u32)>,
     /// Links its moves' tails (now worms' heads or body units) enter, with the unit
@@ -2472,12 +2472,13 @@ impl<'a, S: Store> Sim<'a, S> {
     ///    its active nodes (a node writes only the state of its own inputs and outputs, and
     ///    its draws are keyed, [`Sim::decide_node`]);
     /// 2. the terminals drain (one thread);
-    /// 3. every thread's moves pop their inputs, cross and arrive, and a pop wakes the
-    ///    inputs of the link's tail that wait for it, whoever owns the tail (its asleep and
-    ///    active bits cleared and set atomically, [`Local::shared`]);
-    /// 4. then the units enter their queues (a queue is popped by its head node and pushed by
-    ///    its tail node, never both in one phase), marking the head's input non-empty, also
-    ///    atomically;
+    /// 3. every part's moves pop their inputs, cross and arrive, and a pop wakes the inputs
+    ///    of the link's tail that wait for it, whoever owns the tail (its asleep and active
+    ///    bits cleared and set atomically, [`Local::shared`]); a unit whose link's head is
+    ///    in the same part enters its queue now ([`Sim::apply_pops`]: that queue is popped
+    ///    and pushed by this part alone, in the one-thread order);
+    /// 4. then the other units enter their queues (popped by another part, which has done
+    ///    so in phase 3), marking the head's input non-empty, atomically as in phase 3;
     /// 5. one thread adds up the deliveries and the counts ([`Sim::merge`]).
     ///
     /// Every pop before any push gives the state of the one-thread order (a link takes at
@@ -2527,7 +2528,7 @@ impl<'a, S: Store> Sim<'a, S> {
             let span = u64::from(net.processors()).max(1);
             self.word_part = locality_keys(net)
                 .into_iter()
-                .map(|key| ((u64::from(key) * parts as u64 / span) as usize).min(parts - 1) as u16)
+                .map(|key| (u64::from(key) * parts as u64 / span).min(parts as u64 - 1) as u32)
                 .collect();
         }
         let part = &self.word_part;
@@ -2541,7 +2542,7 @@ impl<'a, S: Store> Sim<'a, S> {
         for (k, lo) in locals.iter_mut().enumerate() {
             lo.first = start[k];
             lo.end = start[k + 1];
-            lo.part = k as u16;
+            lo.part = k as u32;
         }
         let mut sorted = std::mem::take(&mut self.word_sorted);
         sorted.clear();

@@ -50,6 +50,82 @@ fn compare(t: AnyTopology) {
     // Some head has a choice on every family with more than one processor: the comparison
     // is not between two empty lists.
     assert!(candidates > 0, "{name}");
+    same_ends(&arith, &table);
+}
+
+/// The links' ends, ejection flags and every node's outgoing links of `derived` are those of
+/// `stored` (a table keeps them stored; the arithmetic net derives them where links pair up).
+fn same_ends(derived: &PacketNet, stored: &PacketNet) {
+    let name = stored.topology().name();
+    assert!(
+        !stored.stored_tails().is_empty(),
+        "{name}: a table stores the tails"
+    );
+    assert_eq!(derived.paired(), stored.paired(), "{name}");
+    for e in 0..stored.links() {
+        assert_eq!(
+            derived.link_head(e),
+            stored.link_head(e),
+            "{name}: link {e}"
+        );
+        assert_eq!(
+            derived.link_tail(e),
+            stored.link_tail(e),
+            "{name}: link {e}"
+        );
+        assert_eq!(
+            derived.is_ejection(e),
+            stored.is_ejection(e),
+            "{name}: link {e}"
+        );
+    }
+    let mut leaving = vec![Vec::new(); stored.nodes() as usize];
+    for e in 0..stored.links() {
+        leaving[stored.link_tail(e) as usize].push(e);
+    }
+    for v in 0..stored.nodes() {
+        assert_eq!(
+            *stored.out_links(v),
+            leaving[v as usize][..],
+            "{name}: node {v}"
+        );
+        assert_eq!(
+            derived.out_links(v),
+            stored.out_links(v),
+            "{name}: node {v}"
+        );
+    }
+}
+
+/// The k-ary n-trees, the binary fat-trees and the butterfly fat-tree keep no tails and no
+/// outgoing links per link (their links come in reversed pairs); the hypercube, the butterfly
+/// and the folded Clos network, whose links do not, keep them.
+#[test]
+fn paired_networks_derive_their_tails_and_outgoing_links() {
+    let paired: [AnyTopology; 4] = [
+        KAryNTree::new(4, 3).unwrap().into(),
+        FatTree::new(16, CapacityProfile::Constant(1))
+            .unwrap()
+            .into(),
+        ButterflyFatTree::new(64).unwrap().into(),
+        ButterflyFatTree::new(256).unwrap().into(),
+    ];
+    for t in paired {
+        let name = t.name();
+        let net = PacketNet::new(t.clone()).unwrap();
+        assert!(net.paired(), "{name}");
+        assert!(net.stored_tails().is_empty(), "{name}: tails stored");
+        same_ends(&net, &PacketNet::with_table_for_tests(t).unwrap());
+    }
+    for t in [
+        AnyTopology::from(Hypercube::new(4).unwrap()),
+        Butterfly::new(3).unwrap().into(),
+        FoldedClos::new(2, 4, 4).unwrap().into(),
+    ] {
+        let net = PacketNet::new(t.clone()).unwrap();
+        assert!(!net.paired(), "{}", t.name());
+        assert_eq!(net.stored_tails().len(), net.links() as usize);
+    }
 }
 
 fn fat_tree_profiles(levels: u32) -> Vec<CapacityProfile> {

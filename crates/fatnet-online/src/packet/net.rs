@@ -2,6 +2,7 @@
 //! scans, which links end at a terminal's sink, and where heads go next.
 
 use std::any::Any;
+use std::borrow::Cow;
 use std::fmt;
 use std::sync::Arc;
 
@@ -165,22 +166,52 @@ pub struct PacketNet {
     processors: u32,
     nodes: u32,
     pub(crate) link_head: Vec<u32>,
-    pub(crate) link_tail: Vec<u32>,
+    /// The links' tails and every node's outgoing links, stored or derived ([`Ends`]).
+    ends: Ends,
+    /// Whether every link `e` has a reversed partner `e ^ 1`.
+    paired: bool,
     /// Per link, its channel; `None` when every channel is one link (then link = channel).
     link_channel: Option<Vec<u32>>,
     channel_links: ChannelLinks,
     pub(crate) inputs_start: Vec<u32>,
     pub(crate) inputs: Vec<u32>,
-    pub(crate) ejection: Vec<bool>,
+    /// Per link, one bit: whether it enters a terminal.
+    ejection: Vec<u64>,
     pub(crate) injection_node: Vec<u32>,
     pub(crate) ejection_node: Vec<u32>,
     /// Whether every processor's sink node is a terminal.
     pub(crate) terminal_sinks: bool,
-    /// Outgoing links of every node (CSR, link-id order).
-    out_start: Vec<u32>,
-    out_links: Vec<u32>,
     hops: Hops,
     max_hops: u32,
+}
+
+/// A link's tail and a node's outgoing links.
+///
+/// **Key design decision: nothing per link that the heads already say.** On the k-ary n-trees,
+/// the binary fat-trees and the butterfly fat-tree every connection is two links numbered
+/// `2c` (one way) and `2c + 1` (back), so link `e`'s tail is the head of `e ^ 1`, and the
+/// links leaving a node are the partners of the links entering it: the inputs it scans, and
+/// the ejection links if it is a terminal. Storing the tails and the outgoing links (CSR)
+/// besides took 8 bytes per link and 4 per node, 183 MB on the 4-ary 10-tree's 21 M links,
+/// for lookups that no step makes (the engine finds a tail in the partner's record,
+/// `Sim::tail_of`; outgoing links are read when a run is built, by multicast trees and by the
+/// threads' locality keys). Networks whose links are not so paired (the hypercube, the
+/// butterfly, the folded Clos network, traced fabrics) and networks with a distance table,
+/// whose next hops read the outgoing links at every head, keep them stored.
+#[derive(Clone, Debug)]
+enum Ends {
+    /// Stored per link and per node.
+    Stored {
+        tail: Vec<u32>,
+        /// Outgoing links of every node (CSR, link-id order).
+        out_start: Vec<u32>,
+        out_links: Vec<u32>,
+    },
+    /// Links in reversed pairs (`tail(e) = head(e ^ 1)` for every link `e`).
+    Paired {
+        /// The ejection links (which are no node's inputs), by head node, then link id.
+        eject_in: Vec<u32>,
+    },
 }
 
 /// The links of every channel: channel `c`'s wires are the consecutive links `lo..hi`.
@@ -403,7 +434,15 @@ impl PacketNet {
             terminal[v as usize] =
                 neighbour[v as usize] == NONE || (kind != NodeKind::Switch && leaf);
         }
-        let ejection: Vec<bool> = link_head.iter().map(|&h| terminal[h as usize]).collect();
+        let ejection: Vec<u64> = link_head
+            .chunks(64)
+            .map(|c| {
+                c.iter()
+                    .enumerate()
+                    .fold(0, |w, (i, &h)| w | u64::from(terminal[h as usize]) << i)
+            })
+            .collect();
+        let is_ejection = |e: usize| ejection[e / 64] >> (e % 64) & 1 != 0;
         let terminal_sinks = ejection_node.iter().all(|&v| terminal[v as usize]);
 
         // Inputs: per node its forwarding links by id, then its injection queues (id
@@ -411,7 +450,7 @@ impl PacketNet {
         let mut link_inputs = vec![0u32; nodes as usize];
         let mut inputs_start = vec![0u32; nodes as usize + 1];
         for (e, &h) in link_head.iter().enumerate() {
-            if !ejection[e] {
+            if !is_ejection(e) {
                 link_inputs[h as usize] += 1;
                 inputs_start[h as usize + 1] += 1;
             }
@@ -426,7 +465,7 @@ impl PacketNet {
         // Where each node's next link input, and next injection queue, goes.
         let mut next_link: Vec<u32> = inputs_start[..nodes as usize].to_vec();
         for (e, &h) in link_head.iter().enumerate() {
-            if !ejection[e] {
+            if !is_ejection(e) {
                 inputs[next_link[h as usize] as usize] = e as u32;
                 next_link[h as usize] += 1;
             }
@@ -440,19 +479,6 @@ impl PacketNet {
             next_host[v as usize] += 1;
         }
         drop((next_link, next_host));
-        let mut out_start = vec![0u32; nodes as usize + 1];
-        for &tail in &link_tail {
-            out_start[tail as usize + 1] += 1;
-        }
-        for v in 0..nodes as usize {
-            out_start[v + 1] += out_start[v];
-        }
-        let mut fill = out_start.clone();
-        let mut out_links = vec![0u32; links as usize];
-        for (e, &tail) in link_tail.iter().enumerate() {
-            out_links[fill[tail as usize] as usize] = e as u32;
-            fill[tail as usize] += 1;
-        }
 
         let (hops, max_hops) = match arithmetic {
             Some(Arithmetic::Bft(b)) => {
@@ -488,13 +514,41 @@ impl PacketNet {
                 RouteSource::TopologyPaths => (Hops::Paths, 0),
             },
         };
+        let paired = links.is_multiple_of(2)
+            && (0..links as usize).all(|e| link_tail[e] == link_head[e ^ 1]);
+        let ends = if paired && !matches!(hops, Hops::Table(_)) {
+            drop(link_tail);
+            let mut eject_in: Vec<u32> = (0..links).filter(|&e| is_ejection(e as usize)).collect();
+            eject_in.sort_by_key(|&e| (link_head[e as usize], e));
+            Ends::Paired { eject_in }
+        } else {
+            let mut out_start = vec![0u32; nodes as usize + 1];
+            for &tail in &link_tail {
+                out_start[tail as usize + 1] += 1;
+            }
+            for v in 0..nodes as usize {
+                out_start[v + 1] += out_start[v];
+            }
+            let mut fill = out_start.clone();
+            let mut out_links = vec![0u32; links as usize];
+            for (e, &tail) in link_tail.iter().enumerate() {
+                out_links[fill[tail as usize] as usize] = e as u32;
+                fill[tail as usize] += 1;
+            }
+            Ends::Stored {
+                tail: link_tail,
+                out_start,
+                out_links,
+            }
+        };
         let mut net = Self {
             topology,
             routes,
             processors,
             nodes,
             link_head,
-            link_tail,
+            ends,
+            paired,
             link_channel,
             channel_links,
             inputs_start,
@@ -503,8 +557,6 @@ impl PacketNet {
             injection_node,
             ejection_node,
             terminal_sinks,
-            out_start,
-            out_links,
             hops,
             max_hops,
         };
@@ -559,7 +611,7 @@ impl PacketNet {
             .wires(c.index())
             .ok_or(broken("a channel id out of range"))?
             .0;
-        if self.link_tail[first as usize] != at {
+        if self.link_tail(first) != at {
             return Err(broken(
                 "a channel does not leave the node the path has reached",
             ));
@@ -632,7 +684,24 @@ impl PacketNet {
     ///
     /// If `link ≥ links()`.
     pub fn link_tail(&self, link: u32) -> u32 {
-        self.link_tail[link as usize]
+        match &self.ends {
+            Ends::Stored { tail, .. } => tail[link as usize],
+            Ends::Paired { .. } => self.link_head[link as usize ^ 1],
+        }
+    }
+
+    /// Whether every link `e` has a reversed partner `e ^ 1` (`link_tail(e) ==
+    /// link_head(e ^ 1)`).
+    pub(crate) fn paired(&self) -> bool {
+        self.paired
+    }
+
+    /// The stored tails of the links (empty when they are derived: [`Self::paired`]).
+    pub(crate) fn stored_tails(&self) -> &[u32] {
+        match &self.ends {
+            Ends::Stored { tail, .. } => tail,
+            Ends::Paired { .. } => &[],
+        }
     }
 
     /// Whether link `link` enters a terminal (its queue is a processor's input buffer).
@@ -641,7 +710,8 @@ impl PacketNet {
     ///
     /// If `link ≥ links()`.
     pub fn is_ejection(&self, link: u32) -> bool {
-        self.ejection[link as usize]
+        assert!(link < self.links(), "link {link} out of range");
+        self.ejection[link as usize / 64] >> (link % 64) & 1 != 0
     }
 
     /// The node where processor `p` injects.
@@ -667,9 +737,47 @@ impl PacketNet {
     /// # Panics
     ///
     /// If `v ≥ nodes()`.
-    pub fn out_links(&self, v: u32) -> &[u32] {
-        &self.out_links
-            [self.out_start[v as usize] as usize..self.out_start[v as usize + 1] as usize]
+    pub fn out_links(&self, v: u32) -> Cow<'_, [u32]> {
+        match &self.ends {
+            Ends::Stored {
+                out_start,
+                out_links,
+                ..
+            } => Cow::Borrowed(
+                &out_links[out_start[v as usize] as usize..out_start[v as usize + 1] as usize],
+            ),
+            Ends::Paired { .. } => {
+                let mut out = Vec::new();
+                self.out_links_into(v, &mut out);
+                Cow::Owned(out)
+            }
+        }
+    }
+
+    /// [`Self::out_links`] into `out` (cleared first), without allocating where `out` has room.
+    pub(crate) fn out_links_into(&self, v: u32, out: &mut Vec<u32>) {
+        out.clear();
+        match &self.ends {
+            Ends::Stored { .. } => out.extend_from_slice(&self.out_links(v)),
+            Ends::Paired { eject_in } => {
+                // The partners of the links entering `v`: its inputs, then its ejection links.
+                let links = self.links();
+                out.extend(
+                    self.inputs_of(v)
+                        .iter()
+                        .filter(|&&e| e < links)
+                        .map(|&e| e ^ 1),
+                );
+                let from = eject_in.partition_point(|&e| self.link_head[e as usize] < v);
+                out.extend(
+                    eject_in[from..]
+                        .iter()
+                        .take_while(|&&e| self.link_head[e as usize] == v)
+                        .map(|&e| e ^ 1),
+                );
+                out.sort_unstable();
+            }
+        }
     }
 
     /// The dimension `d` when the network is the `d`-cube (whose link `(i << d) | x` is the arc
@@ -788,7 +896,7 @@ impl PacketNet {
             node,
             dst,
             self.ejection_node[dst as usize],
-            self.out_links(node),
+            &self.out_links(node),
             &self.link_head,
             out,
         );

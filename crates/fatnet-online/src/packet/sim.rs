@@ -889,12 +889,13 @@ fn nearest_processors(net: &PacketNet) -> Vec<u32> {
         .iter()
         .map(|&k| if k == NONE { NONE } else { 0 })
         .collect();
-    let (mut d, mut next) = (0, Vec::new());
+    let (mut d, mut next, mut out) = (0, Vec::new(), Vec::new());
     while !frontier.is_empty() {
         next.clear();
         for &v in &frontier {
             let kv = key[v as usize];
-            for &e in net.out_links(v) {
+            net.out_links_into(v, &mut out);
+            for &e in &out {
                 let h = net.link_head(e) as usize;
                 if dist[h] == NONE {
                     dist[h] = d + 1;
@@ -1241,9 +1242,10 @@ impl<'a, S: Store> Sim<'a, S> {
         let one_word = one_word && WAIT_WIDTH.with(std::cell::Cell::get) == 0;
         let wait = WaitMasks::new(
             max_inputs,
-            net.link_tail
-                .iter()
-                .map(|&t| node_word[t as usize + 1] - node_word[t as usize]),
+            (0..links).map(|e| {
+                let t = net.link_tail(e) as usize;
+                node_word[t + 1] - node_word[t]
+            }),
         )?;
         let mut route = vec![NONE; unicast_worms * stride];
         for (w, &dst) in worm_dst.iter().enumerate() {
@@ -1292,9 +1294,8 @@ impl<'a, S: Store> Sim<'a, S> {
             crossings: words32(links as usize, 0),
             eject_busy: Marks::new(links as usize),
             wait,
-            link_tail: &net.link_tail,
-            paired: net.link_head.len().is_multiple_of(2)
-                && (0..net.link_head.len()).all(|e| net.link_tail[e] == net.link_head[e ^ 1]),
+            link_tail: net.stored_tails(),
+            paired: net.paired(),
             inj: vec![Vec::new(); processors],
             inj_head: words32(processors, 0),
             inj_seq: std::iter::repeat_with(|| C16::new(0))

@@ -165,8 +165,9 @@ pub struct PacketNet {
     routes: RouteSource,
     processors: u32,
     nodes: u32,
-    pub(crate) link_head: Vec<u32>,
-    /// The links' tails and every node's outgoing links, stored or derived ([`Ends`]).
+    links: u32,
+    /// The links' heads and tails and every node's outgoing links, stored or derived
+    /// ([`Ends`]).
     ends: Ends,
     /// Whether every link `e` has a reversed partner `e ^ 1`.
     paired: bool,
@@ -185,32 +186,39 @@ pub struct PacketNet {
     max_hops: u32,
 }
 
-/// A link's tail and a node's outgoing links.
+/// A link's head and tail and a node's outgoing links.
 ///
-/// **Key design decision: nothing per link that the heads already say.** On the k-ary n-trees,
-/// the binary fat-trees and the butterfly fat-tree every connection is two links numbered
-/// `2c` (one way) and `2c + 1` (back), so link `e`'s tail is the head of `e ^ 1`, and the
-/// links leaving a node are the partners of the links entering it: the inputs it scans, and
-/// the ejection links if it is a terminal. Storing the tails and the outgoing links (CSR)
-/// besides took 8 bytes per link and 4 per node, 183 MB on the 4-ary 10-tree's 21 M links,
-/// for lookups that no step makes (the engine finds a tail in the partner's record,
-/// `Sim::tail_of`; outgoing links are read when a run is built, by multicast trees and by the
-/// threads' locality keys). Networks whose links are not so paired (the hypercube, the
-/// butterfly, the folded Clos network, traced fabrics) and networks with a distance table,
-/// whose next hops read the outgoing links at every head, keep them stored.
+/// **Key design decision: nothing per link that the topology's arithmetic already says.** On
+/// the k-ary n-trees, the binary fat-trees with one wire a channel and the butterfly fat-tree
+/// every connection is two links numbered `2c` (one way) and `2c + 1` (back), every link is
+/// its own channel, and the topology computes a channel's ends by index arithmetic
+/// ([`Topology::channel`]). So link `e`'s head is its channel's, its tail is the head of
+/// `e ^ 1`, and the links leaving a node are the partners of the links entering it: the
+/// inputs it scans, and the ejection links if it is a terminal. Storing heads, tails and the
+/// outgoing links (CSR) took 12 bytes per link and 4 per node, 267 MB on the 4-ary 10-tree's
+/// 21 M links, for lookups that no step makes (the engine keeps a link's head in its record
+/// and finds a tail in the partner's record, `Sim::tail_of`; these are read when a run is
+/// built, by multicast trees and by the threads' locality keys, through the run's records
+/// where it has them). Networks whose links are not so paired (the hypercube, the butterfly,
+/// the folded Clos network, traced fabrics), channels of several wires, and networks with a
+/// distance table, whose next hops read the outgoing links and heads at every head, keep
+/// them stored.
 #[derive(Clone, Debug)]
 enum Ends {
     /// Stored per link and per node.
     Stored {
+        head: Vec<u32>,
         tail: Vec<u32>,
         /// Outgoing links of every node (CSR, link-id order).
         out_start: Vec<u32>,
         out_links: Vec<u32>,
     },
-    /// Links in reversed pairs (`tail(e) = head(e ^ 1)` for every link `e`).
+    /// Links in reversed pairs (`tail(e) = head(e ^ 1)` for every link `e`), each its own
+    /// channel: heads from the topology.
     Paired {
-        /// The ejection links (which are no node's inputs), by head node, then link id.
-        eject_in: Vec<u32>,
+        /// The ejection links (which are no node's inputs) with their heads, by head node,
+        /// then link id.
+        eject_in: Vec<(u32, u32)>,
     },
 }
 
@@ -516,10 +524,16 @@ impl PacketNet {
         };
         let paired = links.is_multiple_of(2)
             && (0..links as usize).all(|e| link_tail[e] == link_head[e ^ 1]);
-        let ends = if paired && !matches!(hops, Hops::Table(_)) {
-            drop(link_tail);
-            let mut eject_in: Vec<u32> = (0..links).filter(|&e| is_ejection(e as usize)).collect();
-            eject_in.sort_by_key(|&e| (link_head[e as usize], e));
+        let ends = if paired
+            && matches!(channel_links, ChannelLinks::One(_))
+            && !matches!(hops, Hops::Table(_))
+        {
+            let mut eject_in: Vec<(u32, u32)> = (0..links)
+                .filter(|&e| is_ejection(e as usize))
+                .map(|e| (link_head[e as usize], e))
+                .collect();
+            eject_in.sort_unstable();
+            drop((link_head, link_tail));
             Ends::Paired { eject_in }
         } else {
             let mut out_start = vec![0u32; nodes as usize + 1];
@@ -536,6 +550,7 @@ impl PacketNet {
                 fill[tail as usize] += 1;
             }
             Ends::Stored {
+                head: link_head,
                 tail: link_tail,
                 out_start,
                 out_links,
@@ -546,7 +561,7 @@ impl PacketNet {
             routes,
             processors,
             nodes,
-            link_head,
+            links,
             ends,
             paired,
             link_channel,
@@ -616,7 +631,7 @@ impl PacketNet {
                 "a channel does not leave the node the path has reached",
             ));
         }
-        Ok(self.link_head[first as usize])
+        Ok(self.link_head(first))
     }
 
     /// Checks that a path of `len` links that ended at node `at` is complete.
@@ -666,7 +681,7 @@ impl PacketNet {
 
     /// Number of links (wires).
     pub fn links(&self) -> u32 {
-        self.link_head.len() as u32
+        self.links
     }
 
     /// The node link `link` enters (where its queue is).
@@ -675,7 +690,10 @@ impl PacketNet {
     ///
     /// If `link ≥ links()`.
     pub fn link_head(&self, link: u32) -> u32 {
-        self.link_head[link as usize]
+        match &self.ends {
+            Ends::Stored { head, .. } => head[link as usize],
+            Ends::Paired { .. } => self.topology.channel(ChannelId(link)).to.0,
+        }
     }
 
     /// The node link `link` leaves.
@@ -686,7 +704,7 @@ impl PacketNet {
     pub fn link_tail(&self, link: u32) -> u32 {
         match &self.ends {
             Ends::Stored { tail, .. } => tail[link as usize],
-            Ends::Paired { .. } => self.link_head[link as usize ^ 1],
+            Ends::Paired { .. } => self.link_head(link ^ 1),
         }
     }
 
@@ -694,6 +712,18 @@ impl PacketNet {
     /// link_head(e ^ 1)`).
     pub(crate) fn paired(&self) -> bool {
         self.paired
+    }
+
+    /// Every ejection link (which is no node's input) with its head, by link id on stored
+    /// ends, by head on derived ones.
+    pub(crate) fn ejection_links(&self) -> Vec<(u32, u32)> {
+        match &self.ends {
+            Ends::Stored { head, .. } => (0..self.links)
+                .filter(|&e| self.is_ejection(e))
+                .map(|e| (e, head[e as usize]))
+                .collect(),
+            Ends::Paired { eject_in } => eject_in.iter().map(|&(h, e)| (e, h)).collect(),
+        }
     }
 
     /// The stored tails of the links (empty when they are derived: [`Self::paired`]).
@@ -768,12 +798,12 @@ impl PacketNet {
                         .filter(|&&e| e < links)
                         .map(|&e| e ^ 1),
                 );
-                let from = eject_in.partition_point(|&e| self.link_head[e as usize] < v);
+                let from = eject_in.partition_point(|&(h, _)| h < v);
                 out.extend(
                     eject_in[from..]
                         .iter()
-                        .take_while(|&&e| self.link_head[e as usize] == v)
-                        .map(|&e| e ^ 1),
+                        .take_while(|&&(h, _)| h == v)
+                        .map(|&(_, e)| e ^ 1),
                 );
                 out.sort_unstable();
             }
@@ -897,7 +927,7 @@ impl PacketNet {
             dst,
             self.ejection_node[dst as usize],
             &self.out_links(node),
-            &self.link_head,
+            |e| self.link_head(e),
             out,
         );
     }

@@ -866,13 +866,17 @@ thread_local! {
 /// in one processor range ([`Sim::parts_by_key`]) hold whole subtrees rather than a slice of
 /// levels: a move then rarely touches a record or a mask word another thread touches in the
 /// same phase.
-fn locality_keys(net: &PacketNet) -> Vec<u32> {
-    nearest_processors(net).chunks(64).map(|c| c[0]).collect()
+fn locality_keys(net: &PacketNet, head: impl Fn(u32) -> u32) -> Vec<u32> {
+    nearest_processors(net, head)
+        .chunks(64)
+        .map(|c| c[0])
+        .collect()
 }
 
 /// Per node, the smallest processor index among the processors whose injection nodes are
-/// nearest to it (`NONE` if none reaches it); see [`locality_keys`].
-fn nearest_processors(net: &PacketNet) -> Vec<u32> {
+/// nearest to it (`NONE` if none reaches it); see [`locality_keys`]. `head` gives a link's
+/// head (a run reads it from the link's record).
+fn nearest_processors(net: &PacketNet, head: impl Fn(u32) -> u32) -> Vec<u32> {
     let nodes = net.nodes() as usize;
     let mut key = vec![NONE; nodes];
     let mut frontier = Vec::new();
@@ -896,7 +900,7 @@ fn nearest_processors(net: &PacketNet) -> Vec<u32> {
             let kv = key[v as usize];
             net.out_links_into(v, &mut out);
             for &e in &out {
-                let h = net.link_head(e) as usize;
+                let h = head(e) as usize;
                 if dist[h] == NONE {
                     dist[h] = d + 1;
                     key[h] = kv;
@@ -1207,10 +1211,11 @@ impl<'a, S: Store> Sim<'a, S> {
                 slot: NONE,
             })
             .collect();
-        // Ejection links are no node's inputs: they keep `NONE` (module `net`).
-        for (e, &head) in net.link_head.iter().enumerate() {
+        // Ejection links are no node's inputs: they keep `NONE` (module `net`). Every other
+        // link is an input of its head, and gets its facts below.
+        for (e, head) in net.ejection_links() {
             store.set_info(
-                e,
+                e as usize,
                 InputInfo {
                     node: head,
                     slot: NONE,
@@ -1240,10 +1245,20 @@ impl<'a, S: Store> Sim<'a, S> {
         // Test only: wide wait masks also take the general path to the mask words.
         #[cfg(test)]
         let one_word = one_word && WAIT_WIDTH.with(std::cell::Cell::get) == 0;
+        // A link's tail, from its partner's record where links pair up (`Sim::tail_of`).
+        let paired = net.paired();
+        let tails = net.stored_tails();
+        let tail = |e: u32| {
+            if paired {
+                store.info(e as usize ^ 1).node
+            } else {
+                tails[e as usize]
+            }
+        };
         let wait = WaitMasks::new(
             max_inputs,
             (0..links).map(|e| {
-                let t = net.link_tail(e) as usize;
+                let t = tail(e) as usize;
                 node_word[t + 1] - node_word[t]
             }),
         )?;
@@ -1294,8 +1309,8 @@ impl<'a, S: Store> Sim<'a, S> {
             crossings: words32(links as usize, 0),
             eject_busy: Marks::new(links as usize),
             wait,
-            link_tail: net.stored_tails(),
-            paired: net.paired(),
+            link_tail: tails,
+            paired,
             inj: vec![Vec::new(); processors],
             inj_head: words32(processors, 0),
             inj_seq: std::iter::repeat_with(|| C16::new(0))
@@ -2527,7 +2542,8 @@ impl<'a, S: Store> Sim<'a, S> {
         let parts = locals.len();
         if self.word_part.is_empty() {
             let span = u64::from(net.processors()).max(1);
-            self.word_part = locality_keys(net)
+            let store = &self.store;
+            self.word_part = locality_keys(net, |e| store.info(e as usize).node)
                 .into_iter()
                 .map(|key| (u64::from(key) * parts as u64 / span).min(parts as u64 - 1) as u32)
                 .collect();
@@ -2765,7 +2781,7 @@ mod locality_tests {
     fn a_bft_nodes_key_is_its_subtrees_first_processor() {
         let bft = ButterflyFatTree::new(256).unwrap();
         let net = PacketNet::new(bft.clone()).unwrap();
-        let key = nearest_processors(&net);
+        let key = nearest_processors(&net, |e| net.link_head(e));
         for p in 0..256 {
             assert_eq!(key[bft.node_at(0, p).0 as usize], p);
         }
@@ -2787,7 +2803,7 @@ mod locality_tests {
     fn a_trees_keys_follow_its_processors() {
         let t = KAryNTree::new(4, 3).unwrap();
         let net = PacketNet::new(t.clone()).unwrap();
-        let key = nearest_processors(&net);
+        let key = nearest_processors(&net, |e| net.link_head(e));
         assert!(key.iter().all(|&k| k != NONE));
         for p in 0..t.num_processors() {
             let v = t.injection_node(p).0 as usize;

@@ -197,7 +197,7 @@ impl DistTable {
         dst: u32,
         ejection: u32,
         outs: &[u32],
-        link_head: &[u32],
+        link_head: impl Fn(u32) -> u32,
         out: &mut Vec<u32>,
     ) {
         let here = self.distance(node, dst, ejection);
@@ -205,7 +205,7 @@ impl DistTable {
             return;
         }
         for &e in outs {
-            if self.distance(link_head[e as usize], dst, ejection) == here - 1 {
+            if self.distance(link_head(e), dst, ejection) == here - 1 {
                 out.push(e);
             }
         }

@@ -178,6 +178,10 @@ trait Store {
     fn set_info(&mut self, e: usize, info: InputInfo);
     fn used(&self, e: usize) -> bool;
     fn set_used(&self, e: usize, used: bool);
+    /// A head crossed the link (by its tail node's owner).
+    fn cross_head(&self, e: usize);
+    /// How many heads crossed the link.
+    fn crossings(&self, e: usize) -> u32;
     /// Whether some input may be waiting on the link for `event` (set on sleep, cleared on
     /// wake).
     fn waited(&self, e: usize, event: Event) -> bool;
@@ -250,10 +254,11 @@ const OWNED: u8 = 8;
 
 /// One link with a queue of at most `Q` units stored inline: everything a move tests and
 /// changes is in one cache line (32 bytes for `Q <= 2`, aligned so that it never straddles
-/// two lines).
+/// two lines), and its count of crossing heads, which fills the record's last four bytes
+/// (a separate array was 4 bytes more per link, 84 MB on the 4-ary 10-tree).
 ///
-/// Who writes what in a step: `fwd` its head node (deciding); `flags` its tail node
-/// (deciding, and when a unit crosses); `len`, `head` and `units` its head node (popping)
+/// Who writes what in a step: `fwd` its head node (deciding); `flags` and `crossings` its
+/// tail node (deciding, and when a unit crosses); `len`, `head` and `units` its head node (popping)
 /// and, in a later phase, its tail node (pushing); `pop_waited` its tail node (deciding) and
 /// its head node (popping: the wake). Each is its own word, so no two threads write one word
 /// in the same phase.
@@ -262,6 +267,8 @@ const OWNED: u8 = 8;
 struct InlineLink<const Q: usize> {
     /// Its facts as an input ([`Store::info`]).
     info: InputInfo,
+    /// Heads that crossed it ([`Store::cross_head`]).
+    crossings: C32,
     /// The link the front worm continues on ([`Store::fwd`]).
     fwd: C32,
     len: C8,
@@ -274,10 +281,14 @@ struct InlineLink<const Q: usize> {
     units: [C64; Q],
 }
 
+// A record of one or two units is half a cache line (the layout above).
+const _: () = assert!(std::mem::size_of::<InlineLink<2>>() == 32);
+
 impl<const Q: usize> Default for InlineLink<Q> {
     fn default() -> Self {
         Self {
             info: InputInfo::default(),
+            crossings: C32::new(0),
             fwd: C32::new(NONE),
             len: C8::new(0),
             head: C8::new(0),
@@ -378,6 +389,15 @@ impl<const Q: usize> Store for Vec<InlineLink<Q>> {
         self[e].flags.get() & USED != 0
     }
     #[inline]
+    fn cross_head(&self, e: usize) {
+        let c = &self[e].crossings;
+        c.set(c.get() + 1);
+    }
+    #[inline]
+    fn crossings(&self, e: usize) -> u32 {
+        self[e].crossings.get()
+    }
+    #[inline]
     fn set_used(&self, e: usize, used: bool) {
         self[e].set_flag(USED, used);
     }
@@ -428,6 +448,7 @@ struct Deques {
     info: Vec<InputInfo>,
     used: Vec<Cell<bool>>,
     waited: Vec<[Cell<bool>; 2]>,
+    crossings: Vec<Cell<u32>>,
 }
 
 impl Deques {
@@ -441,6 +462,7 @@ impl Deques {
             waited: (0..links)
                 .map(|_| [Cell::new(false), Cell::new(false)])
                 .collect(),
+            crossings: (0..links).map(|_| Cell::new(0)).collect(),
         }
     }
 }
@@ -495,6 +517,14 @@ impl Store for Deques {
     #[inline]
     fn used(&self, e: usize) -> bool {
         self.used[e].get()
+    }
+    #[inline]
+    fn cross_head(&self, e: usize) {
+        self.crossings[e].set(self.crossings[e].get() + 1);
+    }
+    #[inline]
+    fn crossings(&self, e: usize) -> u32 {
+        self.crossings[e].get()
     }
     #[inline]
     fn set_used(&self, e: usize, used: bool) {
@@ -829,17 +859,50 @@ impl Marks {
 }
 
 /// What every move needs to know of an input (a link's queue, or a processor's injection
-/// queue): eight bytes, so that the per-input records of a large network stay in cache.
+/// queue): its bit in its node's masks, `word << 6 | bit`, or, for exactly the ejection
+/// links (which are not scanned), [`EJECTION`] with the terminal's node. Four bytes: the node
+/// that scans an input is its word's ([`Sim::node_of`]), so a link's record has room for its
+/// crossings.
 #[derive(Clone, Copy, Debug, Default)]
 struct InputInfo {
-    /// The node that scans it (a link's head, a processor's injection node).
-    node: u32,
-    /// Its bit in its node's masks, `word << 6 | bit` (`NONE`: exactly the ejection links,
-    /// which are not scanned).
     slot: u32,
 }
 
+/// The bit of an ejection link's [`InputInfo`] (mask words are fewer than 2^31: `MAX_LINKS`).
+const EJECTION: u32 = 1 << 31;
+
 impl InputInfo {
+    /// An input: bit `bit` of mask word `word`.
+    #[inline]
+    fn input(word: u32, bit: u32) -> Self {
+        Self {
+            slot: word << 6 | bit,
+        }
+    }
+    /// An ejection link into terminal `node`.
+    #[inline]
+    fn ejection(node: u32) -> Self {
+        Self {
+            slot: EJECTION | node,
+        }
+    }
+    #[inline(always)]
+    fn is_ejection(self) -> bool {
+        self.slot & EJECTION != 0
+    }
+    /// The node of facts `self`: an ejection link's terminal, else the node of its mask
+    /// word, which is the word itself when every node has one (`one_word`), else
+    /// `word_node`'s.
+    #[inline(always)]
+    fn node(self, one_word: bool, word_node: &[u32]) -> u32 {
+        if self.is_ejection() {
+            self.slot & !EJECTION
+        } else if one_word {
+            self.slot >> 6
+        } else {
+            word_node[(self.slot >> 6) as usize]
+        }
+    }
     #[inline]
     fn word(self) -> usize {
         (self.slot >> 6) as usize
@@ -995,7 +1058,6 @@ struct Sim<'a, S> {
 
     // Per link.
     store: S,
-    crossings: Vec<C32>,
     /// Ejection links with a unit for their terminal to drain.
     eject_busy: Marks,
     /// Wait masks per [`Event`] (`wait`).
@@ -1016,6 +1078,8 @@ struct Sim<'a, S> {
     info: Vec<InputInfo>,
     // Per node.
     node_word: Vec<u32>,
+    /// Per mask word, its node (empty when every node has one word: `one_word`).
+    word_node: Vec<u32>,
     nonempty: Vec<C64>,
     asleep: Vec<C64>,
     active: Marks,
@@ -1205,38 +1269,35 @@ impl<'a, S: Store> Sim<'a, S> {
         let inputs = links as usize + net.processors() as usize;
         // Links keep their facts as inputs in their own record; `info` keeps the injection
         // queues' (input `links + p`).
-        let mut info: Vec<InputInfo> = (0..net.processors() as usize)
-            .map(|p| InputInfo {
-                node: net.injection_node[p],
-                slot: NONE,
-            })
-            .collect();
-        // Ejection links are no node's inputs: they keep `NONE` (module `net`). Every other
-        // link is an input of its head, and gets its facts below.
+        let mut info = vec![InputInfo::default(); net.processors() as usize];
+        // Ejection links are no node's inputs (module `net`): they keep their terminal. Every
+        // other link is an input of its head, and gets its facts below.
         for (e, head) in net.ejection_links() {
-            store.set_info(
-                e as usize,
-                InputInfo {
-                    node: head,
-                    slot: NONE,
-                },
-            );
+            store.set_info(e as usize, InputInfo::ejection(head));
         }
         let mut words = 0u32;
         let mut max_inputs = 0;
         for v in 0..nodes as u32 {
             node_word.push(words);
             let of_v = net.inputs_of(v);
+            let new_words = of_v.len().div_ceil(64) as u64;
+            if u64::from(words) + new_words > u64::from(EJECTION >> 6) {
+                return Err(OnlineError::TooLarge {
+                    what: "input mask words (a word per 64 inputs of a node)",
+                    value: u64::from(words) + new_words,
+                    max: u64::from(EJECTION >> 6),
+                });
+            }
             for (i, &inp) in of_v.iter().enumerate() {
-                let slot = (words + (i / 64) as u32) << 6 | (i % 64) as u32;
+                let facts = InputInfo::input(words + (i / 64) as u32, (i % 64) as u32);
                 if inp < links {
-                    store.set_info(inp as usize, InputInfo { node: v, slot });
+                    store.set_info(inp as usize, facts);
                 } else {
-                    info[(inp - links) as usize].slot = slot;
+                    info[(inp - links) as usize] = facts;
                 }
             }
             max_inputs = max_inputs.max(of_v.len());
-            words += of_v.len().div_ceil(64) as u32;
+            words += new_words as u32;
         }
         node_word.push(words);
         let one_word = node_word.iter().enumerate().all(|(v, &w)| w as usize == v);
@@ -1248,9 +1309,18 @@ impl<'a, S: Store> Sim<'a, S> {
         // A link's tail, from its partner's record where links pair up (`Sim::tail_of`).
         let paired = net.paired();
         let tails = net.stored_tails();
+        let word_node: Vec<u32> = if one_word {
+            Vec::new()
+        } else {
+            let mut of = vec![0; words as usize];
+            for (v, w) in node_word.windows(2).enumerate() {
+                of[w[0] as usize..w[1] as usize].fill(v as u32);
+            }
+            of
+        };
         let tail = |e: u32| {
             if paired {
-                store.info(e as usize ^ 1).node
+                store.info(e as usize ^ 1).node(one_word, &word_node)
             } else {
                 tails[e as usize]
             }
@@ -1306,7 +1376,6 @@ impl<'a, S: Store> Sim<'a, S> {
             remaining,
             ledger: Ledger::new(injections, mc.multicasts, config),
             store,
-            crossings: words32(links as usize, 0),
             eject_busy: Marks::new(links as usize),
             wait,
             link_tail: tails,
@@ -1319,6 +1388,7 @@ impl<'a, S: Store> Sim<'a, S> {
             inj_fwd: words32(processors, NONE),
             info,
             node_word,
+            word_node,
             nonempty: words64(words as usize),
             asleep: words64(words as usize),
             active: Marks::new(nodes),
@@ -1384,6 +1454,12 @@ impl<'a, S: Store> Sim<'a, S> {
         }
     }
 
+    /// The node that scans the input of facts `i` (a terminal for an ejection link).
+    #[inline(always)]
+    fn node_of(&self, i: InputInfo) -> u32 {
+        i.node(self.one_word, &self.word_node)
+    }
+
     /// The facts of input `inp` (a link, or an injection queue).
     #[inline(always)]
     fn input_info(&self, inp: u32) -> InputInfo {
@@ -1401,10 +1477,10 @@ impl<'a, S: Store> Sim<'a, S> {
     fn mark_nonempty(&self, info: InputInfo, shared: bool) {
         if shared {
             self.nonempty[info.word()].fetch_or(info.bit());
-            self.active.set_shared(info.node as usize);
+            self.active.set_shared(self.node_of(info) as usize);
         } else {
             self.nonempty[info.word()].or(info.bit());
-            self.active.set(info.node as usize);
+            self.active.set(self.node_of(info) as usize);
         }
     }
 
@@ -1481,7 +1557,7 @@ impl<'a, S: Store> Sim<'a, S> {
             } else {
                 Event::Pop
             };
-            self.wait_on(i.word(), i.node, i.bit(), e, event);
+            self.wait_on(i.word(), self.node_of(i), i.bit(), e, event);
         }
     }
 
@@ -1490,7 +1566,7 @@ impl<'a, S: Store> Sim<'a, S> {
         let i = self.input_info(inp);
         self.asleep[i.word()].or(i.bit());
         for &(e, event) in links {
-            self.wait_on(i.word(), i.node, i.bit(), e, event);
+            self.wait_on(i.word(), self.node_of(i), i.bit(), e, event);
         }
     }
 
@@ -1577,7 +1653,7 @@ impl<'a, S: Store> Sim<'a, S> {
     fn sleep_pop(&self, inp: u32, e: u32) {
         let i = self.input_info(inp);
         self.asleep[i.word()].or(i.bit());
-        self.wait_on(i.word(), i.node, i.bit(), e, Event::Pop);
+        self.wait_on(i.word(), self.node_of(i), i.bit(), e, Event::Pop);
     }
 
     /// Node `v`'s mask words, `first..end`: `v..v + 1` when every node has one.
@@ -1596,7 +1672,7 @@ impl<'a, S: Store> Sim<'a, S> {
     #[inline(always)]
     fn tail_of(&self, e: usize) -> u32 {
         if self.paired {
-            self.store.info(e ^ 1).node
+            self.node_of(self.store.info(e ^ 1))
         } else {
             self.link_tail[e]
         }
@@ -2230,8 +2306,7 @@ impl<'a, S: Store> Sim<'a, S> {
     fn cross(&self, lo: &mut Local, ei: usize, u: Unit) -> bool {
         lo.unit_hops += 1;
         if u.seq == 0 {
-            let c = &self.crossings[ei];
-            c.set(c.get() + 1);
+            self.store.cross_head(ei);
         }
         let tail = u32::from(u.seq) + 1 == self.unit_len;
         if tail && self.unit_len > 1 {
@@ -2264,7 +2339,7 @@ impl<'a, S: Store> Sim<'a, S> {
                     // The node absorbs a copy and forwards the unit.
                     lo.spawned_units += 1;
                 }
-                if self.store.info(ei).slot == NONE && self.config.sink == SinkModel::Queue {
+                if self.store.info(ei).is_ejection() && self.config.sink == SinkModel::Queue {
                     self.store.queue_push(ei, u);
                     self.eject_busy.set_shared(ei);
                 }
@@ -2311,15 +2386,15 @@ impl<'a, S: Store> Sim<'a, S> {
         // Every sink a terminal: a unit reaches its sink exactly when it crosses an
         // ejection link (terminals forward nothing, so no path passes through one).
         let arrived = if self.terminal_sinks {
-            info.slot == NONE
+            info.is_ejection()
         } else {
-            info.node == self.route[u.worm as usize * self.stride].get()
+            self.node_of(info) == self.route[u.worm as usize * self.stride].get()
         };
         if !arrived {
             return Some(next);
         }
         lo.arrived_units += 1;
-        if info.slot == NONE && self.config.sink == SinkModel::Queue {
+        if info.is_ejection() && self.config.sink == SinkModel::Queue {
             self.store.queue_push(ei, next);
             self.eject_busy.set_shared(ei);
         }
@@ -2386,7 +2461,7 @@ impl<'a, S: Store> Sim<'a, S> {
         each_move!(self, moves, |inp, e| {
             let u = self.pop_input(lo, inp);
             if let Some(next) = self.move_unit(lo, e, u) {
-                let head = self.store.info(e as usize).node;
+                let head = self.node_of(self.store.info(e as usize));
                 if self.word_part[head as usize / 64] == lo.part {
                     self.push_unit(lo, e, next);
                 } else {
@@ -2542,11 +2617,12 @@ impl<'a, S: Store> Sim<'a, S> {
         let parts = locals.len();
         if self.word_part.is_empty() {
             let span = u64::from(net.processors()).max(1);
-            let store = &self.store;
-            self.word_part = locality_keys(net, |e| store.info(e as usize).node)
-                .into_iter()
-                .map(|key| (u64::from(key) * parts as u64 / span).min(parts as u64 - 1) as u32)
-                .collect();
+            let (store, one_word, word_node) = (&self.store, self.one_word, &self.word_node);
+            self.word_part =
+                locality_keys(net, |e| store.info(e as usize).node(one_word, word_node))
+                    .into_iter()
+                    .map(|key| (u64::from(key) * parts as u64 / span).min(parts as u64 - 1) as u32)
+                    .collect();
         }
         let part = &self.word_part;
         let mut start = vec![0u32; parts + 1];
@@ -2584,7 +2660,7 @@ impl<'a, S: Store> Sim<'a, S> {
                     detail: format!("link {e} holds {len} units, capacity {}", self.q),
                 });
             }
-            if self.store.info(e).slot != NONE {
+            if !self.store.info(e).is_ejection() {
                 queued += len as u64;
             }
         }
@@ -2927,7 +3003,10 @@ impl<S: Threads> StepModel for Run<'_, S> {
 
     fn finish(self, outcome: Outcome, steps: u64) -> PacketReport {
         let sim = self.sim;
-        let congestion = sim.crossings.iter().map(C32::get).max().unwrap_or(0);
+        let congestion = (0..sim.links as usize)
+            .map(|e| sim.store.crossings(e))
+            .max()
+            .unwrap_or(0);
         sim.ledger.report(
             outcome,
             steps,

@@ -113,18 +113,21 @@ const AHEAD: usize = 4;
 /// (`docs/bench/2026-11-26-engine-scale.md`).
 const PREFETCH_LINKS: u32 = 1 << 17;
 
-/// Runs `$body` on every move `(inp, e)` of `$moves` in order; on a large network the link
-/// records of the move [`AHEAD`] places further are prefetched first. A macro, not a function
-/// taking a closure: that cost 5.7 % more instructions per run (measured).
+/// Runs `$body` on every move `(inp, e)` of `$moves` (inputs; `e` is the input's decided link,
+/// [`Sim::move_link`]) in order; on a large network the records of an input and of the link
+/// its move takes are prefetched before its turn ([`Sim::prefetch_move`]). A macro, not a function taking a closure: that cost 5.7 % more
+/// instructions per run (measured).
 macro_rules! each_move {
     ($sim:ident, $moves:ident, |$inp:ident, $e:ident| $body:block) => {
         if $sim.prefetch {
-            for (i, &($inp, $e)) in $moves.iter().enumerate() {
-                $sim.prefetch_move(&$moves, i + AHEAD);
+            for (i, &$inp) in $moves.iter().enumerate() {
+                $sim.prefetch_move(&$moves, i);
+                let $e = $sim.move_link($inp);
                 $body
             }
         } else {
-            for &($inp, $e) in &$moves {
+            for &$inp in &$moves {
+                let $e = $sim.move_link($inp);
                 $body
             }
         }
@@ -170,7 +173,8 @@ trait Store {
     /// Whether a worm owns the link (its head crossed, its tail not yet).
     fn owned(&self, e: usize) -> bool;
     fn set_owned(&self, e: usize, owned: bool);
-    /// The link the worm at the front of the link's queue continues on (see `Sim::front_fwd`).
+    /// The link the worm at the front of the link's queue continues on (see `Sim::front_fwd`),
+    /// and the link the front unit's move of this step takes (`Sim::move_link`).
     fn fwd(&self, e: usize) -> u32;
     fn set_fwd(&self, e: usize, next: u32);
     /// The link's facts as an input of its head node (set once, before the run).
@@ -1137,7 +1141,9 @@ struct Local {
     /// Its part in a threaded step ([`Sim::parts_by_key`]).
     part: u32,
 
-    moves: Vec<(u32, u32)>,
+    /// The inputs whose front units its nodes decided to move (each input's link is in its
+    /// record: [`Sim::move_link`]).
+    moves: Vec<u32>,
     /// Links its moves' tails (now worms' heads or body units) enter, with the unit
     /// (two-phase apply only).
     to_push: Vec<(u32, Unit)>,
@@ -1468,7 +1474,8 @@ impl<'a, S: Store> Sim<'a, S> {
         }
     }
 
-    /// Records that the head at the front of input `inp` took link `e` ([`Sim::front_fwd`]).
+    /// Records that the unit at the front of input `inp` moves on link `e` this step (a head:
+    /// its worm's body follows, [`Sim::front_fwd`]; every move: [`Sim::move_link`]).
     #[inline(always)]
     fn set_fwd(&self, inp: u32, e: u32) {
         if inp < self.links {
@@ -1798,8 +1805,9 @@ impl<'a, S: Store> Sim<'a, S> {
             }
             if self.unit_len > 1 {
                 self.store.set_owned(e as usize, true);
-                self.set_fwd(inp, e);
             }
+            // The worm's body follows it (wormhole), and apply reads the move's link here.
+            self.set_fwd(inp, e);
             e
         } else {
             let e = fwd;
@@ -1817,7 +1825,7 @@ impl<'a, S: Store> Sim<'a, S> {
             self.store.set_used(e as usize, true);
             lo.used_list.push(e);
         }
-        lo.moves.push((inp, e));
+        lo.moves.push(inp);
     }
 
     /// The link a head at node `v` (front of input `inp`, worm `w`, route slot `slot`) takes
@@ -1999,7 +2007,8 @@ impl<'a, S: Store> Sim<'a, S> {
         }
         self.store.set_used(e as usize, true);
         lo.used_list.push(e);
-        lo.moves.push((inp, e));
+        self.set_fwd(inp, e);
+        lo.moves.push(inp);
         if inp < self.links {
             lo.leaving[inp as usize / 64] |= 1 << (inp % 64);
             lo.leaving_list.push(inp);
@@ -2449,10 +2458,11 @@ impl<'a, S: Store> Sim<'a, S> {
             // leaves in this step.
             let mut popped = std::mem::take(&mut lo.popped);
             popped.clear();
-            for &(inp, _) in &moves {
+            for &inp in &moves {
                 popped.push(self.pop_input(lo, inp));
             }
-            for (&(_, e), &u) in moves.iter().zip(&popped) {
+            for (&inp, &u) in moves.iter().zip(&popped) {
+                let e = self.move_link(inp);
                 if let Some(next) = self.move_unit(lo, e, u) {
                     self.push_unit(lo, e, next);
                 }
@@ -2470,14 +2480,32 @@ impl<'a, S: Store> Sim<'a, S> {
         self.end_apply(lo);
     }
 
-    /// Brings the link records of `moves[i]` into the cache, if there is one.
+    /// Before move `i`: brings the record of input `moves[i + 3 * AHEAD]` into the cache,
+    /// and of the link `moves[i + AHEAD]` takes (read from that input's record, fetched
+    /// `2 * AHEAD` moves ago). With the input's record 2 * AHEAD ahead instead the 4-ary
+    /// 9-tree batch took 3 % longer (one thread), the dependent read of the link waiting for
+    /// it.
     #[inline(always)]
-    fn prefetch_move(&self, moves: &[(u32, u32)], i: usize) {
-        if let Some(&(inp, e)) = moves.get(i) {
-            if inp < self.links {
-                self.store.prefetch(inp as usize);
-            }
-            self.store.prefetch(e as usize);
+    fn prefetch_move(&self, moves: &[u32], i: usize) {
+        if let Some(&inp) = moves.get(i + 3 * AHEAD)
+            && inp < self.links
+        {
+            self.store.prefetch(inp as usize);
+        }
+        if let Some(&inp) = moves.get(i + AHEAD) {
+            self.store.prefetch(self.move_link(inp) as usize);
+        }
+    }
+
+    /// The link the move of input `inp`'s front unit takes this step: the one its decision
+    /// wrote into the input's record ([`Sim::set_fwd`]; a worm's body units follow its head
+    /// there, so it is also their link).
+    #[inline(always)]
+    fn move_link(&self, inp: u32) -> u32 {
+        if inp < self.links {
+            self.store.fwd(inp as usize)
+        } else {
+            self.inj_fwd[(inp - self.links) as usize].get()
         }
     }
 

@@ -72,7 +72,7 @@ use fatnet_topology::ChannelId;
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
 
-use super::cells::{C8, C16, C32, C64, words32, words64};
+use super::cells::{ASLEEP, C8, C16, C32, C64, NONEMPTY, NodeMasks, words32, words64};
 use super::draws::{Draws, Purpose, StepDraws};
 use super::ledger::Ledger;
 use super::multicast::{Multicast, MulticastTree};
@@ -1097,8 +1097,8 @@ struct Sim<'a, S> {
     node_word: Vec<u32>,
     /// Per mask word, its node (empty when every node has one word: `one_word`).
     word_node: Vec<u32>,
-    nonempty: Vec<C64>,
-    asleep: Vec<C64>,
+    /// Per mask word, its non-empty and its asleep inputs.
+    masks: NodeMasks,
     active: Marks,
     /// Scratch: the non-zero words of `active` or `eject_busy` in a pass.
     word_list: Vec<u32>,
@@ -1419,8 +1419,7 @@ impl<'a, S: Store> Sim<'a, S> {
             // processors on the 4-ary n-tree).
             node_word: if one_word { Vec::new() } else { node_word },
             word_node,
-            nonempty: words64(words as usize),
-            asleep: words64(words as usize),
+            masks: NodeMasks::new(words as usize, one_word && max_inputs <= 8),
             active: Marks::new(nodes),
             word_list: Vec::new(),
             word_sorted: Vec::new(),
@@ -1507,10 +1506,10 @@ impl<'a, S: Store> Sim<'a, S> {
     #[inline(always)]
     fn mark_nonempty(&self, info: InputInfo, shared: bool) {
         if shared {
-            self.nonempty[info.word()].fetch_or(info.bit());
+            self.masks.fetch_or(NONEMPTY, info.word(), info.bit());
             self.active.set_shared(self.node_of(info) as usize);
         } else {
-            self.nonempty[info.word()].or(info.bit());
+            self.masks.or(NONEMPTY, info.word(), info.bit());
             self.active.set(self.node_of(info) as usize);
         }
     }
@@ -1519,7 +1518,7 @@ impl<'a, S: Store> Sim<'a, S> {
     #[inline]
     fn mark_empty(&self, inp: u32) {
         let i = self.input_info(inp);
-        self.nonempty[i.word()].and_not(i.bit());
+        self.masks.and_not(NONEMPTY, i.word(), i.bit());
     }
 
     #[inline]
@@ -1581,7 +1580,7 @@ impl<'a, S: Store> Sim<'a, S> {
     #[inline]
     fn sleep_head(&self, inp: u32, links: &[u32]) {
         let i = self.input_info(inp);
-        self.asleep[i.word()].or(i.bit());
+        self.masks.or(ASLEEP, i.word(), i.bit());
         for &e in links {
             let event = if self.store.owned(e as usize) {
                 Event::Release
@@ -1595,7 +1594,7 @@ impl<'a, S: Store> Sim<'a, S> {
     /// Puts input `inp` to sleep until one of `links` (all leaving its node) has its event.
     fn sleep_on(&self, inp: u32, links: &[(u32, Event)]) {
         let i = self.input_info(inp);
-        self.asleep[i.word()].or(i.bit());
+        self.masks.or(ASLEEP, i.word(), i.bit());
         for &(e, event) in links {
             self.wait_on(i.word(), self.node_of(i), i.bit(), e, event);
         }
@@ -1683,7 +1682,7 @@ impl<'a, S: Store> Sim<'a, S> {
     #[inline]
     fn sleep_pop(&self, inp: u32, e: u32) {
         let i = self.input_info(inp);
-        self.asleep[i.word()].or(i.bit());
+        self.masks.or(ASLEEP, i.word(), i.bit());
         self.wait_on(i.word(), self.node_of(i), i.bit(), e, Event::Pop);
     }
 
@@ -1732,9 +1731,9 @@ impl<'a, S: Store> Sim<'a, S> {
             let w = self.wait.take(event, e, j);
             if w != 0 {
                 if shared {
-                    self.asleep[base + j].fetch_and_not(w);
+                    self.masks.fetch_and_not(ASLEEP, base + j, w);
                 } else {
-                    self.asleep[base + j].and_not(w);
+                    self.masks.and_not(ASLEEP, base + j, w);
                 }
                 any = true;
             }
@@ -2043,7 +2042,7 @@ impl<'a, S: Store> Sim<'a, S> {
         let ins = net.inputs_of(tail);
         let first = lo.blocked.len();
         for j in 0..end - base {
-            let mut w = self.wait.get(Event::Pop, ei, j) & self.asleep[base + j].get();
+            let mut w = self.wait.get(Event::Pop, ei, j) & self.masks.get(ASLEEP, base + j);
             while w != 0 {
                 let b = w.trailing_zeros() as usize;
                 w &= w - 1;
@@ -2219,7 +2218,7 @@ impl<'a, S: Store> Sim<'a, S> {
         let ins = net.inputs_of(v);
         if end - first == 1 && !keyed && !reversed {
             // Fast path: one mask word, RR by masking at the start position.
-            let ready = self.nonempty[first].get() & !self.asleep[first].get();
+            let ready = self.masks.ready(first);
             if ready == 0 {
                 self.active.remove(v as usize);
                 return;
@@ -2244,7 +2243,7 @@ impl<'a, S: Store> Sim<'a, S> {
         let mut order = std::mem::take(&mut lo.order);
         order.clear();
         for j in 0..end - first {
-            let mut ready = self.nonempty[first + j].get() & !self.asleep[first + j].get();
+            let mut ready = self.masks.ready(first + j);
             while ready != 0 {
                 let i = (j * 64) as u32 + ready.trailing_zeros();
                 ready &= ready - 1;
@@ -2308,7 +2307,8 @@ impl<'a, S: Store> Sim<'a, S> {
             let (u, i, emptied, waited) = self.store.pop_front(inp as usize);
             lo.queued_out += 1;
             // Branch-free: whether the queue emptied is a coin flip for the predictor.
-            self.nonempty[i.word()].and_not(i.bit() * u64::from(emptied));
+            self.masks
+                .and_not(NONEMPTY, i.word(), i.bit() * u64::from(emptied));
             if waited {
                 self.wake_pop(lo, inp as usize);
             }
@@ -3051,11 +3051,7 @@ impl<S: Threads> StepModel for Run<'_, S> {
         if !moved
             && drained == 0
             && sim.queued + sim.pending_inj > 0
-            && sim
-                .nonempty
-                .iter()
-                .zip(&sim.asleep)
-                .all(|(n, a)| n.get() & !a.get() == 0)
+            && (0..sim.masks.len()).all(|w| sim.masks.ready(w) == 0)
         {
             Step::Deadlocked
         } else {

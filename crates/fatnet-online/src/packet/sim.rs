@@ -1191,6 +1191,22 @@ struct Local {
 }
 
 impl<'a, S: Store> Sim<'a, S> {
+    /// The part of every active word in a threaded step of `parts` parts ([`locality_keys`]),
+    /// once per run, before its first threaded step (and outside the time `Pace` measures: at
+    /// 2^20 processors the search takes longer than a step, and measured with the step it
+    /// made threaded steps look slower than they are).
+    fn find_parts(&mut self, parts: usize, net: &PacketNet) {
+        if !self.word_part.is_empty() {
+            return;
+        }
+        let span = u64::from(net.processors()).max(1);
+        let (store, one_word, word_node) = (&self.store, self.one_word, &self.word_node);
+        self.word_part = locality_keys(net, |e| store.info(e as usize).node(one_word, word_node))
+            .into_iter()
+            .map(|key| (u64::from(key) * parts as u64 / span).min(parts as u64 - 1) as u32)
+            .collect();
+    }
+
     #[allow(clippy::too_many_arguments)]
     fn new(
         net: &'a PacketNet,
@@ -2682,15 +2698,7 @@ impl<'a, S: Store> Sim<'a, S> {
     /// `first..end`.
     fn parts_by_key(&mut self, words: Vec<u32>, locals: &mut [Local], net: &PacketNet) -> Vec<u32> {
         let parts = locals.len();
-        if self.word_part.is_empty() {
-            let span = u64::from(net.processors()).max(1);
-            let (store, one_word, word_node) = (&self.store, self.one_word, &self.word_node);
-            self.word_part =
-                locality_keys(net, |e| store.info(e as usize).node(one_word, word_node))
-                    .into_iter()
-                    .map(|key| (u64::from(key) * parts as u64 / span).min(parts as u64 - 1) as u32)
-                    .collect();
-        }
+        self.find_parts(parts, net);
         let part = &self.word_part;
         let mut start = vec![0u32; parts + 1];
         for &w in &words {
@@ -2997,6 +3005,9 @@ impl<const Q: usize> Threads for Vec<InlineLink<Q>> {
             sim.step_threaded(locals, net)
         } else if *threaded && sim.last_moves >= MIN_THREADED_MOVES {
             let split = pace.threaded();
+            if split {
+                sim.find_parts(locals.len(), net);
+            }
             let start = std::time::Instant::now();
             let done = if split {
                 sim.step_threaded(locals, net)

@@ -27,8 +27,9 @@ enum Arithmetic {
 /// Marker for "no such node / no processor".
 pub(crate) const NONE: u32 = u32::MAX;
 
-/// Most links (wires) and most nodes the engine simulates: its state is about 80 bytes per
-/// link, so this keeps a run under about 3 GB.
+/// Most links (wires) and most nodes the engine simulates: its state is about 46 bytes per
+/// link on the k-ary n-trees and up to about 80 on networks that store their links' ends and
+/// wide masks, so this keeps a run under about 3 GB.
 pub const MAX_LINKS: u64 = 1 << 25;
 
 /// Largest distance table (`rows × nodes` entries, two bytes each: 256 MiB) that a network

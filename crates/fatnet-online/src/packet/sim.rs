@@ -54,10 +54,10 @@
 //! for any number of threads (tested on 2^16 processors with 1, 2 and 4 threads, and by a
 //! repeated 16-part run on two threads). A part's pushes into links whose head it also owns
 //! happen in the pop phase (the one-thread order); only pushes across parts wait for every
-//! part's pops. Measured on the 2-core Intel Xeon machine of 2026-11-26
-//! (`docs/bench/2026-11-26-engine-scale.md`, sessions 6 and 7), two threads against one on
-//! the peers' batch: 1.2-1.4x on the 4-ary 9-tree and on `bft:n=2^18`, 1.25x on
-//! `bft:n=2^20` (66.1 -> 51.9 s), 41.9-57.1 s against 59.8-65.8 s on the 4-ary 10-tree.
+//! part's pops. Measured on a 2-core Intel Xeon machine (`docs/bench/2026-11-26-engine-scale.md`,
+//! session 8), two threads against one on the peers' batch: 31.1 s against 53.0 s on the
+//! 4-ary 10-tree, 36.9-39.9 s against 57.8 s on `bft:n=2^20`, 6.2-6.6 s against 10.9-11.1 s
+//! on the 4-ary 9-tree.
 //! Before the parts followed subtrees they were runs of node numbers, slices of the trees'
 //! levels, and `bft` lost time on two threads; before the wakes and marks moved into the
 //! phases, one thread replayed those of other parts' nodes at the end of every step.

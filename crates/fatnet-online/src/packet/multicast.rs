@@ -276,7 +276,7 @@ impl MulticastTree {
             if v != root && via[v as usize] != NONE && net.is_ejection(via[v as usize]) {
                 continue;
             }
-            for &e in net.out_links(v).iter() {
+            for &e in net.out_links(v) {
                 let h = net.link_head(e) as usize;
                 if !seen[h] {
                     seen[h] = true;

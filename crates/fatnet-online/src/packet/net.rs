@@ -236,6 +236,26 @@ struct Listed {
     out_links: Vec<u32>,
 }
 
+/// The outgoing links of every node of `nodes`, given each of `links` links' tail: a CSR
+/// (`out_start`, `out_links`), each node's links in id order (placed by counting).
+fn outgoing(nodes: u32, links: u32, tail: impl Fn(u32) -> u32) -> (Vec<u32>, Vec<u32>) {
+    let mut out_start = vec![0u32; nodes as usize + 1];
+    for e in 0..links {
+        out_start[tail(e) as usize + 1] += 1;
+    }
+    for v in 0..nodes as usize {
+        out_start[v + 1] += out_start[v];
+    }
+    let mut fill = out_start.clone();
+    let mut out_links = vec![0u32; links as usize];
+    for e in 0..links {
+        let t = tail(e) as usize;
+        out_links[fill[t] as usize] = e;
+        fill[t] += 1;
+    }
+    (out_start, out_links)
+}
+
 /// The links of every channel: channel `c`'s wires are the consecutive links `lo..hi`.
 #[derive(Clone, Debug)]
 pub(crate) enum ChannelLinks {
@@ -553,19 +573,7 @@ impl PacketNet {
                 listed: OnceLock::new(),
             }
         } else {
-            let mut out_start = vec![0u32; nodes as usize + 1];
-            for &tail in &link_tail {
-                out_start[tail as usize + 1] += 1;
-            }
-            for v in 0..nodes as usize {
-                out_start[v + 1] += out_start[v];
-            }
-            let mut fill = out_start.clone();
-            let mut out_links = vec![0u32; links as usize];
-            for (e, &tail) in link_tail.iter().enumerate() {
-                out_links[fill[tail as usize] as usize] = e as u32;
-                fill[tail as usize] += 1;
-            }
+            let (out_start, out_links) = outgoing(nodes, links, |e| link_tail[e as usize]);
             Ends::Stored {
                 head: link_head,
                 tail: link_tail,
@@ -726,20 +734,7 @@ impl PacketNet {
                 .map(|e| t.channel(ChannelId(e)).to.0)
                 .collect();
             // A link leaves the head of its partner.
-            let mut out_start = vec![0u32; self.nodes as usize + 1];
-            for e in 0..self.links as usize {
-                out_start[head[e ^ 1] as usize + 1] += 1;
-            }
-            for v in 0..self.nodes as usize {
-                out_start[v + 1] += out_start[v];
-            }
-            let mut fill = out_start.clone();
-            let mut out_links = vec![0u32; self.links as usize];
-            for e in 0..self.links as usize {
-                let tail = head[e ^ 1] as usize;
-                out_links[fill[tail] as usize] = e as u32;
-                fill[tail] += 1;
-            }
+            let (out_start, out_links) = outgoing(self.nodes, self.links, |e| head[e as usize ^ 1]);
             Listed {
                 head,
                 out_start,

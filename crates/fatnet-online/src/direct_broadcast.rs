@@ -504,6 +504,8 @@ impl DirectScheme {
                 });
             }
         }
+        // The trees of one tag are translates of each other: d shapes (module `multicast`).
+        MulticastTree::share_shapes(&mut trees);
         Ok(Self {
             d,
             per_node,

@@ -170,6 +170,8 @@ impl PeriodicScheme {
             });
             trees.push(tree);
         }
+        // Every node's tree is the translate of node 0's, ranks included: one shape.
+        MulticastTree::share_shapes(&mut trees);
         Ok(Self {
             d,
             period,

@@ -14,6 +14,8 @@
 use crate::OnlineParameter;
 use fatnet_topology::Processor;
 use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+use std::sync::Arc;
 
 use super::OnlineError;
 use super::net::{NONE, PacketNet};
@@ -34,17 +36,87 @@ pub struct MulticastTree {
     src: Processor,
     dsts: Vec<Processor>,
     links: Vec<u32>,
-    /// Per position: the first of its children in `children` (CSR, `positions + 1` entries).
-    child_start: Vec<u32>,
-    children: Vec<u16>,
-    /// Per position: whether the link's head is a destination's sink (never the root).
-    deliver: Vec<bool>,
-    /// Per position: links from the root (0 for the root).
-    depth: Vec<u16>,
-    /// Per position: its rank under [`super::ScanPolicy::Labelled`] (empty: all 0).
-    rank: Vec<u16>,
+    /// Everything else the engines read per position, shared between trees of one shape
+    /// ([`MulticastTree::share_shapes`]).
+    shape: Arc<Shape>,
     /// How many links the engine's network had (guards against use on another network).
     net_links: u32,
+}
+
+/// A tree's positions without their links: what an engine reads at every hop of a copy.
+///
+/// One 8-byte record per position, so that a hop reads one place instead of one array per
+/// fact (the children's range, the delivery flag, the depth, the rank), and shared between the
+/// trees that have it: the `d`-cube's rotated binomial trees of one tag differ only in their
+/// links, so the `d · 2^d` trees of Stamoulis' direct scheme have `d` shapes, which stay in
+/// cache while the trees' links are read at random.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Shape {
+    pos: Vec<Position>,
+}
+
+impl Shape {
+    /// A hash of every position (equal shapes have equal fingerprints).
+    fn fingerprint(&self) -> u64 {
+        self.pos.iter().fold(self.pos.len() as u64, |h, p| {
+            let bits = u64::from(p.first_child)
+                | u64::from(p.kids) << 16
+                | u64::from(p.deliver) << 24
+                | u64::from(p.depth) << 32
+                | u64::from(p.rank) << 48;
+            (h.rotate_left(5) ^ bits).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+        })
+    }
+}
+
+/// One position of a tree's [`Shape`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Position {
+    /// The first child's position. Positions are breadth-first from the root, so a
+    /// position's children are consecutive: `first_child..first_child + kids`.
+    first_child: u16,
+    /// How many children (at most [`MAX_TREE_FANOUT`]).
+    kids: u8,
+    /// Whether the link's head is a destination's sink (never the root).
+    deliver: bool,
+    /// Links from the root (0 for the root).
+    depth: u16,
+    /// Its rank under [`super::ScanPolicy::Labelled`] (0 if unranked).
+    rank: u16,
+}
+
+const _: () = assert!(std::mem::size_of::<Position>() == 8);
+
+impl Position {
+    /// The child positions.
+    #[inline]
+    pub(crate) fn children(self) -> std::ops::Range<u16> {
+        self.first_child..self.first_child + u16::from(self.kids)
+    }
+
+    /// How many children.
+    #[inline]
+    pub(crate) fn kids(self) -> usize {
+        usize::from(self.kids)
+    }
+
+    /// Whether the link at this position ends at a destination's sink.
+    #[inline]
+    pub(crate) fn delivers(self) -> bool {
+        self.deliver
+    }
+
+    /// Links from the root.
+    #[inline]
+    pub(crate) fn depth(self) -> u32 {
+        u32::from(self.depth)
+    }
+
+    /// The rank (0 if unranked).
+    #[inline]
+    pub(crate) fn rank(self) -> u16 {
+        self.rank
+    }
 }
 
 /// One multicast message: the index of its tree in the run's tree list and its release step.
@@ -200,12 +272,19 @@ impl MulticastTree {
             sorted.iter().map(|&d| (net.ejection_node(d), d)).collect();
         sinks.sort_unstable();
         let is_sink = |v: u32| sinks.binary_search_by_key(&v, |&(node, _)| node).is_ok();
-        let mut child_start = Vec::with_capacity(n + 2);
-        let mut children = Vec::with_capacity(n);
-        let mut deliver = vec![false; n + 1];
-        let mut depth = vec![0u16; n + 1];
+        let mut pos = vec![
+            Position {
+                first_child: 0,
+                kids: 0,
+                deliver: false,
+                depth: 0,
+                rank: 0,
+            };
+            n + 1
+        ];
+        // Breadth-first: the children of the positions in order are positions 1, 2, …
+        let mut next_child = 1u32;
         for (k, &old) in order.iter().enumerate() {
-            child_start.push(children.len() as u32);
             let kid = &kids[old as usize];
             if kid.len() > MAX_TREE_FANOUT {
                 return Err(bad(format!(
@@ -213,15 +292,18 @@ impl MulticastTree {
                     kid.len()
                 )));
             }
+            pos[k].first_child = next_child as u16;
+            pos[k].kids = kid.len() as u8;
             for &c in kid {
                 let c = new_pos[c as usize];
-                children.push(c as u16);
-                depth[c as usize] = depth[k] + 1;
+                debug_assert_eq!(c, next_child, "breadth-first positions");
+                next_child += 1;
+                pos[c as usize].depth = pos[k].depth + 1;
             }
             if k > 0 {
                 let e = tree_links[k - 1];
-                deliver[k] = is_sink(net.link_head(e));
-                if kid.is_empty() && !deliver[k] {
+                pos[k].deliver = is_sink(net.link_head(e));
+                if kid.is_empty() && !pos[k].deliver {
                     return Err(bad(format!(
                         "the branch through link {e} ends at node {}, which is no destination's sink",
                         net.link_head(e)
@@ -229,7 +311,6 @@ impl MulticastTree {
                 }
             }
         }
-        child_start.push(children.len() as u32);
         for &(sink, d) in &sinks {
             if entering_of(sink).is_none() || sink == root {
                 return Err(bad(format!(
@@ -241,11 +322,7 @@ impl MulticastTree {
             src,
             dsts: sorted,
             links: tree_links,
-            child_start,
-            children,
-            deliver,
-            depth,
-            rank: Vec::new(),
+            shape: Arc::new(Shape { pos }),
             net_links: total,
         })
     }
@@ -350,16 +427,34 @@ impl MulticastTree {
     /// would cross this arc first in the multinode broadcast schedule goes first", §6.3.3).
     #[must_use]
     pub fn with_ranks(mut self, mut rank: impl FnMut(u32) -> u16) -> Self {
-        self.rank = std::iter::once(0)
-            .chain(self.links.iter().map(|&e| rank(e)))
-            .collect();
+        let shape = Arc::make_mut(&mut self.shape);
+        for (p, &e) in shape.pos[1..].iter_mut().zip(&self.links) {
+            p.rank = rank(e);
+        }
         self
     }
 
     /// The rank of `link` in the tree (0 if unranked), `None` if the link is not in the tree.
     pub fn rank(&self, link: u32) -> Option<u16> {
         let k = self.links.iter().position(|&e| e == link)?;
-        Some(self.rank.get(k + 1).copied().unwrap_or(0))
+        Some(self.shape.pos[k + 1].rank)
+    }
+
+    /// Makes the trees of equal shape (equal positions, children, delivering positions,
+    /// depths and ranks; links may differ) share one copy of it. Results do not change; a run
+    /// over many trees of few shapes reads less memory per hop (the `d`-cube's rotated
+    /// binomial trees: `d` shapes for `d · 2^d` trees).
+    pub fn share_shapes(trees: &mut [MulticastTree]) {
+        // Shapes by a cheap fingerprint, confirmed equal in full (a `HashSet` of the shapes
+        // themselves hashed every field of every position: most of the set-up of a d = 8 run).
+        let mut seen: HashMap<u64, Vec<Arc<Shape>>> = HashMap::new();
+        for tree in trees {
+            let same = seen.entry(tree.shape.fingerprint()).or_default();
+            match same.iter().find(|s| **s == tree.shape) {
+                Some(shared) => tree.shape = Arc::clone(shared),
+                None => same.push(Arc::clone(&tree.shape)),
+            }
+        }
     }
 
     /// The source processor.
@@ -379,42 +474,83 @@ impl MulticastTree {
 
     /// The longest root-to-leaf path, in links.
     pub fn height(&self) -> u32 {
-        u32::from(self.depth.iter().copied().max().unwrap_or(0))
+        self.shape
+            .pos
+            .iter()
+            .map(|p| u32::from(p.depth))
+            .max()
+            .unwrap_or(0)
     }
 
-    /// The link at position `k ≥ 1`.
+    /// Position `k` (0 is the root).
     #[inline]
-    pub(crate) fn link_at(&self, k: u16) -> u32 {
-        self.links[k as usize - 1]
+    pub(crate) fn at(&self, k: u16) -> Position {
+        self.shape.pos[k as usize]
     }
 
-    /// The child positions of position `k`.
+    /// The links of position `p`'s children, in the order of [`Position::children`].
     #[inline]
-    pub(crate) fn children_of(&self, k: u16) -> &[u16] {
-        &self.children
-            [self.child_start[k as usize] as usize..self.child_start[k as usize + 1] as usize]
-    }
-
-    /// Whether the link at position `k` ends at a destination's sink.
-    #[inline]
-    pub(crate) fn delivers(&self, k: u16) -> bool {
-        self.deliver[k as usize]
-    }
-
-    /// The rank of position `k` (0 if unranked).
-    #[inline]
-    pub(crate) fn rank_of(&self, k: u16) -> u16 {
-        self.rank.get(k as usize).copied().unwrap_or(0)
-    }
-
-    /// Links from the root to position `k`.
-    #[inline]
-    pub(crate) fn depth_of(&self, k: u16) -> u32 {
-        u32::from(self.depth[k as usize])
+    pub(crate) fn child_links(&self, p: Position) -> &[u32] {
+        let first = usize::from(p.first_child) - 1;
+        &self.links[first..first + p.kids()]
     }
 
     /// The number of links of the network the tree was built on.
     pub(crate) fn net_links(&self) -> u32 {
         self.net_links
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use fatnet_topology::Hypercube;
+
+    /// The `d`-cube's rotated trees of one tag share one shape after `share_shapes`, trees of
+    /// different tags do not, and sharing changes no tree.
+    #[test]
+    fn rotated_trees_of_one_tag_share_their_shape() {
+        let d = 4;
+        let net = PacketNet::new(Hypercube::new(u64::from(d)).unwrap()).unwrap();
+        let built: Vec<MulticastTree> = (0..1u32 << d)
+            .flat_map(|root| (0..d).map(move |tag| (root, tag)))
+            .map(|(root, tag)| MulticastTree::hypercube_rotated(&net, root, tag).unwrap())
+            .collect();
+        let mut shared = built.clone();
+        MulticastTree::share_shapes(&mut shared);
+        assert_eq!(shared, built, "sharing changes no tree");
+        for (i, a) in shared.iter().enumerate() {
+            for (j, b) in shared.iter().enumerate() {
+                let same_tag = i % d as usize == j % d as usize;
+                assert_eq!(
+                    Arc::ptr_eq(&a.shape, &b.shape),
+                    same_tag,
+                    "trees {i} and {j}"
+                );
+            }
+        }
+        // Before sharing every tree had its own.
+        assert!(!Arc::ptr_eq(&built[0].shape, &built[d as usize].shape));
+    }
+
+    /// Ranking a tree whose shape is shared gives it its own copy.
+    #[test]
+    fn ranking_a_shared_shape_copies_it() {
+        let net = PacketNet::new(Hypercube::new(3).unwrap()).unwrap();
+        let mut trees: Vec<MulticastTree> = (0..2)
+            .map(|root| MulticastTree::hypercube_rotated(&net, root, 0).unwrap())
+            .collect();
+        MulticastTree::share_shapes(&mut trees);
+        let first = trees[0].links()[0];
+        let ranked = trees[0]
+            .clone()
+            .with_ranks(|e| if e == first { 5 } else { 1 });
+        assert_eq!(ranked.rank(first), Some(5));
+        assert_eq!(
+            trees[0].rank(first),
+            Some(0),
+            "the shared shape is unchanged"
+        );
+        assert_eq!(trees[1].rank(trees[1].links()[0]), Some(0));
     }
 }

@@ -89,10 +89,12 @@ struct Storage {
     /// the end of the step) are applied after the packets released at the next step (those
     /// generated during the step) have been added.
     node: Vec<u32>,
-    /// `hist[c]`: the nodes storing `c` packets (`hist[0]` starts at every node).
-    hist: Vec<u32>,
-    /// The largest `c` with `hist[c] > 0`: the largest count at one node.
+    /// At least the largest count at one node, and exactly it unless `stale`.
     top: u32,
+    /// Whether a node at the `top` count has lost a packet since `top` was last exact: the
+    /// next record scans the nodes. (A histogram of the counts kept `top` exact at every move
+    /// instead, at four times the cost of a move, and a step records only once.)
+    stale: bool,
     /// The node changes of the last step's transmissions, not yet applied: `(node, arrived)`,
     /// a packet arriving at the node (`true`) or done with it (`false`).
     moved: Vec<(u32, bool)>,
@@ -107,7 +109,6 @@ impl Storage {
     fn new(nodes: u32) -> Self {
         Storage {
             node: vec![0; nodes as usize],
-            hist: vec![nodes],
             ..Storage::default()
         }
     }
@@ -143,32 +144,26 @@ impl Storage {
     #[inline]
     fn add(&mut self, x: u32) {
         let c = &mut self.node[x as usize];
-        self.hist[*c as usize] -= 1;
         *c += 1;
-        let c = *c as usize;
-        if c == self.hist.len() {
-            self.hist.push(0);
-        }
-        self.hist[c] += 1;
-        self.top = self.top.max(c as u32);
+        self.top = self.top.max(*c);
     }
 
     /// A packet stored at `x` is no longer.
     #[inline]
     fn remove(&mut self, x: u32) {
         let c = &mut self.node[x as usize];
-        let old = *c as usize;
-        *c -= 1;
-        self.hist[old] -= 1;
-        self.hist[old - 1] += 1;
-        // A node left the top count for the one below it, which is therefore not empty.
-        if old as u32 == self.top && self.hist[old] == 0 {
-            self.top -= 1;
+        if *c == self.top {
+            self.stale = true;
         }
+        *c -= 1;
     }
 
     /// Step `t`'s largest count at one node is `top`.
     fn record(&mut self, t: u64) {
+        if self.stale {
+            self.top = self.node.iter().copied().max().unwrap_or(0);
+            self.stale = false;
+        }
         self.peak_per_step.resize(t as usize, 0);
         self.peak_per_step.push(self.top);
     }
@@ -421,19 +416,19 @@ impl<'a> OutSim<'a> {
                 }
             } else {
                 let tree = self.tree_of(m);
-                let kids = tree.children_of(0);
-                self.spawned += kids.len() as u64 - 1;
+                let root = tree.at(0);
+                self.spawned += root.kids() as u64 - 1;
                 let visit = match &mut self.storage {
                     Some(s) => {
                         s.held += 1;
                         s.add(net.injection_node(tree.src()));
-                        s.open_visit(kids.len() as u32)
+                        s.open_visit(root.kids() as u32)
                     }
                     None => NONE,
                 };
-                for &c in kids {
+                for (c, &e) in root.children().zip(tree.child_links(root)) {
                     let r = self.alloc(m as u32, c, visit, release);
-                    self.joining.push((tree.link_at(c), r));
+                    self.joining.push((e, r));
                 }
             }
         }
@@ -498,7 +493,7 @@ impl<'a> OutSim<'a> {
             None => (rec.release, 0),
             Some(i) => (
                 self.mc.labels.get(i).copied().unwrap_or(0),
-                self.tree_of(m).rank_of(rec.pos),
+                self.tree_of(m).at(rec.pos).rank(),
             ),
         }
     }
@@ -539,6 +534,7 @@ impl<'a> OutSim<'a> {
     /// Every busy link sends its front packet; arrivals are processed at once and their next
     /// hops become the next step's joiners.
     fn transmit(&mut self, net: &PacketNet, t: u64) {
+        let mut sent = 0;
         for wi in 0..self.busy.len() {
             let mut bits = self.busy[wi];
             while bits != 0 {
@@ -552,8 +548,7 @@ impl<'a> OutSim<'a> {
                     self.last[ei] = NONE;
                     self.busy[wi] &= !(1 << (ei % 64));
                 }
-                self.queued -= 1;
-                self.unit_hops += 1;
+                sent += 1;
                 self.crossings[ei] += 1;
                 if self.storage.is_some() {
                     self.sent(net, ei as u32, r);
@@ -561,6 +556,9 @@ impl<'a> OutSim<'a> {
                 self.arrive(net, ei as u32, r, t);
             }
         }
+        // Counted once a step rather than once a packet (nothing reads them in between).
+        self.queued -= sent;
+        self.unit_hops += sent;
     }
 
     /// Storage: record `r` leaves its node, the tail of link `e`, in this step (before it
@@ -603,16 +601,15 @@ impl<'a> OutSim<'a> {
             return;
         }
         let tree = self.tree_of(m);
-        let pos = rec.pos;
-        let kids = tree.children_of(pos);
-        if tree.delivers(pos) {
+        let at = tree.at(rec.pos);
+        if at.delivers() {
             self.arrived += 1;
-            self.dilation = self.dilation.max(tree.depth_of(pos));
+            self.dilation = self.dilation.max(at.depth());
             self.remaining[m] -= 1;
             if self.remaining[m] == 0 {
                 self.ledger.deliver(m, release, t);
             }
-            if kids.is_empty() {
+            if at.kids() == 0 {
                 self.release_rec(r);
                 return;
             }
@@ -623,12 +620,12 @@ impl<'a> OutSim<'a> {
             Some(s) => {
                 s.held += 1;
                 s.moved.push((v, true));
-                s.open_visit(kids.len() as u32)
+                s.open_visit(at.kids() as u32)
             }
             None => NONE,
         };
-        self.spawned += kids.len() as u64 - 1;
-        for (i, &c) in kids.iter().enumerate() {
+        self.spawned += at.kids() as u64 - 1;
+        for (i, (c, &e)) in at.children().zip(tree.child_links(at)).enumerate() {
             let rc = if i == 0 {
                 self.recs[ri].pos = c;
                 self.recs[ri].dst = visit;
@@ -636,7 +633,7 @@ impl<'a> OutSim<'a> {
             } else {
                 self.alloc(m as u32, c, visit, release)
             };
-            self.joining.push((tree.link_at(c), rc));
+            self.joining.push((e, rc));
         }
     }
 

@@ -1631,22 +1631,21 @@ impl<'a, S: Store> Sim<'a, S> {
     #[cold]
     fn try_copy(&self, lo: &mut Local, inp: u32, u: Unit) {
         let tree = self.tree_of(u.worm);
-        let kids = tree.children_of(u.hop);
-        let all = if kids.len() == 64 {
+        let at = tree.at(u.hop);
+        let all = if at.kids() == 64 {
             u64::MAX
         } else {
-            (1u64 << kids.len()) - 1
+            (1u64 << at.kids()) - 1
         };
         let mut done = self.done[inp as usize].get();
         let mut closed = std::mem::take(&mut lo.closed);
         closed.clear();
         let mut open = false;
         let first = lo.copies.len();
-        for (i, &c) in kids.iter().enumerate() {
+        for (i, (c, &e)) in at.children().zip(tree.child_links(at)).enumerate() {
             if done & (1 << i) != 0 {
                 continue;
             }
-            let e = tree.link_at(c);
             let ei = e as usize;
             let go = if u.seq == 0 {
                 if self.free_for_head(e) {
@@ -2394,8 +2393,9 @@ impl<'a, S: Store> Sim<'a, S> {
             let ei = e as usize;
             let tail = self.cross(lo, ei, u);
             let tree = self.tree_of(u.worm);
-            let forwards = !tree.children_of(u.hop).is_empty();
-            if tree.delivers(u.hop) {
+            let at = tree.at(u.hop);
+            let forwards = at.kids() > 0;
+            if at.delivers() {
                 lo.arrived_units += 1;
                 if forwards {
                     // The node absorbs a copy and forwards the unit.
@@ -2406,7 +2406,7 @@ impl<'a, S: Store> Sim<'a, S> {
                     self.eject_busy.set_shared(ei);
                 }
                 if tail {
-                    lo.dilation = lo.dilation.max(tree.depth_of(u.hop));
+                    lo.dilation = lo.dilation.max(at.depth());
                     lo.tails.push(self.message_of(u.worm as usize) as u32);
                 }
             }

@@ -4,7 +4,7 @@
 use fatnet_online::OnlineError;
 use fatnet_online::packet::{
     FlowControl, Injection, Multicast, MulticastTree, Outcome, PacketConfig, PacketNet, PathPolicy,
-    QueueCapacity, SinkModel, simulate, simulate_multicast,
+    QueueCapacity, Queueing, SinkModel, simulate, simulate_multicast,
 };
 use fatnet_topology::{ButterflyFatTree, Hypercube};
 use proptest::prelude::*;
@@ -193,6 +193,40 @@ fn unicasts_and_multicasts_together() {
         assert_eq!(lat.len(), 3);
         assert_eq!(lat[1], 0, "a self-message is delivered on release");
         assert!(lat[2] > 0);
+    }
+}
+
+/// Trees that share their shapes (`MulticastTree::share_shapes`) route exactly as the trees
+/// built apart, on both queueing models.
+#[test]
+fn shared_shapes_route_as_separate_trees() {
+    let net = hypercube(4);
+    let n = net.processors();
+    let separate: Vec<MulticastTree> = (0..n)
+        .flat_map(|root| (0..4).map(move |tag| (root, tag)))
+        .map(|(root, tag)| MulticastTree::hypercube_rotated(&net, root, tag).unwrap())
+        .collect();
+    let mut shared = separate.clone();
+    MulticastTree::share_shapes(&mut shared);
+    let mcs: Vec<Multicast> = (0..3 * separate.len() as u32)
+        .map(|i| Multicast {
+            tree: (i * 7) % separate.len() as u32,
+            release: u64::from(i / 5),
+        })
+        .collect();
+    for queueing in [Queueing::Input, Queueing::Output] {
+        // Store-and-forward with unbounded queues: input queues cannot deadlock.
+        let config = checked(PacketConfig {
+            queueing,
+            flow: FlowControl::StoreAndForward,
+            queue: QueueCapacity::Unbounded,
+            sink: SinkModel::Immediate,
+            ..PacketConfig::default()
+        });
+        let a = simulate_multicast(&net, &[], &separate, &mcs, &config, 5).unwrap();
+        let b = simulate_multicast(&net, &[], &shared, &mcs, &config, 5).unwrap();
+        assert_eq!(a, b, "{queueing:?}");
+        assert_eq!(a.outcome, Outcome::Delivered, "{queueing:?}: {a:?}");
     }
 }
 

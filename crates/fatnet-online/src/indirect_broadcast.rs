@@ -431,10 +431,7 @@ impl<F: FnMut(usize, u32, u64)> StepModel for TreeModel<'_, F> {
         }
         std::mem::swap(&mut self.busy, &mut self.still);
         // Arrivals at one queue in the same slot: random order.
-        for i in (1..self.moves.len()).rev() {
-            let j = self.rng.random_range(0..=i);
-            self.moves.swap(i, j);
-        }
+        crate::shuffle::shuffle(&mut self.moves, self.rng);
         for &(to, p) in &self.moves {
             if to == tree.root {
                 if p.origin != tree.root && tree.largest[p.origin as usize] {

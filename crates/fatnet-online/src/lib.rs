@@ -45,6 +45,7 @@ pub mod packet;
 pub mod periodic_broadcast;
 pub mod protocol;
 mod router;
+mod shuffle;
 pub mod slotted_cube;
 mod step;
 

@@ -39,6 +39,7 @@ use super::multicast::MulticastTree;
 use super::net::{NONE, PacketNet};
 use super::sim::Mc;
 use super::{Injection, OnlineError, Outcome, PacketConfig, PacketReport, PathPolicy, ScanPolicy};
+use crate::shuffle::shuffle;
 use crate::step::{Step, StepModel, drive};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
@@ -438,24 +439,16 @@ impl<'a> OutSim<'a> {
         }
     }
 
-    /// Fisher–Yates: a uniformly random order.
-    fn shuffle(&mut self, items: &mut [(u32, u32)]) {
-        for i in (1..items.len()).rev() {
-            let j = self.rng.random_range(0..=i);
-            items.swap(i, j);
-        }
-    }
-
     /// The step's joiners enter their queues.
     fn join(&mut self) {
         let mut joining = std::mem::take(&mut self.joining);
         match self.config.scan {
-            ScanPolicy::RoundRobin => self.shuffle(&mut joining),
+            ScanPolicy::RoundRobin => shuffle(&mut joining, &mut self.rng),
             ScanPolicy::OldestFirst | ScanPolicy::Labelled => {
                 // New packets (generated during the last step) reached the node before the
                 // packets in transit, which arrive at the step boundary.
                 let transit = self.transit;
-                self.shuffle(&mut joining[..transit]);
+                shuffle(&mut joining[..transit], &mut self.rng);
                 joining.rotate_left(transit);
             }
             _ => {}

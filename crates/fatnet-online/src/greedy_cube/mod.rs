@@ -70,7 +70,7 @@ use serde::{Deserialize, Serialize};
 use crate::OnlineError;
 use crate::protocol::{RunProtocol, TimeModel};
 
-use engine::{Engine, Rec, Sink, merge_new};
+use engine::{Engine, Rec, Sink};
 
 /// The largest dimension the simulator accepts (memory: one `f64` per arc and two list
 /// headers per node).
@@ -304,7 +304,7 @@ pub fn simulate(
     }
     let mut delivered = vec![f64::NAN; arrivals.len()];
     let mut engine = Engine::new(d, butterfly);
-    engine.start_window(|x, _, out| {
+    engine.start_window(|x, out| {
         for &i in &order[first[x as usize]..first[x as usize + 1]] {
             let a = arrivals[i as usize];
             if !butterfly && a.src == a.dst {
@@ -480,7 +480,6 @@ pub fn steady_state(config: &GreedyConfig) -> Result<GreedyReport, OnlineError> 
     let mut node_first = vec![0usize; n + 1];
     let mut window_count = vec![0u64; segments];
     let mut next_number = vec![0u64; segments];
-    let mut fresh: Vec<Rec> = Vec::new();
     let rate = c.lambda * n as f64;
     let cap = seg_end[batches + 1];
     let mut now = 0.0;
@@ -526,8 +525,7 @@ pub fn steady_state(config: &GreedyConfig) -> Result<GreedyReport, OnlineError> 
         }
         books.generated = number;
         // Pass 2: book the arrivals and start the window.
-        engine.start_window(|x, carried, out| {
-            fresh.clear();
+        engine.start_window(|x, fresh| {
             let x = x as usize;
             for i in node_first[x]..node_first[x + 1] {
                 let s = staged_seg[i] as usize;
@@ -563,7 +561,6 @@ pub fn steady_state(config: &GreedyConfig) -> Result<GreedyReport, OnlineError> 
                     fresh.push(r);
                 }
             }
-            merge_new(carried, &fresh, out);
         });
         engine.run_levels(cutoff, &mut books);
         now = cutoff;
@@ -577,7 +574,7 @@ pub fn steady_state(config: &GreedyConfig) -> Result<GreedyReport, OnlineError> 
             if now >= cap {
                 // Cap reached: deliver everything without further arrivals.
                 capped = true;
-                engine.start_window(|_, carried, out| out.extend_from_slice(carried));
+                engine.start_window(|_, _| {});
                 engine.run_levels(f64::INFINITY, &mut books);
                 break;
             }

@@ -492,11 +492,19 @@ impl DirectScheme {
             TreeFamily::JohnssonHoFlood => (0..d).map(|j| UndirectedTree::new(d, j)).collect(),
             TreeFamily::Rotated | TreeFamily::Canonical => Vec::new(),
         };
+        // The rotated trees of a tag are the translates of root 0's, built once; flooding a
+        // fixed undirected tree from each root gives no translates: those are built one by one.
+        let base: Vec<MulticastTree> = match family {
+            TreeFamily::Rotated | TreeFamily::Canonical => (0..per_node)
+                .map(|tag| MulticastTree::hypercube_rotated(&net, 0, tag))
+                .collect::<Result<_, _>>()?,
+            TreeFamily::JohnssonHoFlood => Vec::new(),
+        };
         for root in 0..1u32 << d {
             for tag in 0..per_node {
                 trees.push(match family {
                     TreeFamily::Rotated | TreeFamily::Canonical => {
-                        MulticastTree::hypercube_rotated(&net, root, tag)?
+                        base[tag as usize].xor_translate(&net, root)?
                     }
                     TreeFamily::JohnssonHoFlood => {
                         johnsson_ho_flood(&net, d, &undirected[tag as usize], root)?
@@ -504,7 +512,7 @@ impl DirectScheme {
                 });
             }
         }
-        // The trees of one tag are translates of each other: d shapes (module `multicast`).
+        // Translates share their shape already; the flooded trees may share theirs too.
         MulticastTree::share_shapes(&mut trees);
         Ok(Self {
             d,

@@ -155,23 +155,22 @@ impl PeriodicScheme {
         }
         let cube = Hypercube::new(u64::from(d)).map_err(|_| bad_d())?;
         let net = PacketNet::new(cube)?;
-        let mut trees = Vec::with_capacity(n as usize);
-        for y in 0..n {
-            let links: Vec<u32> = (1..n)
-                .map(|v| {
-                    let i = dim[v as usize];
-                    (i << d) | (y ^ v ^ (1 << i))
-                })
-                .collect();
-            let dsts: Vec<Processor> = (0..n).filter(|&p| p != y).collect();
-            let tree = MulticastTree::new(&net, y, &dsts, &links)?.with_ranks(|e| {
-                let (i, tail) = (e >> d, e & (n - 1));
-                slot[(tail ^ (1 << i) ^ y) as usize] as u16
-            });
-            trees.push(tree);
-        }
-        // Every node's tree is the translate of node 0's, ranks included: one shape.
-        MulticastTree::share_shapes(&mut trees);
+        // Node y's tree is node 0's moved by x ↦ x ⊕ y, ranks included (a rank is the slot of
+        // the link's head relative to the root): built once, then translated.
+        let links: Vec<u32> = (1..n)
+            .map(|v| {
+                let i = dim[v as usize];
+                (i << d) | (v ^ (1 << i))
+            })
+            .collect();
+        let dsts: Vec<Processor> = (1..n).collect();
+        let base = MulticastTree::new(&net, 0, &dsts, &links)?.with_ranks(|e| {
+            let (i, tail) = (e >> d, e & (n - 1));
+            slot[(tail ^ (1 << i)) as usize] as u16
+        });
+        let trees = (0..n)
+            .map(|y| base.xor_translate(&net, y))
+            .collect::<Result<Vec<_>, _>>()?;
         Ok(Self {
             d,
             period,

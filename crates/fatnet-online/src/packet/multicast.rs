@@ -422,6 +422,48 @@ impl MulticastTree {
         Self::new(net, root, &dsts, &links)
     }
 
+    /// This tree moved by the `d`-cube's automorphism `x ↦ x ⊕ r`: the tree of source
+    /// `src ⊕ r` whose link across dimension `i` leaves `x ⊕ r` wherever this one's leaves
+    /// `x` (links are numbered `(i << d) | x`, [`MulticastTree::hypercube_rotated`]), with
+    /// the same shape, shared.
+    ///
+    /// The positions keep their order: they are breadth-first with a node's children by link
+    /// id, and a node's child links differ only in their dimension, which the move keeps. So
+    /// the result is the tree [`MulticastTree::new`] builds from the moved links, at the cost
+    /// of copying them (building the `d · 2^d` trees of the direct scheme at `d = 10` took
+    /// seconds).
+    ///
+    /// # Errors
+    ///
+    /// [`OnlineError::Unsupported`] unless `net` is a hypercube; [`OnlineError::BadParameter`]
+    /// when the tree was built on another network; [`OnlineError::BadProcessor`] for `r`
+    /// outside the cube.
+    pub fn xor_translate(&self, net: &PacketNet, r: Processor) -> Result<Self, OnlineError> {
+        let Some(d) = net.hypercube_dimension() else {
+            return Err(OnlineError::Unsupported {
+                why: "trees are translated on the hypercube only",
+            });
+        };
+        if self.net_links != net.links() {
+            return Err(OnlineError::BadParameter {
+                param: OnlineParameter::MulticastTree,
+                value: format!("a tree built on a network of {} links", self.net_links),
+                expected: "a tree built on this network",
+            });
+        }
+        check_processors(net, r, &[])?;
+        let mask = (1u32 << d) - 1;
+        let mut dsts: Vec<Processor> = self.dsts.iter().map(|&p| p ^ r).collect();
+        dsts.sort_unstable();
+        Ok(Self {
+            src: self.src ^ r,
+            dsts,
+            links: self.links.iter().map(|&e| e ^ (r & mask)).collect(),
+            shape: Arc::clone(&self.shape),
+            net_links: self.net_links,
+        })
+    }
+
     /// The tree with every link ranked by `rank(link)`: under [`super::ScanPolicy::Labelled`]
     /// copies of equal label leave a queue in increasing rank (Stamoulis' "the packet that
     /// would cross this arc first in the multinode broadcast schedule goes first", §6.3.3).
@@ -531,6 +573,69 @@ mod tests {
         }
         // Before sharing every tree had its own.
         assert!(!Arc::ptr_eq(&built[0].shape, &built[d as usize].shape));
+    }
+
+    /// A translate is the tree built afresh from the moved links: the rotated trees of every
+    /// root, and shortest-path trees to scattered destinations (equivariant under the move:
+    /// out-links are taken by dimension at every node).
+    #[test]
+    fn translates_are_the_trees_built_afresh() {
+        use rand::{Rng, SeedableRng};
+        for d in 1..=6u32 {
+            let net = PacketNet::new(Hypercube::new(u64::from(d)).unwrap()).unwrap();
+            let n = 1u32 << d;
+            for tag in 0..d {
+                let base = MulticastTree::hypercube_rotated(&net, 0, tag).unwrap();
+                for r in 0..n {
+                    let moved = base.xor_translate(&net, r).unwrap();
+                    assert_eq!(
+                        moved,
+                        MulticastTree::hypercube_rotated(&net, r, tag).unwrap()
+                    );
+                    assert!(Arc::ptr_eq(&moved.shape, &base.shape));
+                }
+            }
+            let mut rng = rand_pcg::Pcg64::seed_from_u64(u64::from(d));
+            for _ in 0..20 {
+                let src = rng.random_range(0..n);
+                let mut dsts: Vec<u32> = (0..n)
+                    .filter(|&p| p != src && rng.random_bool(0.3))
+                    .collect();
+                if dsts.is_empty() {
+                    dsts.push(src ^ 1);
+                }
+                let tree = MulticastTree::shortest_paths(&net, src, &dsts).unwrap();
+                let r = rng.random_range(0..n);
+                let moved: Vec<u32> = dsts.iter().map(|&p| p ^ r).collect();
+                assert_eq!(
+                    tree.xor_translate(&net, r).unwrap(),
+                    MulticastTree::shortest_paths(&net, src ^ r, &moved).unwrap(),
+                    "d = {d}, src {src}, r = {r}"
+                );
+            }
+        }
+    }
+
+    /// Translating needs a hypercube, the tree's own network and a node of it.
+    #[test]
+    fn translating_refuses_other_networks_and_nodes() {
+        let cube = PacketNet::new(Hypercube::new(3).unwrap()).unwrap();
+        let tree = MulticastTree::hypercube_rotated(&cube, 0, 0).unwrap();
+        assert!(matches!(
+            tree.xor_translate(&cube, 8),
+            Err(OnlineError::BadProcessor { .. })
+        ));
+        let bigger = PacketNet::new(Hypercube::new(4).unwrap()).unwrap();
+        assert!(matches!(
+            tree.xor_translate(&bigger, 1),
+            Err(OnlineError::BadParameter { .. })
+        ));
+        let bft = PacketNet::new(fatnet_topology::ButterflyFatTree::new(16).unwrap()).unwrap();
+        let on_bft = MulticastTree::shortest_paths(&bft, 0, &[5]).unwrap();
+        assert!(matches!(
+            on_bft.xor_translate(&bft, 1),
+            Err(OnlineError::Unsupported { .. })
+        ));
     }
 
     /// Ranking a tree whose shape is shared gives it its own copy.

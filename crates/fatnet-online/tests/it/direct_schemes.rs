@@ -446,6 +446,32 @@ fn scheme(d: u32) -> Result<PeriodicScheme, fatnet_online::OnlineError> {
     }
 }
 
+/// Every node's tree is the one built from its own links and ranks (node `y`'s link into
+/// `y ⊕ v` across `i(v)`, ranked `s(v)`), as `from_tree` built them before it translated node
+/// 0's.
+#[test]
+fn every_nodes_tree_is_built_from_its_links() {
+    for d in [3, 5] {
+        let scheme = scheme(d).unwrap();
+        let net = PacketNet::new(Hypercube::new(u64::from(d)).unwrap()).unwrap();
+        let n = 1u32 << d;
+        for y in 0..n {
+            let dim = |v: u32| scheme.dimension(v).unwrap();
+            let links: Vec<u32> = (1..n)
+                .map(|v| (dim(v) << d) | (y ^ v ^ (1 << dim(v))))
+                .collect();
+            let dsts: Vec<u32> = (0..n).filter(|&p| p != y).collect();
+            let fresh = MulticastTree::new(&net, y, &dsts, &links)
+                .unwrap()
+                .with_ranks(|e| {
+                    let (i, tail) = (e >> d, e & (n - 1));
+                    scheme.slot(tail ^ (1 << i) ^ y).unwrap() as u16
+                });
+            assert_eq!(scheme.tree(y).unwrap(), &fresh, "d = {d}, node {y}");
+        }
+    }
+}
+
 #[test]
 fn a_tree_that_would_overload_an_arc_is_refused() {
     // An optimal tree of the 3-cube (P = 3): slot 1 reaches 1, 2, 4; slot 2 reaches 3 (from 1),

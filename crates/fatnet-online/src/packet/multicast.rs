@@ -228,31 +228,50 @@ impl MulticastTree {
         };
         // Parent of every link; order parents first by a walk from the root.
         let n = links.len();
-        let mut kids: Vec<Vec<u32>> = vec![Vec::new(); n + 1];
-        for (i, &e) in links.iter().enumerate() {
+        // The children of every position, as one list in runs by parent (a vector per
+        // position was an allocation per link: most of building the d · 2^d trees).
+        let mut parent = Vec::with_capacity(n);
+        for &e in links {
             let tail = net.link_tail(e);
-            let Some(parent) = entering_of(tail) else {
+            let Some(p) = entering_of(tail) else {
                 return Err(bad(format!(
                     "link {e} leaves node {tail}, which no tree link reaches"
                 )));
             };
-            if parent != 0 && net.is_ejection(links[parent as usize - 1]) {
+            if p != 0 && net.is_ejection(links[p as usize - 1]) {
                 return Err(bad(format!(
                     "link {e} leaves terminal node {tail}, which forwards nothing"
                 )));
             }
-            kids[parent as usize].push(i as u32 + 1);
+            parent.push(p);
         }
+        let mut start = vec![0u32; n + 2];
+        for &p in &parent {
+            start[p as usize + 1] += 1;
+        }
+        for k in 1..start.len() {
+            start[k] += start[k - 1];
+        }
+        let mut fill = start.clone();
+        let mut child = vec![0u32; n];
+        for (i, &p) in parent.iter().enumerate() {
+            child[fill[p as usize] as usize] = i as u32 + 1;
+            fill[p as usize] += 1;
+        }
+        let kids_of = |p: usize| start[p] as usize..start[p + 1] as usize;
         // Canonical order (children by link id), whatever the order of `links`.
-        for kid in &mut kids {
-            kid.sort_unstable_by_key(|&k| links[k as usize - 1]);
+        for p in 0..=n {
+            let run = &mut child[kids_of(p)];
+            if run.len() > 1 {
+                run.sort_unstable_by_key(|&k| links[k as usize - 1]);
+            }
         }
         let mut order = vec![0u32];
         let mut next = 0;
         while next < order.len() {
             let p = order[next] as usize;
             next += 1;
-            order.extend_from_slice(&kids[p]);
+            order.extend_from_slice(&child[kids_of(p)]);
         }
         if order.len() != n + 1 {
             let stray = (1..=n as u32)
@@ -285,7 +304,7 @@ impl MulticastTree {
         // Breadth-first: the children of the positions in order are positions 1, 2, …
         let mut next_child = 1u32;
         for (k, &old) in order.iter().enumerate() {
-            let kid = &kids[old as usize];
+            let kid = &child[kids_of(old as usize)];
             if kid.len() > MAX_TREE_FANOUT {
                 return Err(bad(format!(
                     "a tree node has {} child links, at most {MAX_TREE_FANOUT}",

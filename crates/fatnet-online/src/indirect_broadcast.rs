@@ -820,8 +820,12 @@ fn storage_of_all_trees(
             }
             next += 1;
         }
-        for t in 1..w {
-            count[t] += count[t - 1];
+        // Running sums, wrapping for the reason given below (a checked, indexed loop here was
+        // a quarter of Figure 7.8's run).
+        let mut run = 0i64;
+        for c in &mut count[..w] {
+            run = run.wrapping_add(*c);
+            *c = run;
         }
         for (ju, tree) in trees.iter().enumerate() {
             let k = tree.depth[x as usize] as usize;

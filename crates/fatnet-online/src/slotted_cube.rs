@@ -43,7 +43,9 @@
 //! at ρ = 0.9 on the 10-cube they gain little, near saturation (long lists) they cut a run by
 //! about 40%; on the butterfly's two arcs per list they cost more than the scan (tried).
 //! Above `d = 16` their headers alone would take hundreds of megabytes (671 MB at `d = 20`),
-//! and greedy scans single lists there.
+//! and greedy scans single lists there. Single lists are visited only when they hold or
+//! receive packets (a bit per list marks each): most of the butterfly's `d · 2^d` lists are
+//! empty at low loads, and visiting every one of them each slot cost a quarter of its runs.
 //!
 //! **Randomness.** Node `x`'s arrivals are the slotted batches of
 //! [`fatnet_traffic::arrivals`] (its continuous stream
@@ -303,6 +305,10 @@ struct SlottedSim {
     held: Vec<u64>,
     /// Per list: the packets that reach it at the end of this slot.
     incoming: Vec<Vec<Pkt>>,
+    /// Single lists: bit `l % 64` of word `l / 64` set when list `l` holds a packet.
+    occupied: Vec<u64>,
+    /// Single lists: bit `l % 64` of word `l / 64` set when `incoming[l]` holds a packet.
+    joined: Vec<u64>,
     order: Vec<Pkt>,
     by_distance: Vec<usize>,
     measure: Measure,
@@ -348,6 +354,8 @@ impl SlottedSim {
             nonempty: vec![0; if per_arc { n } else { 0 }],
             held: vec![0; if per_arc { n } else { 0 }],
             incoming: vec![Vec::new(); lists_len],
+            occupied: vec![0; if per_arc { 0 } else { lists_len.div_ceil(64) }],
+            joined: vec![0; if per_arc { 0 } else { lists_len.div_ceil(64) }],
             order: Vec::new(),
             by_distance: vec![0; c.d as usize + 2],
             measure: Measure::new(warmup, horizon, c.protocol.batches),
@@ -362,77 +370,114 @@ impl SlottedSim {
         }
     }
 
+    /// Node `x`'s batch of slot `slot`, appended to `out` (self-addressed packets on the cube
+    /// are delivered at once and not appended).
+    #[inline]
+    fn new_batch(&mut self, x: usize, slot: u64, out: &mut Vec<Pkt>) {
+        let stream = &mut self.streams[x];
+        let end = (slot + 1) as f64;
+        while stream.peek_time() < end {
+            let a = stream.next_arrival();
+            if slot < self.horizon {
+                self.packets += 1;
+            }
+            let measured = self.measure.batch(slot).is_some();
+            if a.dst == a.src && !self.butterfly {
+                if measured {
+                    self.measure.deliver(slot, slot, 0);
+                }
+            } else {
+                if measured {
+                    self.in_flight_measured += 1;
+                }
+                self.entered += 1;
+                out.push(Pkt {
+                    src: a.src,
+                    dst: a.dst,
+                    born: slot,
+                });
+            }
+        }
+    }
+
     /// The start of slot `slot`: the packets sent in the last slot and the slot's new batches
     /// join their lists, in a uniformly random order per list.
     fn arrivals(&mut self, slot: u64) {
         let (warmup, horizon) = (self.warmup, self.horizon);
         let generating = slot < 2 * horizon;
-        let mut in_network = 0u64;
-        let per_arc = !self.arcs.is_empty();
-        let d = self.c.d as usize;
-        for x in 0..self.incoming.len() {
-            // The slot's joiners gather in `incoming[x]`: the packets sent to it in the last
-            // slot, then its new batch; shuffled there, then moved to the list (or, when the
-            // list is empty, swapped with it). A list nothing joins is left alone: an empty
-            // or one-packet shuffle draws nothing.
-            let joining = &mut self.incoming[x];
-            if generating && x < self.n {
-                let stream = &mut self.streams[x];
-                let end = (slot + 1) as f64;
-                while stream.peek_time() < end {
-                    let a = stream.next_arrival();
-                    if slot < horizon {
-                        self.packets += 1;
-                    }
-                    let measured = self.measure.batch(slot).is_some();
-                    if a.dst == a.src && !self.butterfly {
-                        if measured {
-                            self.measure.deliver(slot, slot, 0);
-                        }
-                    } else {
-                        if measured {
-                            self.in_flight_measured += 1;
-                        }
-                        self.entered += 1;
-                        joining.push(Pkt {
-                            src: a.src,
-                            dst: a.dst,
-                            born: slot,
-                        });
-                    }
-                }
-            }
-            let held = if per_arc {
-                if !joining.is_empty() {
-                    joining.shuffle(&mut self.rng);
-                    self.held[x] += joining.len() as u64;
-                    let mut mask = self.nonempty[x];
-                    for q in joining.drain(..) {
-                        let i = ((x as u32) ^ q.dst).trailing_zeros();
-                        self.arcs[d * x + i as usize].push_back(q);
-                        mask |= 1 << i;
-                    }
-                    self.nonempty[x] = mask;
-                }
-                self.held[x]
-            } else {
-                let list = &mut self.lists[x];
-                if !joining.is_empty() {
-                    joining.shuffle(&mut self.rng);
-                    if list.is_empty() {
-                        std::mem::swap(list, joining);
-                    } else {
-                        list.extend_from_slice(joining);
-                        joining.clear();
-                    }
-                }
-                list.len() as u64
-            };
-            in_network += held;
-            self.max_node_queue = self.max_node_queue.max(held);
+        if self.arcs.is_empty() {
+            self.join_lists(slot, generating);
+        } else {
+            self.join_arcs(slot, generating);
         }
+        // Every packet in the network is now in a list or a queue.
         if slot >= warmup && slot < horizon {
-            self.number_sum += in_network;
+            self.number_sum += self.entered - self.left;
+        }
+    }
+
+    /// [`arrivals`](Self::arrivals) on single lists. The joiners of list `l` gather in
+    /// `incoming[l]`: the packets sent to it in the last slot, then its new batch (level 0
+    /// on the butterfly); shuffled there, then moved to the list (or, when the list is
+    /// empty, swapped with it). Only the lists something joins are visited, in increasing
+    /// order ([`joined`](Self::joined)): an empty or one-packet shuffle draws nothing, and
+    /// a list nothing joins is no longer than when it was last counted in
+    /// [`max_node_queue`](Self::max_node_queue). (On the butterfly's `d · 2^d` lists, mostly
+    /// empty, a visit of every list cost more than the packets' moves.)
+    fn join_lists(&mut self, slot: u64, generating: bool) {
+        if generating {
+            for x in 0..self.n {
+                let mut joining = std::mem::take(&mut self.incoming[x]);
+                self.new_batch(x, slot, &mut joining);
+                if !joining.is_empty() {
+                    self.joined[x / 64] |= 1 << (x % 64);
+                }
+                self.incoming[x] = joining;
+            }
+        }
+        for w in 0..self.joined.len() {
+            let mut word = std::mem::take(&mut self.joined[w]);
+            while word != 0 {
+                let l = w * 64 + word.trailing_zeros() as usize;
+                word &= word - 1;
+                let joining = &mut self.incoming[l];
+                let list = &mut self.lists[l];
+                joining.shuffle(&mut self.rng);
+                if list.is_empty() {
+                    std::mem::swap(list, joining);
+                } else {
+                    list.extend_from_slice(joining);
+                    joining.clear();
+                }
+                self.occupied[w] |= 1 << (l % 64);
+                self.max_node_queue = self.max_node_queue.max(list.len() as u64);
+            }
+        }
+    }
+
+    /// [`arrivals`](Self::arrivals) on per-arc queues: node by node, its joiners gather in
+    /// `incoming[x]` (the packets sent to it in the last slot, then its new batch), are
+    /// shuffled there and join the back of their queues.
+    fn join_arcs(&mut self, slot: u64, generating: bool) {
+        let d = self.c.d as usize;
+        for x in 0..self.n {
+            let mut joining = std::mem::take(&mut self.incoming[x]);
+            if generating {
+                self.new_batch(x, slot, &mut joining);
+            }
+            if !joining.is_empty() {
+                joining.shuffle(&mut self.rng);
+                self.held[x] += joining.len() as u64;
+                let mut mask = self.nonempty[x];
+                for q in joining.drain(..) {
+                    let i = ((x as u32) ^ q.dst).trailing_zeros();
+                    self.arcs[d * x + i as usize].push_back(q);
+                    mask |= 1 << i;
+                }
+                self.nonempty[x] = mask;
+            }
+            self.incoming[x] = joining;
+            self.max_node_queue = self.max_node_queue.max(self.held[x]);
         }
     }
 
@@ -441,12 +486,14 @@ impl SlottedSim {
     /// up only when one was taken from between them.
     fn butterfly_slot(&mut self, slot: u64) {
         let (n, d) = (self.n, self.c.d as usize);
-        for level in 0..d {
-            for row in 0..n {
-                let list = &mut self.lists[level * n + row];
-                if list.is_empty() {
-                    continue;
-                }
+        // The occupied lists in increasing order: level by level, row by row.
+        for w in 0..self.occupied.len() {
+            let mut word = self.occupied[w];
+            while word != 0 {
+                let l = w * 64 + word.trailing_zeros() as usize;
+                word &= word - 1;
+                let (level, row) = (l >> self.c.d, l & (n - 1));
+                let list = &mut self.lists[l];
                 // Bit 0: the straight arc, bit 1: the vertical arc.
                 let mut free = 0b11u32;
                 let mut kept = 0;
@@ -470,6 +517,7 @@ impl SlottedSim {
                     } else {
                         let to = (level + 1) * n + (row ^ ((vertical as usize) << level));
                         self.incoming[to].push(q);
+                        self.joined[to / 64] |= 1 << (to % 64);
                     }
                 }
                 // The rest stays, in order, after the kept ones.
@@ -478,6 +526,9 @@ impl SlottedSim {
                     list.copy_within(i.., kept);
                 }
                 list.truncate(len - (i - kept));
+                if list.is_empty() {
+                    self.occupied[w] &= !(1 << (l % 64));
+                }
             }
         }
     }
@@ -519,11 +570,23 @@ impl SlottedSim {
     /// (Greedy runs here above [`PER_ARC_MAX_DIMENSION`], and in the tests as the reference
     /// of [`cube_greedy_slot`](Self::cube_greedy_slot).)
     fn cube_slot(&mut self, slot: u64) {
-        let d = self.c.d;
-        for x in 0..self.n {
-            if self.lists[x].is_empty() {
-                continue;
+        for w in 0..self.occupied.len() {
+            let mut word = self.occupied[w];
+            while word != 0 {
+                let x = w * 64 + word.trailing_zeros() as usize;
+                word &= word - 1;
+                self.cube_node_slot(x, slot);
+                if self.lists[x].is_empty() {
+                    self.occupied[w] &= !(1 << (x % 64));
+                }
             }
+        }
+    }
+
+    /// [`cube_slot`](Self::cube_slot) at node `x`, whose list holds a packet.
+    fn cube_node_slot(&mut self, x: usize, slot: u64) {
+        let d = self.c.d;
+        {
             let list = &mut self.lists[x];
             if self.c.scheme == SlottedScheme::Adaptive {
                 // Stable counting sort by remaining distance.
@@ -590,6 +653,7 @@ impl SlottedSim {
                     }
                 } else {
                     self.incoming[y].push(q);
+                    self.joined[y / 64] |= 1 << (y % 64);
                 }
             }
             list.truncate(kept);
@@ -644,6 +708,17 @@ impl StepModel for SlottedSim {
     fn check_conservation(&self, _net: &(), t: u64) -> Result<(), OnlineError> {
         if t % 64 != 63 && !self.finished(t + 1) {
             return Ok(());
+        }
+        let marked = |bits: &[u64], l: usize| bits[l / 64] >> (l % 64) & 1 == 1;
+        if let Some(l) = (0..self.lists.len()).find(|&l| {
+            marked(&self.occupied, l) == self.lists[l].is_empty()
+                || marked(&self.joined, l) == self.incoming[l].is_empty()
+        }) {
+            return Err(OnlineError::Conservation {
+                clock: "slot",
+                at: t,
+                detail: format!("list {l}'s marks disagree with its packets"),
+            });
         }
         let queued: u64 = self.arcs.iter().map(|q| q.len() as u64).sum();
         let counted: u64 = self.held.iter().sum();

@@ -179,10 +179,15 @@ pub struct SlottedReport {
 /// One packet at a node.
 #[derive(Debug, Clone, Copy)]
 struct Pkt {
-    src: u32,
-    dst: u32,
     /// Generation slot.
     born: u64,
+    dst: u32,
+    /// The arcs its path crosses in all (the distance from its source on the cube).
+    hops: u16,
+    /// The arcs it has still to cross: on the cube, the distance from its node to its
+    /// destination, by which the adaptive scheme orders a node's packets (kept here rather
+    /// than counted from `node ^ dst` again and again).
+    togo: u16,
 }
 
 /// Runs a slotted simulation from an empty network.
@@ -391,10 +396,16 @@ impl SlottedSim {
                     self.in_flight_measured += 1;
                 }
                 self.entered += 1;
+                let hops = if self.butterfly {
+                    self.c.d
+                } else {
+                    (a.src ^ a.dst).count_ones()
+                } as u16;
                 out.push(Pkt {
-                    src: a.src,
-                    dst: a.dst,
                     born: slot,
+                    dst: a.dst,
+                    hops,
+                    togo: hops,
                 });
             }
         }
@@ -511,12 +522,15 @@ impl SlottedSim {
                     self.packet_hops += 1;
                     if level + 1 == d {
                         self.left += 1;
-                        if self.measure.deliver(q.born, slot + 1, d as u32) {
+                        if self.measure.deliver(q.born, slot + 1, u32::from(q.hops)) {
                             self.in_flight_measured -= 1;
                         }
                     } else {
                         let to = (level + 1) * n + (row ^ ((vertical as usize) << level));
-                        self.incoming[to].push(q);
+                        self.incoming[to].push(Pkt {
+                            togo: q.togo - 1,
+                            ..q
+                        });
                         self.joined[to / 64] |= 1 << (to % 64);
                     }
                 }
@@ -552,14 +566,14 @@ impl SlottedSim {
                 let y = x as u32 ^ (1 << i);
                 if y == q.dst {
                     self.left += 1;
-                    if self
-                        .measure
-                        .deliver(q.born, slot + 1, (q.src ^ q.dst).count_ones())
-                    {
+                    if self.measure.deliver(q.born, slot + 1, u32::from(q.hops)) {
                         self.in_flight_measured -= 1;
                     }
                 } else {
-                    self.incoming[y as usize].push(q);
+                    self.incoming[y as usize].push(Pkt {
+                        togo: q.togo - 1,
+                        ..q
+                    });
                 }
             }
             self.nonempty[x] = mask;
@@ -589,11 +603,11 @@ impl SlottedSim {
         {
             let list = &mut self.lists[x];
             if self.c.scheme == SlottedScheme::Adaptive {
-                // Stable counting sort by remaining distance.
+                // Stable counting sort by distance to go.
                 let by_distance = &mut self.by_distance;
                 by_distance.iter_mut().for_each(|v| *v = 0);
                 for q in list.iter() {
-                    by_distance[((x as u32) ^ q.dst).count_ones() as usize + 1] += 1;
+                    by_distance[usize::from(q.togo) + 1] += 1;
                 }
                 for i in 1..by_distance.len() {
                     by_distance[i] += by_distance[i - 1];
@@ -602,13 +616,14 @@ impl SlottedSim {
                 self.order.resize(
                     list.len(),
                     Pkt {
-                        src: 0,
-                        dst: 0,
                         born: 0,
+                        dst: 0,
+                        hops: 0,
+                        togo: 0,
                     },
                 );
                 for q in list.iter() {
-                    let at = &mut by_distance[((x as u32) ^ q.dst).count_ones() as usize];
+                    let at = &mut by_distance[usize::from(q.togo)];
                     self.order[*at] = *q;
                     *at += 1;
                 }
@@ -645,14 +660,14 @@ impl SlottedSim {
                 let y = (x as u32 ^ bit) as usize;
                 if y as u32 == q.dst {
                     self.left += 1;
-                    if self
-                        .measure
-                        .deliver(q.born, slot + 1, (q.src ^ q.dst).count_ones())
-                    {
+                    if self.measure.deliver(q.born, slot + 1, u32::from(q.hops)) {
                         self.in_flight_measured -= 1;
                     }
                 } else {
-                    self.incoming[y].push(q);
+                    self.incoming[y].push(Pkt {
+                        togo: q.togo - 1,
+                        ..q
+                    });
                     self.joined[y / 64] |= 1 << (y % 64);
                 }
             }

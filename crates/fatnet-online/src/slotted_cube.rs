@@ -177,7 +177,7 @@ pub struct SlottedReport {
 }
 
 /// One packet at a node.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, Default)]
 struct Pkt {
     /// Generation slot.
     born: u64,
@@ -308,11 +308,20 @@ struct SlottedSim {
     nonempty: Vec<u32>,
     /// Greedy on the cube: per node, the packets its queues hold.
     held: Vec<u64>,
-    /// Per list: the packets that reach it at the end of this slot.
+    /// Per list: the packets that reach it at the end of this slot (on the butterfly, the
+    /// new batches of level 0 only: see [`crossing`](Self::crossing)).
     incoming: Vec<Vec<Pkt>>,
+    /// The butterfly, per list of levels `1..d`: the (at most two) packets that reach it at
+    /// the end of this slot, and their number. Its two arcs in come from two lists of the
+    /// level before, each sending at most one packet on each; a fixed pair per list, side by
+    /// side, is written and read in list order, where a growable list per list scattered
+    /// them over the heap (their loads and stores were a quarter of the butterfly's runs).
+    crossing: Vec<[Pkt; 2]>,
+    crossing_len: Vec<u8>,
     /// Single lists: bit `l % 64` of word `l / 64` set when list `l` holds a packet.
     occupied: Vec<u64>,
-    /// Single lists: bit `l % 64` of word `l / 64` set when `incoming[l]` holds a packet.
+    /// Single lists: bit `l % 64` of word `l / 64` set when `incoming[l]` or `crossing[l]`
+    /// holds a packet.
     joined: Vec<u64>,
     order: Vec<Pkt>,
     by_distance: Vec<usize>,
@@ -359,6 +368,8 @@ impl SlottedSim {
             nonempty: vec![0; if per_arc { n } else { 0 }],
             held: vec![0; if per_arc { n } else { 0 }],
             incoming: vec![Vec::new(); lists_len],
+            crossing: vec![[Pkt::default(); 2]; if butterfly { lists_len } else { 0 }],
+            crossing_len: vec![0; if butterfly { lists_len } else { 0 }],
             occupied: vec![0; if per_arc { 0 } else { lists_len.div_ceil(64) }],
             joined: vec![0; if per_arc { 0 } else { lists_len.div_ceil(64) }],
             order: Vec::new(),
@@ -451,8 +462,17 @@ impl SlottedSim {
             while word != 0 {
                 let l = w * 64 + word.trailing_zeros() as usize;
                 word &= word - 1;
-                let joining = &mut self.incoming[l];
                 let list = &mut self.lists[l];
+                if self.butterfly && l >= self.n {
+                    let pair = &mut self.crossing[l][..usize::from(self.crossing_len[l])];
+                    self.crossing_len[l] = 0;
+                    shuffle(pair, &mut self.rng);
+                    list.extend_from_slice(pair);
+                    self.occupied[w] |= 1 << (l % 64);
+                    self.max_node_queue = self.max_node_queue.max(list.len() as u64);
+                    continue;
+                }
+                let joining = &mut self.incoming[l];
                 shuffle(joining, &mut self.rng);
                 if list.is_empty() {
                     std::mem::swap(list, joining);
@@ -527,10 +547,12 @@ impl SlottedSim {
                         }
                     } else {
                         let to = (level + 1) * n + (row ^ ((vertical as usize) << level));
-                        self.incoming[to].push(Pkt {
+                        let k = &mut self.crossing_len[to];
+                        self.crossing[to][usize::from(*k)] = Pkt {
                             togo: q.togo - 1,
                             ..q
-                        });
+                        };
+                        *k += 1;
                         self.joined[to / 64] |= 1 << (to % 64);
                     }
                 }
@@ -817,7 +839,9 @@ impl StepModel for SlottedSim {
         let marked = |bits: &[u64], l: usize| bits[l / 64] >> (l % 64) & 1 == 1;
         if let Some(l) = (0..self.lists.len()).find(|&l| {
             marked(&self.occupied, l) == self.lists[l].is_empty()
-                || marked(&self.joined, l) == self.incoming[l].is_empty()
+                || marked(&self.joined, l)
+                    == (self.incoming[l].is_empty()
+                        && self.crossing_len.get(l).is_none_or(|&k| k == 0))
         }) {
             return Err(OnlineError::Conservation {
                 clock: "slot",
@@ -842,7 +866,8 @@ impl StepModel for SlottedSim {
                 .iter()
                 .chain(&self.incoming)
                 .map(|l| l.len() as u64)
-                .sum::<u64>();
+                .sum::<u64>()
+            + self.crossing_len.iter().map(|&k| u64::from(k)).sum::<u64>();
         if self.entered == self.left + held {
             Ok(())
         } else {

@@ -41,7 +41,9 @@
 //! give every arc the packet the scan of the single list would give it, with the same random
 //! draws, so every result is the same. They cost a heap buffer per arc, which scatters memory:
 //! at ρ = 0.9 on the 10-cube they gain little, near saturation (long lists) they cut a run by
-//! about 40%; on the butterfly's two arcs per list they cost more than the scan (tried).
+//! about 40%; on the butterfly's two arcs per list they cost more than the scan (tried). One
+//! pool of packets with each arc's queue linked through it (tried) ran fewer instructions
+//! and missed the cache less, but its pops and links became dependent loads: 12% slower.
 //! Above `d = 16` their headers alone would take hundreds of megabytes (671 MB at `d = 20`),
 //! and greedy scans single lists there. Single lists are visited only when they hold or
 //! receive packets (a bit per list marks each): most of the butterfly's `d · 2^d` lists are

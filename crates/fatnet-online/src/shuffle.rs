@@ -1,14 +1,18 @@
-//! The engines' tie order: a Fisher–Yates shuffle whose draws are `rand`'s
-//! `rng.random_range(0..=i)` for `i = len − 1, …, 1`, so a run's random stream does not depend
-//! on how the shuffle is written.
+//! The engines' tie orders, each drawing exactly as the `rand` call the engine was first
+//! written with, so that a run's random stream does not depend on how the shuffle is written:
+//! - [`shuffle`]: a Fisher–Yates shuffle with the draws of `rng.random_range(0..=i)` for
+//!   `i = len − 1, …, 1` (the output-queued engine, the indirect broadcast);
+//! - [`shuffle_as_slice_random`]: `rand`'s `SliceRandom::shuffle` (the slotted engine).
 //!
-//! Each index comes from the sampler that `Rng::random_range` calls for an inclusive `usize`
+//! In [`shuffle`], each index comes from the sampler that `Rng::random_range` calls for an inclusive `usize`
 //! range (`UniformUsize::sample_single_inclusive`), called directly: it inlines, where
 //! `random_range` (generic, `#[track_caller]`) stayed a call per item, a fifth of the work of
 //! an output-queued broadcast run (Stamoulis' Figure 7.6).
 
-use rand::RngCore;
 use rand::distr::uniform::{UniformSampler, UniformUsize};
+use rand::seq::SliceRandom;
+use rand::{Rng, RngCore};
+use rand_pcg::Pcg64;
 
 /// Shuffles `items` uniformly at random, with the draws of
 /// `for i in (1..len).rev() { items.swap(i, rng.random_range(0..=i)) }`.
@@ -20,11 +24,100 @@ pub(crate) fn shuffle<T, R: RngCore>(items: &mut [T], rng: &mut R) {
     }
 }
 
+/// Shuffles `v` exactly as `rand`'s [`SliceRandom::shuffle`] does: the same draws from `rng`
+/// and the same permutation, so that every run keeps its results.
+///
+/// **Why not `rand`'s own.** The slotted engine's arrival-order shuffles take a tenth of a run or more, and
+/// most of that went into a chain of hardware divisions, one per element, each waiting for
+/// the last. `rand` (0.9) draws the indices of its Fisher–Yates shuffle (position `i` swapped
+/// with a uniform index in `0..=i`, `i` increasing) as the mixed-radix digits of one uniform
+/// draw in `0..(i + 1)(i + 2)⋯(i + k)`, for as many factors as fit a `u32`; here the same
+/// digits come out of multiplications by precomputed reciprocals ([`div_rem`]). The test
+/// `slice_random_shuffle_is_rands` holds this to `rand`'s shuffle, permutation and generator state, for
+/// every length up to 300; a `rand` that drew differently would fail it.
+pub(crate) fn shuffle_as_slice_random<T: Copy>(v: &mut [T], rng: &mut Pcg64) {
+    let len = v.len();
+    if len <= 1 {
+        return;
+    }
+    if len >= u32::MAX as usize {
+        // `rand` draws otherwise there; never met here.
+        v.shuffle(rng);
+        return;
+    }
+    // Position 0 is swapped with itself without a draw.
+    let mut chunk = 0u32;
+    let mut digits = 0u32;
+    for i in 1..len {
+        let radix = i as u32 + 1;
+        if digits == 0 {
+            let (bound, count) = chunk_bound(radix);
+            chunk = rng.random_range(..bound);
+            digits = count;
+        }
+        digits -= 1;
+        let j = if digits == 0 {
+            chunk
+        } else {
+            let (q, r) = div_rem(chunk, radix);
+            chunk = q;
+            r
+        } as usize;
+        v.swap(i, j);
+    }
+}
+
+/// The range of `rand`'s next draw in [`shuffle_as_slice_random`] at radix `m`: the product `m (m + 1)⋯` of
+/// as many factors as fit a `u32`, and their number. Radix 2, where every shuffle starts and
+/// most end (2 · 3 ⋯ 12: lengths up to 12 take one draw), is a constant, as in `rand`.
+#[inline]
+fn chunk_bound(m: u32) -> (u32, u32) {
+    const FROM_2: (u32, u32) = product_bound(2);
+    if m == 2 { FROM_2 } else { product_bound(m) }
+}
+
+/// [`chunk_bound`], computed.
+const fn product_bound(m: u32) -> (u32, u32) {
+    let mut product = m;
+    let mut next = m + 1;
+    while let Some(p) = product.checked_mul(next) {
+        product = p;
+        next += 1;
+    }
+    (product, next - m)
+}
+
+/// `⌈2^64 / n⌉` for `n` in `2..=64` (entries 0 and 1 unused), the multipliers of [`div_rem`].
+const RECIPROCALS: [u64; 65] = {
+    let mut r = [0u64; 65];
+    let mut n = 2;
+    while n < r.len() {
+        r[n] = u64::MAX / n as u64 + 1;
+        n += 1;
+    }
+    r
+};
+
+/// `(a / n, a % n)` for `n ≥ 2`; for `n ≤ 64` by multiplications with `c = ⌈2^64 / n⌉`, exact
+/// for every `u32` `a` (Lemire, Kaser and Kurz, "Faster remainder by direct computation",
+/// 2019: `a / n = ⌊c·a / 2^64⌋`, `a % n = ⌊(c·a mod 2^64)·n / 2^64⌋`).
+#[inline]
+fn div_rem(a: u32, n: u32) -> (u32, u32) {
+    match RECIPROCALS.get(n as usize) {
+        Some(&c) if n >= 2 => {
+            let q = (u128::from(c) * u128::from(a)) >> 64;
+            let low = c.wrapping_mul(u64::from(a));
+            let r = (u128::from(low) * u128::from(n)) >> 64;
+            (q as u32, r as u32)
+        }
+        _ => (a / n, a % n),
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::shuffle;
-    use rand::{Rng, SeedableRng};
-    use rand_pcg::Pcg64;
+    use super::*;
+    use rand::SeedableRng;
 
     /// The same order as the loop over `random_range`, for lengths up to a few thousand, and
     /// the generators left in the same state.
@@ -41,6 +134,34 @@ mod tests {
                 }
                 assert_eq!(ours, theirs, "seed {seed}, len {len}");
                 assert_eq!(a.random::<u64>(), b.random::<u64>());
+            }
+        }
+    }
+
+    #[test]
+    fn slice_random_shuffle_is_rands() {
+        for seed in 0..20u64 {
+            let mut ours = Pcg64::seed_from_u64(seed);
+            let mut theirs = Pcg64::seed_from_u64(seed);
+            for len in 0..=300usize {
+                let mut a: Vec<usize> = (0..len).collect();
+                let mut b = a.clone();
+                shuffle_as_slice_random(&mut a, &mut ours);
+                b.shuffle(&mut theirs);
+                assert_eq!(a, b, "seed {seed}, length {len}");
+            }
+            assert_eq!(ours.random::<u64>(), theirs.random::<u64>(), "seed {seed}");
+        }
+    }
+
+    #[test]
+    fn div_rem_is_exact() {
+        let mut rng = Pcg64::seed_from_u64(5);
+        for n in 2..=70u32 {
+            let edges = [0, 1, n - 1, n, n + 1, u32::MAX - 1, u32::MAX];
+            let draws = (0..20_000).map(|_| rng.random::<u32>()).collect::<Vec<_>>();
+            for a in edges.into_iter().chain(draws) {
+                assert_eq!(div_rem(a, n), (a / n, a % n), "{a} / {n}");
             }
         }
     }

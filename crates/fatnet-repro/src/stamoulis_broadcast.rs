@@ -212,7 +212,7 @@ impl Experiment for Table6_1 {
     }
 
     fn cost(&self) -> u32 {
-        11
+        10
     }
 
     fn seed(&self) -> Option<u64> {
@@ -327,7 +327,7 @@ impl Experiment for Table6_2 {
     }
 
     fn cost(&self) -> u32 {
-        5
+        3
     }
 
     fn seed(&self) -> Option<u64> {

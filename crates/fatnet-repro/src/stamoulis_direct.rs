@@ -579,7 +579,7 @@ impl Experiment for Figure6_3 {
     }
 
     fn cost(&self) -> u32 {
-        15
+        13
     }
 
     fn seed(&self) -> Option<u64> {
@@ -809,7 +809,7 @@ impl Experiment for Figure6_4 {
     }
 
     fn cost(&self) -> u32 {
-        3
+        1
     }
 
     fn seed(&self) -> Option<u64> {

@@ -179,7 +179,7 @@ impl Experiment for Figure7_7Schemes {
     }
 
     fn cost(&self) -> u32 {
-        10
+        8
     }
 
     fn seed(&self) -> Option<u64> {

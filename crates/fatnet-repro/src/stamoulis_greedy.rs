@@ -259,7 +259,7 @@ impl Experiment for Figure5_3 {
     }
 
     fn cost(&self) -> u32 {
-        20
+        22
     }
 
     fn seed(&self) -> Option<u64> {
@@ -508,7 +508,7 @@ impl Experiment for ContinuousGrid {
     }
 
     fn cost(&self) -> u32 {
-        13
+        15
     }
 
     fn seed(&self) -> Option<u64> {
@@ -727,7 +727,7 @@ impl Experiment for ButterflySlotted {
     }
 
     fn cost(&self) -> u32 {
-        13
+        11
     }
 
     fn seed(&self) -> Option<u64> {

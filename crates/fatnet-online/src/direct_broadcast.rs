@@ -512,8 +512,10 @@ impl DirectScheme {
                 });
             }
         }
-        // Translates share their shape already; the flooded trees may share theirs too.
-        MulticastTree::share_shapes(&mut trees);
+        // Translates share their shape already; flooded trees of equal shape share it here.
+        if family == TreeFamily::JohnssonHoFlood {
+            MulticastTree::share_shapes(&mut trees);
+        }
         Ok(Self {
             d,
             per_node,

@@ -4,10 +4,10 @@
 //!   `i = len − 1, …, 1` (the output-queued engine, the indirect broadcast);
 //! - [`shuffle_as_slice_random`]: `rand`'s `SliceRandom::shuffle` (the slotted engine).
 //!
-//! In [`shuffle`], each index comes from the sampler that `Rng::random_range` calls for an inclusive `usize`
-//! range (`UniformUsize::sample_single_inclusive`), called directly: it inlines, where
-//! `random_range` (generic, `#[track_caller]`) stayed a call per item, a fifth of the work of
-//! an output-queued broadcast run (Stamoulis' Figure 7.6).
+//! In [`shuffle`], each index comes from the sampler that `Rng::random_range` calls for an
+//! inclusive `usize` range (`UniformUsize::sample_single_inclusive`), called directly: it
+//! inlines, where `random_range` (generic, `#[track_caller]`) stayed a call per item, a fifth
+//! of the work of an output-queued broadcast run (Stamoulis' Figure 7.6).
 
 use rand::distr::uniform::{UniformSampler, UniformUsize};
 use rand::seq::SliceRandom;
@@ -27,14 +27,15 @@ pub(crate) fn shuffle<T, R: RngCore>(items: &mut [T], rng: &mut R) {
 /// Shuffles `v` exactly as `rand`'s [`SliceRandom::shuffle`] does: the same draws from `rng`
 /// and the same permutation, so that every run keeps its results.
 ///
-/// **Why not `rand`'s own.** The slotted engine's arrival-order shuffles take a tenth of a run or more, and
-/// most of that went into a chain of hardware divisions, one per element, each waiting for
-/// the last. `rand` (0.9) draws the indices of its Fisher–Yates shuffle (position `i` swapped
-/// with a uniform index in `0..=i`, `i` increasing) as the mixed-radix digits of one uniform
-/// draw in `0..(i + 1)(i + 2)⋯(i + k)`, for as many factors as fit a `u32`; here the same
-/// digits come out of multiplications by precomputed reciprocals ([`div_rem`]). The test
-/// `slice_random_shuffle_is_rands` holds this to `rand`'s shuffle, permutation and generator state, for
-/// every length up to 300; a `rand` that drew differently would fail it.
+/// **Why not `rand`'s own.** The slotted engine's arrival-order shuffles take a tenth of a run
+/// or more, and most of that went into a chain of hardware divisions, one per element, each
+/// waiting for the last. `rand` (0.9) draws the indices of its Fisher–Yates shuffle (position
+/// `i` swapped with a uniform index in `0..=i`, `i` increasing) as the mixed-radix digits of
+/// one uniform draw in `0..(i + 1)(i + 2)⋯(i + k)`, for as many factors as fit a `u32`; here
+/// the same digits come out of multiplications by precomputed reciprocals ([`div_rem`]). The
+/// test `slice_random_shuffle_is_rands` holds this to `rand`'s shuffle, permutation and
+/// generator state, for every length up to 300 and two long ones; a `rand` that drew
+/// differently would fail it.
 pub(crate) fn shuffle_as_slice_random<T: Copy>(v: &mut [T], rng: &mut Pcg64) {
     let len = v.len();
     if len <= 1 {
@@ -67,8 +68,8 @@ pub(crate) fn shuffle_as_slice_random<T: Copy>(v: &mut [T], rng: &mut Pcg64) {
     }
 }
 
-/// The range of `rand`'s next draw in [`shuffle_as_slice_random`] at radix `m`: the product `m (m + 1)⋯` of
-/// as many factors as fit a `u32`, and their number. Radix 2, where every shuffle starts and
+/// The range of `rand`'s next draw in [`shuffle_as_slice_random`] at radix `m`: the product
+/// `m (m + 1)⋯` of as many factors as fit a `u32`, and their number. Radix 2, where every shuffle starts and
 /// most end (2 · 3 ⋯ 12: lengths up to 12 take one draw), is a constant, as in `rand`.
 #[inline]
 fn chunk_bound(m: u32) -> (u32, u32) {
@@ -143,7 +144,9 @@ mod tests {
         for seed in 0..20u64 {
             let mut ours = Pcg64::seed_from_u64(seed);
             let mut theirs = Pcg64::seed_from_u64(seed);
-            for len in 0..=300usize {
+            // Every length to 300 (one draw covers up to 12 radices at the start), and long
+            // lists, past radix 65,536, where a draw covers one radix.
+            for len in (0..=300usize).chain([1_000, 70_000]) {
                 let mut a: Vec<usize> = (0..len).collect();
                 let mut b = a.clone();
                 shuffle_as_slice_random(&mut a, &mut ours);

@@ -236,11 +236,17 @@ impl KAryNTree {
     /// First bundle id of level `h` (`0..=n`): `2(k^n + k^(n−1) + … + k^(n−h+1))`.
     #[inline]
     fn bundle_base(&self, h: u32) -> u32 {
-        let mut subtrees = u64::from(self.num_leaves());
+        if h == 0 {
+            return 0;
+        }
+        // From the smallest term up, by multiplications (a division per level was most of
+        // `channel`'s cost, which the packet engine calls once per channel).
+        let k = u64::from(self.k);
+        let mut subtrees = k.pow(self.levels - h + 1);
         let mut base = 0u64;
         for _ in 0..h {
             base += 2 * subtrees;
-            subtrees /= u64::from(self.k);
+            subtrees *= k;
         }
         base as u32
     }
@@ -555,6 +561,27 @@ mod tests {
                     let kids: BTreeSet<u32> = downs[v].iter().map(|&c| sub(t.node(c))).collect();
                     let me = sub(node);
                     assert_eq!(kids, (me * t.k()..(me + 1) * t.k()).collect(), "{node:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn bundle_bases_are_the_sums_of_the_levels_below() {
+        for k in 2..=5u64 {
+            for n in 1..=6u64 {
+                let t = KAryNTree::new(k, n).unwrap();
+                // 2(k^n + k^(n−1) + … + k^(n−h+1)), by division from the top.
+                let mut subtrees = k.pow(n as u32);
+                let mut expected = 0u64;
+                for h in 0..=n as u32 {
+                    assert_eq!(
+                        u64::from(t.bundle_base(h)),
+                        expected,
+                        "k = {k}, n = {n}, h = {h}"
+                    );
+                    expected += 2 * subtrees;
+                    subtrees /= k;
                 }
             }
         }

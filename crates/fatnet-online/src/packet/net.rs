@@ -423,28 +423,40 @@ impl PacketNet {
         if u64::from(channels) > MAX_LINKS {
             return Err(too_large("wires", u64::from(channels)));
         }
+        // One pass over the channels (a tree's `channel` does a few divisions and a loop: a
+        // second pass was a third of the setup of the 4-ary 6-tree batch): their first links
+        // and ends, the wires counted against `MAX_LINKS` before any per-link table exists.
         let mut channel_first_link = Vec::with_capacity(channels as usize + 1);
+        let mut channel_head = Vec::with_capacity(channels as usize);
+        let mut channel_tail = Vec::with_capacity(channels as usize);
         let mut total: u64 = 0;
         for c in 0..channels {
             channel_first_link.push(total as u32);
+            let ch = t.channel(fatnet_topology::ChannelId(c));
             // Saturating: a user's capacity (`caps=2^64-1/...`) must not wrap the sum past
             // the check (the sum before adding is at most MAX_LINKS).
-            total = total.saturating_add(t.channel(fatnet_topology::ChannelId(c)).capacity);
+            total = total.saturating_add(ch.capacity);
             if total > MAX_LINKS {
                 return Err(too_large("wires", total));
             }
+            channel_head.push(ch.to.0);
+            channel_tail.push(ch.from.0);
         }
         channel_first_link.push(total as u32);
         let links = total as u32;
-        let mut link_head = Vec::with_capacity(links as usize);
-        let mut link_tail = Vec::with_capacity(links as usize);
-        for c in 0..channels {
-            let ch = t.channel(fatnet_topology::ChannelId(c));
-            for _ in 0..ch.capacity {
-                link_head.push(ch.to.0);
-                link_tail.push(ch.from.0);
+        // Every channel one wire: the channels' ends are the links'.
+        let (link_head, link_tail) = if links == channels {
+            (channel_head, channel_tail)
+        } else {
+            let mut link_head = Vec::with_capacity(links as usize);
+            let mut link_tail = Vec::with_capacity(links as usize);
+            for (c, w) in channel_first_link.windows(2).enumerate() {
+                let wires = (w[1] - w[0]) as usize;
+                link_head.extend(std::iter::repeat_n(channel_head[c], wires));
+                link_tail.extend(std::iter::repeat_n(channel_tail[c], wires));
             }
-        }
+            (link_head, link_tail)
+        };
         // Every channel one link (the trees, hypercubes, most fabrics): no per-link table.
         let (link_channel, channel_links) = if links == channels {
             (None, ChannelLinks::One(channels))

@@ -2793,7 +2793,12 @@ const REPACE: u32 = 32;
 /// Both kinds are measured once (the first large steps), then the faster one runs, and every
 /// [`REPACE`]-th large step runs the other again, so that a run whose steps change size can
 /// change its mind. The figure of a kind is its nanoseconds per move, smoothed over its
-/// measurements (weight 1/4 to the newest).
+/// measurements (weight 1/4 to the newest). A threaded step after a one-thread step is a
+/// warm-up, not a measurement: it wakes the pool's threads (asleep during one-thread steps)
+/// and, the first time, grows every part's lists. On the 4-ary 6-tree batch (4,096
+/// processors, about 70 large steps) such steps measured 42 to 67 ns a move against 32 for
+/// threaded steps in a row, so that most runs stayed on one thread (33 ns a move) after the
+/// first measurement, and each later one repeated the verdict.
 ///
 /// Why measure rather than fix a threshold: on the 2-core Intel machine of
 /// `docs/bench/2026-11-26-engine-scale.md` (session 6), the butterfly fat-tree's steps of
@@ -2806,11 +2811,17 @@ struct Pace {
     serial: Option<f64>,
     /// Large steps since the slower kind last ran.
     since: u32,
+    /// Threaded steps in a row, up to 2 (the first is the warm-up).
+    streak: u8,
 }
 
 impl Pace {
     /// Whether the next large step runs on the threads.
     fn threaded(&mut self) -> bool {
+        if self.streak == 1 {
+            // The warm-up ran: the next threaded step is the measurement.
+            return true;
+        }
         match (self.threaded, self.serial) {
             (None, _) => true,
             (_, None) => false,
@@ -2828,6 +2839,14 @@ impl Pace {
 
     /// A large step of the kind `threaded` took `ns` nanoseconds for `moves` moves.
     fn record(&mut self, threaded: bool, ns: f64, moves: u64) {
+        if !threaded {
+            self.streak = 0;
+        } else if self.streak < 2 {
+            self.streak += 1;
+            if self.streak == 1 {
+                return;
+            }
+        }
         let x = ns / moves.max(1) as f64;
         let kind = if threaded {
             &mut self.threaded
@@ -2835,6 +2854,11 @@ impl Pace {
             &mut self.serial
         };
         *kind = Some(kind.map_or(x, |old| 0.75 * old + 0.25 * x));
+    }
+
+    /// A step too small to split ran (on one thread: the pool's threads may fall asleep).
+    fn small(&mut self) {
+        self.streak = 0;
     }
 }
 
@@ -2906,9 +2930,14 @@ mod pace_tests {
     #[test]
     fn the_faster_kind_runs_and_the_slower_is_measured_again() {
         let mut pace = Pace::default();
-        assert!(pace.threaded(), "the first large step tries the threads");
+        assert!(pace.threaded(), "the first large step warms the threads up");
+        pace.record(true, 9000.0, 1000);
+        assert!(
+            pace.threaded(),
+            "the warm-up is not a measurement: the next step is"
+        );
         pace.record(true, 3000.0, 1000);
-        assert!(!pace.threaded(), "the second tries one thread");
+        assert!(!pace.threaded(), "then one thread is measured");
         pace.record(false, 2000.0, 1000);
         let runs: Vec<bool> = (0..2 * REPACE).map(|_| pace.threaded()).collect();
         let threaded: Vec<usize> = (0..runs.len()).filter(|&i| runs[i]).collect();
@@ -2917,13 +2946,30 @@ mod pace_tests {
             [REPACE as usize - 1, 2 * REPACE as usize - 1],
             "one thread (2 ns a move) runs, the threads (3 ns) every {REPACE}-th step"
         );
-        // The threads measured faster at their next turn (smoothed: 0.75 * 3 + 0.25 * 1 = 2.5,
-        // not yet below 2; after two more, 1.84 < 2).
+        // The threads' turn after one-thread steps: a warm-up, then a measurement (it
+        // measured faster: smoothed, 0.75 * 3 + 0.25 * 1 = 2.5, not yet below 2).
+        pace.record(true, 9000.0, 1000);
+        assert!(
+            pace.threaded(),
+            "the warm-up of a turn is followed by its measurement"
+        );
         pace.record(true, 1000.0, 1000);
         assert!(!pace.threaded());
+        pace.record(false, 2000.0, 1000);
+        // Threaded steps in a row are each measured: after two more, 1.84 < 2.
+        pace.record(true, 9000.0, 1000);
+        assert!(pace.threaded());
         pace.record(true, 1000.0, 1000);
         pace.record(true, 1000.0, 1000);
         assert!(pace.threaded(), "the threads, now faster, run");
+        pace.record(true, 1000.0, 1000);
+        assert!(pace.threaded());
+        // A step too small to split lets the threads sleep: the next threaded step is a
+        // warm-up again.
+        pace.small();
+        assert!(pace.threaded());
+        pace.record(true, 1e9, 1000);
+        assert!(pace.threaded(), "the warm-up did not count");
     }
 }
 
@@ -3018,6 +3064,7 @@ impl<const Q: usize> Threads for Vec<InlineLink<Q>> {
             pace.record(split, start.elapsed().as_nanos() as f64, moves);
             done
         } else {
+            pace.small();
             sim.step_serial(&mut locals[0], net)
         }
     }

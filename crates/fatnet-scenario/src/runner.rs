@@ -115,9 +115,11 @@ fn human_bytes(bytes: u128) -> String {
 /// How to run trials. Options, not results: no field changes what a run returns.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct RunnerConfig {
-    /// Worker threads: `None` runs in the current rayon pool (the global pool, sized to the
-    /// machine, unless called inside `ThreadPool::install`); `Some(n)` builds a pool of `n`
-    /// threads for the run, `n` from 1 to [`MAX_THREADS`] ([`check`](Self::check)).
+    /// Worker threads: `None` runs in the current rayon pool when called inside one
+    /// (`ThreadPool::install`, a sweep's or a reproduction's tasks), else in a process-wide
+    /// pool of rayon's default size (`RAYON_NUM_THREADS`, else the machine's cores), built on
+    /// first use ([`default_pool`]); `Some(n)` builds a pool of `n` threads for the run, `n`
+    /// from 1 to [`MAX_THREADS`] ([`check`](Self::check)).
     pub threads: Option<usize>,
 }
 
@@ -304,12 +306,30 @@ fn execute<T: Send>(
     // usize -> u64 is lossless on every target Rust supports.
     let parallel = || (0..n).into_par_iter().map(|i| body(i as u64)).collect();
     match config.threads {
-        None => parallel(),
+        None => match (rayon::current_thread_index(), default_pool()) {
+            (None, Some(pool)) => pool.install(parallel),
+            _ => parallel(),
+        },
         Some(threads) => match rayon::ThreadPoolBuilder::new().num_threads(threads).build() {
             Ok(pool) => pool.install(parallel),
             Err(_) => (0..trials).map(body).collect(),
         },
     }
+}
+
+/// The pool of runs started outside any rayon pool without a thread count: rayon's default
+/// size, built on the first such run (`None` if the system refuses the threads: the run then
+/// goes to rayon's global pool).
+///
+/// Why not rayon's global pool itself: on the 2-core Intel machine of `docs/bench`, the
+/// threaded steps of one packet run in the global pool took 55 ns a move (35 to 71 over eight
+/// runs of the 4-ary 6-tree batch), against 34 ns (25 to 44) in a pool built with
+/// `ThreadPoolBuilder`, whether of the default size or of `--threads 2`; the cause was not
+/// found. Runs inside a pool (sweeps, reproductions, a caller's `install`) keep to it.
+fn default_pool() -> Option<&'static rayon::ThreadPool> {
+    static POOL: std::sync::OnceLock<Option<rayon::ThreadPool>> = std::sync::OnceLock::new();
+    POOL.get_or_init(|| rayon::ThreadPoolBuilder::new().build().ok())
+        .as_ref()
 }
 
 /// The 97.5% quantile of the standard normal distribution, `z` of a two-sided 95% interval.
@@ -501,6 +521,54 @@ impl Proportion {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A run without a thread count keeps to the caller's pool when called inside one, and
+    /// otherwise runs on the threads of the process's default pool (rayon's default size),
+    /// never on the caller's thread.
+    #[test]
+    fn runs_without_a_thread_count_use_the_callers_pool_or_the_default_pool() {
+        let probe = || {
+            try_run_trials_with(
+                &RunnerConfig::default(),
+                1,
+                6,
+                |_, _| {
+                    Ok::<_, ()>((
+                        default_pool().is_some_and(|p| p.current_thread_index().is_some()),
+                        rayon::current_num_threads(),
+                    ))
+                },
+                &|_| {},
+            )
+            .expect("the thread count is valid")
+            .expect("no trial fails")
+        };
+        let default_size = rayon::ThreadPoolBuilder::new()
+            .build()
+            .expect("a pool")
+            .current_num_threads();
+        assert!(
+            rayon::current_thread_index().is_none(),
+            "tests run outside rayon"
+        );
+        assert!(
+            probe()
+                .iter()
+                .all(|&(on_pool, n)| on_pool && n == default_size),
+            "outside any pool: the default pool, of {default_size} threads"
+        );
+        let three = rayon::ThreadPoolBuilder::new()
+            .num_threads(3)
+            .build()
+            .expect("a pool");
+        assert!(
+            three
+                .install(probe)
+                .iter()
+                .all(|&(on_default, n)| !on_default && n == 3),
+            "inside a pool of 3: that pool"
+        );
+    }
 
     /// The refusal's text states the same limit as [`MAX_THREADS`] (it is a `&'static str`,
     /// so the number is written out; this keeps the two together).

@@ -118,8 +118,9 @@ pub struct RunnerConfig {
     /// Worker threads: `None` runs in the current rayon pool when called inside one
     /// (`ThreadPool::install`, a sweep's or a reproduction's tasks), else in a process-wide
     /// pool of rayon's default size (`RAYON_NUM_THREADS`, else the machine's cores), built on
-    /// first use ([`default_pool`]); `Some(n)` builds a pool of `n` threads for the run, `n`
-    /// from 1 to [`MAX_THREADS`] ([`check`](Self::check)).
+    /// first use (a packet run's threaded steps are faster there than in rayon's global pool:
+    /// `docs/bench`); `Some(n)` builds a pool of `n` threads for the run, `n` from 1 to
+    /// [`MAX_THREADS`] ([`check`](Self::check)).
     pub threads: Option<usize>,
 }
 

@@ -239,8 +239,11 @@ impl KAryNTree {
         if h == 0 {
             return 0;
         }
-        // From the smallest term up, by multiplications (a division per level was most of
-        // `channel`'s cost, which the packet engine calls once per channel).
+        // From the smallest term up, by multiplications where a division per level was
+        // slower: the 4-ary 10-tree's packet setup (`channel` once per channel) took 0.90 to
+        // 1.05 s of CPU against 0.97 to 1.19 s, alternated, though with a few more
+        // instructions (`pow`). No overflow: the last product is k^(n+1) < 2^62, as
+        // channel ids fit in `u32` (k^n < 2^31).
         let k = u64::from(self.k);
         let mut subtrees = k.pow(self.levels - h + 1);
         let mut base = 0u64;

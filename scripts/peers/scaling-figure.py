@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Draws docs/img/peers-scaling.svg, router traversals (flit-hops) per second against the number
-of processors, from docs/bench/peers-scaling.csv (network, processors, seconds, flit_hops: one
+"""Draws docs/img/peers-scaling.svg, flit-hops (a flit crossing one link) per second against the
+number of processors, from docs/bench/peers-scaling.csv (network, processors, seconds, flit_hops: one
 `fatnet simulate` batch per row, the peers' batch of docs/bench/peers.md).
 
 Usage: scripts/peers/scaling-figure.py [CSV] [SVG]
@@ -34,7 +34,7 @@ def y(rate):
 out = [
     f'<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" font-family="sans-serif" font-size="12">',
     f'<rect width="{W}" height="{H}" fill="white"/>',
-    f'<text x="{W / 2}" y="18" text-anchor="middle">fatnet packet engine: router traversals/s, 1 worm of 32 flits per processor, 2 threads</text>',
+    f'<text x="{W / 2}" y="18" text-anchor="middle">fatnet packet engine: flit-hops/s, 1 worm of 32 flits per processor, 2 threads</text>',
 ]
 for m in range(0, top + 1, 10):
     out.append(

@@ -2791,14 +2791,30 @@ const REPACE: u32 = 32;
 /// one-thread step, measured on the run's own steps: the result of a run never depends on
 /// the choice (every pop before any push, keyed draws: module documentation), only its time.
 /// Both kinds are measured once (the first large steps), then the faster one runs, and every
-/// [`REPACE`]-th large step runs the other again, so that a run whose steps change size can
-/// change its mind. The figure of a kind is its nanoseconds per move, smoothed over its
-/// measurements (weight 1/4 to the newest). A threaded step after a one-thread step is a
-/// warm-up, not a measurement: it wakes the pool's threads (asleep during one-thread steps)
-/// and, the first time, grows every part's lists. On the 4-ary 6-tree batch (4,096
-/// processors, about 70 large steps) such steps measured 42 to 67 ns a move against 32 for
-/// threaded steps in a row, so that most runs stayed on one thread (33 ns a move) after the
-/// first measurement, and each later one repeated the verdict.
+/// [`REPACE`]-th large step the slower one runs again, so that a run whose steps change size,
+/// or whose first measurement was unlucky, can change its mind. The figure of a kind is its
+/// nanoseconds per move: the first measurement of a turn replaces it (the old figure may be
+/// from another phase of the run, or unlucky), and measurements in a row are smoothed into
+/// it (weight 1/4 to the newest).
+///
+/// A threaded step after a one-thread step is a warm-up, not a measurement: it wakes the
+/// pool's threads (asleep during one-thread steps) and, the first time, grows every part's
+/// lists. On the 4-ary 6-tree batch (4,096 processors, about 70 large steps) such steps
+/// measured 42 to 67 ns a move against 32 for threaded steps in a row. A turn of the threads
+/// lasts until it is measured: a step too small to split, between the warm-up and the
+/// measurement, lets the threads sleep again, and the next large step warms them up again.
+///
+/// Why the turn that lasts and the figure that a turn replaces (session 11, `docs/bench`):
+/// before, a small step ended the threads' turn and every figure was smoothed, and 5 to 6 of
+/// 20 runs of that batch stayed on one thread for 63 to 67 of their 72 large steps. Their one
+/// threaded measurement, in the run's first steps (where every move costs more), had come
+/// out slower than the one-thread step after it (64.6 against 59.1 ns a move in one such
+/// run, where another run measured 39.1 against 59.7); the turn 32 large steps later, where
+/// steps hover around [`MIN_THREADED_MOVES`], ended at its warm-up, and a measurement would
+/// only have moved the smoothed figure by a quarter. Now every run of 20 ran 59 to 67 of its
+/// large steps on the threads. Shorter gaps (4, 8, 16, then 32 large steps) were tried too:
+/// their extra one-thread turns cost more than the unlucky runs (median 0.0497 against
+/// 0.0489 s over 80 runs, alternated).
 ///
 /// Why measure rather than fix a threshold: on the 2-core Intel machine of
 /// `docs/bench/2026-11-26-engine-scale.md` (session 6), the butterfly fat-tree's steps of
@@ -2813,23 +2829,32 @@ struct Pace {
     since: u32,
     /// Threaded steps in a row, up to 2 (the first is the warm-up).
     streak: u8,
+    /// Whether the threads' turn waits for its measurement.
+    turn: bool,
+    /// The kind of the last measured step.
+    last: Option<bool>,
 }
 
 impl Pace {
     /// Whether the next large step runs on the threads.
     fn threaded(&mut self) -> bool {
-        if self.streak == 1 {
-            // The warm-up ran: the next threaded step is the measurement.
+        if self.turn {
+            // The threads' turn runs until a threaded step is measured.
             return true;
         }
         match (self.threaded, self.serial) {
-            (None, _) => true,
+            (None, _) => {
+                self.turn = true;
+                true
+            }
             (_, None) => false,
             (Some(t), Some(s)) => {
                 self.since += 1;
                 if self.since >= REPACE {
                     self.since = 0;
-                    t > s
+                    // The slower kind's turn.
+                    self.turn = t > s;
+                    self.turn
                 } else {
                     t <= s
                 }
@@ -2847,13 +2872,21 @@ impl Pace {
                 return;
             }
         }
+        if threaded {
+            self.turn = false;
+        }
         let x = ns / moves.max(1) as f64;
+        let in_a_row = self.last == Some(threaded);
+        self.last = Some(threaded);
         let kind = if threaded {
             &mut self.threaded
         } else {
             &mut self.serial
         };
-        *kind = Some(kind.map_or(x, |old| 0.75 * old + 0.25 * x));
+        *kind = Some(match *kind {
+            Some(old) if in_a_row => 0.75 * old + 0.25 * x,
+            _ => x,
+        });
     }
 
     /// A step too small to split ran (on one thread: the pool's threads may fall asleep).
@@ -2925,47 +2958,76 @@ impl<'a, S: Store> Run<'a, S> {
 mod pace_tests {
     use super::{Pace, REPACE};
 
-    /// Each kind runs once, then the faster one, and every `REPACE`-th large step the slower
-    /// one again; a change of figures changes the choice.
-    #[test]
-    fn the_faster_kind_runs_and_the_slower_is_measured_again() {
-        let mut pace = Pace::default();
-        assert!(pace.threaded(), "the first large step warms the threads up");
-        pace.record(true, 9000.0, 1000);
+    /// Runs the threads' turn to its measurement: a warm-up, then a measured step of
+    /// `ns_per_move`.
+    fn threads_turn(pace: &mut Pace, ns_per_move: f64) {
+        assert!(pace.threaded(), "the turn starts");
+        pace.record(true, 1e9, 1000);
         assert!(
             pace.threaded(),
             "the warm-up is not a measurement: the next step is"
         );
-        pace.record(true, 3000.0, 1000);
+        pace.record(true, ns_per_move * 1000.0, 1000);
+    }
+
+    /// Each kind runs once, then the faster one, and every `REPACE`-th large step the slower
+    /// one again; the threads' turn lasts until it is measured, through small steps; a
+    /// change of figures changes the choice.
+    #[test]
+    fn the_faster_kind_runs_and_the_slower_is_measured_again() {
+        let mut pace = Pace::default();
+        threads_turn(&mut pace, 3.0);
         assert!(!pace.threaded(), "then one thread is measured");
         pace.record(false, 2000.0, 1000);
-        let runs: Vec<bool> = (0..2 * REPACE).map(|_| pace.threaded()).collect();
-        let threaded: Vec<usize> = (0..runs.len()).filter(|&i| runs[i]).collect();
-        assert_eq!(
-            threaded,
-            [REPACE as usize - 1, 2 * REPACE as usize - 1],
-            "one thread (2 ns a move) runs, the threads (3 ns) every {REPACE}-th step"
-        );
-        // The threads' turn after one-thread steps: a warm-up, then a measurement (it
-        // measured faster: smoothed, 0.75 * 3 + 0.25 * 1 = 2.5, not yet below 2).
-        pace.record(true, 9000.0, 1000);
-        assert!(
-            pace.threaded(),
-            "the warm-up of a turn is followed by its measurement"
-        );
+        // One thread (2 ns a move) is faster than the threads (3 ns): the threads run again
+        // every `REPACE`-th large step.
+        let mut gaps = Vec::new();
+        let mut since = 0;
+        while gaps.len() < 3 {
+            since += 1;
+            if pace.threaded() {
+                gaps.push(since);
+                since = 0;
+                // The turn lasts through a small step and an interrupted warm-up.
+                pace.record(true, 1e9, 1000);
+                pace.small();
+                assert!(pace.threaded(), "the turn outlasts a small step");
+                pace.record(true, 1e9, 1000);
+                assert!(pace.threaded());
+                pace.record(true, 3000.0, 1000);
+            } else {
+                pace.record(false, 2000.0, 1000);
+            }
+        }
+        assert_eq!(gaps, [REPACE; 3], "the slower kind's runs");
+        // A turn that measures the threads faster replaces their figure (an old figure may
+        // be from another phase of the run): they run from then on, and their measurements
+        // in a row are smoothed, 0.25 to the newest (1, then 1.75, then 2.3125 > 2).
+        while !pace.threaded() {
+            pace.record(false, 2000.0, 1000);
+        }
+        pace.record(true, 1e9, 1000);
+        assert!(pace.threaded());
         pace.record(true, 1000.0, 1000);
-        assert!(!pace.threaded());
+        assert!(pace.threaded(), "1 < 2: the threads, now faster, run");
+        pace.record(true, 4000.0, 1000);
+        assert!(pace.threaded(), "smoothed: 1.75 < 2");
+        pace.record(true, 4000.0, 1000);
+        let next: Vec<bool> = (0..3).map(|_| pace.threaded()).collect();
+        assert_eq!(next, [false; 3], "2.3125 > 2: one thread again");
         pace.record(false, 2000.0, 1000);
-        // Threaded steps in a row are each measured: after two more, 1.84 < 2.
-        pace.record(true, 9000.0, 1000);
+        // One thread's measurements in a row are smoothed as well; then the threads' turn,
+        // measured faster, wins again.
+        while !pace.threaded() {
+            pace.record(false, 2000.0, 1000);
+        }
+        pace.record(true, 1e9, 1000);
         assert!(pace.threaded());
         pace.record(true, 1000.0, 1000);
-        pace.record(true, 1000.0, 1000);
-        assert!(pace.threaded(), "the threads, now faster, run");
-        pace.record(true, 1000.0, 1000);
         assert!(pace.threaded());
+        pace.record(true, 1000.0, 1000);
         // A step too small to split lets the threads sleep: the next threaded step is a
-        // warm-up again.
+        // warm-up again, and does not count.
         pace.small();
         assert!(pace.threaded());
         pace.record(true, 1e9, 1000);

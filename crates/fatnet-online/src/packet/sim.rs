@@ -2784,18 +2784,22 @@ const PARTS_PER_THREAD: usize = 8;
 /// pays three fork-joins and a serial merge, which only large steps repay (module
 /// documentation of `sim`, and `docs/bench`).
 const MIN_THREADED_MOVES: u64 = 8192;
-/// Large steps between two measurements of the kind of step [`Pace`] found slower.
+/// Large steps between two turns of the kind of step [`Pace`] found slower: always for one
+/// thread, at most for the threads.
 const REPACE: u32 = 32;
+/// Large steps before the threads' first turn after one thread was found faster.
+const REPACE_FIRST: u32 = 4;
 
 /// Which kind of large step is faster on this machine and network, the threaded or the
 /// one-thread step, measured on the run's own steps: the result of a run never depends on
 /// the choice (every pop before any push, keyed draws: module documentation), only its time.
-/// Both kinds are measured once (the first large steps), then the faster one runs, and every
-/// [`REPACE`]-th large step the slower one runs again, so that a run whose steps change size,
-/// or whose first measurement was unlucky, can change its mind. The figure of a kind is its
-/// nanoseconds per move: the first measurement of a turn replaces it (the old figure may be
-/// from another phase of the run, or unlucky), and measurements in a row are smoothed into
-/// it (weight 1/4 to the newest).
+/// Both kinds are measured once (the first large steps), then the faster one runs, and the
+/// slower one gets a turn again, so that a run whose steps change size, or whose first
+/// measurement was unlucky, can change its mind: one thread every [`REPACE`]-th large step;
+/// the threads after [`REPACE_FIRST`] large steps, then after twice as many at each turn, up
+/// to every [`REPACE`]-th. The figure of a kind is its nanoseconds per move: the first
+/// measurement of a turn replaces it (the old figure may be from another phase of the run,
+/// or unlucky), and measurements in a row are smoothed into it (weight 1/4 to the newest).
 ///
 /// A threaded step after a one-thread step is a warm-up, not a measurement: it wakes the
 /// pool's threads (asleep during one-thread steps) and, the first time, grows every part's
@@ -2804,17 +2808,16 @@ const REPACE: u32 = 32;
 /// lasts until it is measured: a step too small to split, between the warm-up and the
 /// measurement, lets the threads sleep again, and the next large step warms them up again.
 ///
-/// Why the turn that lasts and the figure that a turn replaces (session 11, `docs/bench`):
-/// before, a small step ended the threads' turn and every figure was smoothed, and 5 to 6 of
-/// 20 runs of that batch stayed on one thread for 63 to 67 of their 72 large steps. Their one
-/// threaded measurement, in the run's first steps (where every move costs more), had come
-/// out slower than the one-thread step after it (64.6 against 59.1 ns a move in one such
-/// run, where another run measured 39.1 against 59.7); the turn 32 large steps later, where
-/// steps hover around [`MIN_THREADED_MOVES`], ended at its warm-up, and a measurement would
-/// only have moved the smoothed figure by a quarter. Now every run of 20 ran 59 to 67 of its
-/// large steps on the threads. Shorter gaps (4, 8, 16, then 32 large steps) were tried too:
-/// their extra one-thread turns cost more than the unlucky runs (median 0.0497 against
-/// 0.0489 s over 80 runs, alternated).
+/// Why (session 11, `docs/bench/2026-11-26-engine-scale.md`): before, every turn came after
+/// 32 large steps, a small step ended the threads' turn, and every figure was smoothed; 5 to
+/// 6 of 20 runs of that batch stayed on one thread for 63 to 67 of their 72 large steps.
+/// Their threaded measurement in the run's first steps (where every move costs more) had
+/// come out slower than the one-thread step after it (69.2 against 59.3 ns a move in one
+/// such run, where another measured 29.3 against 47.7): a threaded measurement errs high
+/// (cold threads), never low. The turns that last and replace the figure alone left 13 of 30
+/// runs on one thread for 32 or more large steps; with the threads' shorter first gaps none
+/// of 30 (57 to 69 threaded large steps each). Gaps as short for one thread's turns cost
+/// more than the unlucky runs did (median 0.0497 against 0.0489 s over 80 runs, alternated).
 ///
 /// Why measure rather than fix a threshold: on the 2-core Intel machine of
 /// `docs/bench/2026-11-26-engine-scale.md` (session 6), the butterfly fat-tree's steps of
@@ -2827,6 +2830,9 @@ struct Pace {
     serial: Option<f64>,
     /// Large steps since the slower kind last ran.
     since: u32,
+    /// Large steps before the threads' next turn while they are the slower kind:
+    /// [`REPACE_FIRST`] (0 before the first turn), doubled at each turn up to [`REPACE`].
+    threads_gap: u32,
     /// Threaded steps in a row, up to 2 (the first is the warm-up).
     streak: u8,
     /// Whether the threads' turn waits for its measurement.
@@ -2850,10 +2856,21 @@ impl Pace {
             (_, None) => false,
             (Some(t), Some(s)) => {
                 self.since += 1;
-                if self.since >= REPACE {
+                // The threads, found slower, get their turn after growing gaps (a
+                // threaded measurement errs high: cold threads); one thread every
+                // `REPACE`-th large step.
+                let gap = match self.threads_gap {
+                    _ if t <= s => REPACE,
+                    0 => REPACE_FIRST,
+                    g => g,
+                };
+                if self.since >= gap {
                     self.since = 0;
                     // The slower kind's turn.
                     self.turn = t > s;
+                    if self.turn {
+                        self.threads_gap = (2 * gap).min(REPACE);
+                    }
                     self.turn
                 } else {
                     t <= s
@@ -2956,7 +2973,7 @@ impl<'a, S: Store> Run<'a, S> {
 
 #[cfg(test)]
 mod pace_tests {
-    use super::{Pace, REPACE};
+    use super::{Pace, REPACE, REPACE_FIRST};
 
     /// Runs the threads' turn to its measurement: a warm-up, then a measured step of
     /// `ns_per_move`.
@@ -2970,64 +2987,81 @@ mod pace_tests {
         pace.record(true, ns_per_move * 1000.0, 1000);
     }
 
-    /// Each kind runs once, then the faster one, and every `REPACE`-th large step the slower
-    /// one again; the threads' turn lasts until it is measured, through small steps; a
-    /// change of figures changes the choice.
+    /// Large steps until the kind `threaded` runs, the others recorded at `other_ns`.
+    fn steps_until(pace: &mut Pace, threaded: bool, other_ns: f64) -> u32 {
+        let mut steps = 1;
+        while pace.threaded() != threaded {
+            pace.record(!threaded, other_ns * 1000.0, 1000);
+            steps += 1;
+        }
+        steps
+    }
+
+    /// Each kind runs once, then the faster one. The threads, when slower, run again after
+    /// 4, 8, 16, 32, 32, … large steps, one thread when slower every 32nd; the threads' turn
+    /// lasts until it is measured, through small steps; its measurement replaces their figure,
+    /// and measurements in a row are smoothed.
     #[test]
     fn the_faster_kind_runs_and_the_slower_is_measured_again() {
         let mut pace = Pace::default();
         threads_turn(&mut pace, 3.0);
         assert!(!pace.threaded(), "then one thread is measured");
         pace.record(false, 2000.0, 1000);
-        // One thread (2 ns a move) is faster than the threads (3 ns): the threads run again
-        // every `REPACE`-th large step.
+        // One thread (2 ns a move) is faster than the threads (3 ns).
         let mut gaps = Vec::new();
-        let mut since = 0;
-        while gaps.len() < 3 {
-            since += 1;
-            if pace.threaded() {
-                gaps.push(since);
-                since = 0;
-                // The turn lasts through a small step and an interrupted warm-up.
-                pace.record(true, 1e9, 1000);
-                pace.small();
-                assert!(pace.threaded(), "the turn outlasts a small step");
-                pace.record(true, 1e9, 1000);
-                assert!(pace.threaded());
-                pace.record(true, 3000.0, 1000);
-            } else {
-                pace.record(false, 2000.0, 1000);
-            }
+        for _ in 0..5 {
+            gaps.push(steps_until(&mut pace, true, 2.0));
+            // The turn lasts through a small step and an interrupted warm-up.
+            pace.record(true, 1e9, 1000);
+            pace.small();
+            assert!(pace.threaded(), "the turn outlasts a small step");
+            pace.record(true, 1e9, 1000);
+            assert!(pace.threaded());
+            pace.record(true, 3000.0, 1000);
         }
-        assert_eq!(gaps, [REPACE; 3], "the slower kind's runs");
-        // A turn that measures the threads faster replaces their figure (an old figure may
-        // be from another phase of the run): they run from then on, and their measurements
-        // in a row are smoothed, 0.25 to the newest (1, then 1.75, then 2.3125 > 2).
-        while !pace.threaded() {
-            pace.record(false, 2000.0, 1000);
-        }
+        assert_eq!(
+            gaps,
+            [
+                REPACE_FIRST,
+                2 * REPACE_FIRST,
+                4 * REPACE_FIRST,
+                REPACE,
+                REPACE
+            ],
+            "the threads' turns while slower"
+        );
+        // A turn that measures the threads faster replaces their figure (3 before): they run
+        // from then on, and one thread every `REPACE`-th large step.
+        steps_until(&mut pace, true, 2.0);
         pace.record(true, 1e9, 1000);
         assert!(pace.threaded());
         pace.record(true, 1000.0, 1000);
-        assert!(pace.threaded(), "1 < 2: the threads, now faster, run");
-        pace.record(true, 4000.0, 1000);
-        assert!(pace.threaded(), "smoothed: 1.75 < 2");
-        pace.record(true, 4000.0, 1000);
-        let next: Vec<bool> = (0..3).map(|_| pace.threaded()).collect();
-        assert_eq!(next, [false; 3], "2.3125 > 2: one thread again");
-        pace.record(false, 2000.0, 1000);
-        // One thread's measurements in a row are smoothed as well; then the threads' turn,
-        // measured faster, wins again.
-        while !pace.threaded() {
-            pace.record(false, 2000.0, 1000);
-        }
+        assert_eq!(
+            steps_until(&mut pace, false, 1.0),
+            REPACE,
+            "one thread's turn"
+        );
+        // One thread measures 0.5 ns, which replaces its figure: it runs, and the threads,
+        // slower, get their turn after 32 large steps (their gap grew to its most).
+        pace.record(false, 500.0, 1000);
+        assert_eq!(steps_until(&mut pace, true, 0.5), REPACE);
+        // The threads' measurements in a row are smoothed, 0.25 to the newest: 0.4, then
+        // 0.425, then 0.51875 > 0.5.
         pace.record(true, 1e9, 1000);
         assert!(pace.threaded());
-        pace.record(true, 1000.0, 1000);
-        assert!(pace.threaded());
-        pace.record(true, 1000.0, 1000);
+        pace.record(true, 400.0, 1000);
+        assert!(pace.threaded(), "0.4 < 0.5: the threads run");
+        pace.record(true, 500.0, 1000);
+        assert!(pace.threaded(), "smoothed: 0.425 < 0.5");
+        pace.record(true, 800.0, 1000);
+        assert!(!pace.threaded(), "0.51875 > 0.5: one thread again");
+        pace.record(false, 500.0, 1000);
         // A step too small to split lets the threads sleep: the next threaded step is a
         // warm-up again, and does not count.
+        steps_until(&mut pace, true, 0.5);
+        pace.record(true, 1e9, 1000);
+        pace.record(true, 400.0, 1000);
+        assert!(pace.threaded());
         pace.small();
         assert!(pace.threaded());
         pace.record(true, 1e9, 1000);

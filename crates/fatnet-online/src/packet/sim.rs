@@ -2472,6 +2472,13 @@ impl<'a, S: Store> Sim<'a, S> {
     /// loses at most one per step, and wakes and marks only clear and set bits).
     #[inline(always)]
     fn apply(&self, lo: &mut Local) {
+        self.apply_moves(lo);
+        self.end_apply(lo);
+    }
+
+    /// [`Sim::apply`] without its end ([`Sim::end_apply`]).
+    #[inline(always)]
+    fn apply_moves(&self, lo: &mut Local) {
         if !lo.copies.is_empty() {
             self.apply_copies(lo);
         }
@@ -2500,7 +2507,6 @@ impl<'a, S: Store> Sim<'a, S> {
             });
         }
         lo.moves = moves;
-        self.end_apply(lo);
     }
 
     /// Before move `i`: brings the record of input `moves[i + 3 * AHEAD]` into the cache,
@@ -2635,6 +2641,38 @@ impl<'a, S: Store> Sim<'a, S> {
         let drained = self.drain();
         let moved = !lo.moves.is_empty() || !lo.copies.is_empty();
         self.apply(lo);
+        (moved, drained)
+    }
+
+    /// A large step on one thread of a run that splits large steps between threads: the step
+    /// of [`Sim::step_serial`] (unicast, snapshot reading), its active words cut into as many
+    /// runs as `locals` has parts, in word order, each run's moves kept by its part. The moves
+    /// are those of the one-thread step's list cut into pieces, applied in the same order, and
+    /// the step ends (its largest queue, its flags cleared) after the last piece: the run is
+    /// the same. Kept in one list, the moves of the largest one-thread step were a second copy
+    /// of what the parts' lists hold in a threaded step: 8 million moves, 33.5 MB of a
+    /// two-thread run's peak on the 4-ary 10-tree. (The words handed out as a threaded step
+    /// hands them, [`Sim::parts_by_key`], saved as much memory, but the 4-ary 6-tree batch
+    /// took 0.0505 against 0.0490 s, medians of 60 alternated runs: a one-thread decide in
+    /// subtree order, and a sort of the words.)
+    fn step_serial_split(&mut self, locals: &mut [Local], net: &PacketNet) -> (bool, u64) {
+        debug_assert!(!self.same_step && self.mc.multicasts.is_empty());
+        let mut words = std::mem::take(&mut self.word_list);
+        self.active.collect(&mut words);
+        let per = words.len().div_ceil(locals.len()).max(1);
+        for (lo, run) in locals.iter_mut().zip(words.chunks(per)) {
+            lo.shared = false;
+            self.decide_words(lo, net, run);
+        }
+        self.word_list = words;
+        let drained = self.drain();
+        let moved = locals.iter().any(|lo| !lo.moves.is_empty());
+        for lo in locals.iter_mut() {
+            self.apply_moves(lo);
+        }
+        for lo in locals.iter_mut() {
+            self.end_apply(lo);
+        }
         (moved, drained)
     }
 
@@ -2919,6 +2957,9 @@ thread_local! {
     pub(super) static FORCE_PARTS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
     /// Test only: the steps split between threads by runs stepped on this thread.
     pub(super) static THREADED_STEPS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+    /// Test only: with [`FORCE_PARTS`], every step runs on this thread with its moves kept
+    /// by the parts (`Sim::step_serial_split`) instead of split between threads.
+    pub(super) static FORCE_SERIAL_SPLIT: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
 /// A run: the shared state and one [`Local`] per thread of a step.
@@ -3143,6 +3184,10 @@ impl<const Q: usize> Threads for Vec<InlineLink<Q>> {
         let forced = FORCE_PARTS.with(std::cell::Cell::get) > 0;
         #[cfg(not(test))]
         let forced = false;
+        #[cfg(test)]
+        if *threaded && forced && FORCE_SERIAL_SPLIT.with(std::cell::Cell::get) {
+            return sim.step_serial_split(locals, net);
+        }
         if *threaded && forced {
             sim.step_threaded(locals, net)
         } else if *threaded && sim.last_moves >= MIN_THREADED_MOVES {
@@ -3154,7 +3199,7 @@ impl<const Q: usize> Threads for Vec<InlineLink<Q>> {
             let done = if split {
                 sim.step_threaded(locals, net)
             } else {
-                sim.step_serial(&mut locals[0], net)
+                sim.step_serial_split(locals, net)
             };
             let moves = locals.iter().map(|lo| lo.unit_hops).sum();
             pace.record(split, start.elapsed().as_nanos() as f64, moves);
@@ -3246,7 +3291,7 @@ impl<S: Threads> StepModel for Run<'_, S> {
 
 #[cfg(test)]
 mod order_tests {
-    use super::{FORCE_PARTS, REVERSE_NODES, THREADED_STEPS, WAIT_WIDTH};
+    use super::{FORCE_PARTS, FORCE_SERIAL_SPLIT, REVERSE_NODES, THREADED_STEPS, WAIT_WIDTH};
     use crate::packet::{
         FlowControl, Injection, Multicast, MulticastTree, PacketConfig, PacketNet, PathPolicy,
         QueueCapacity, ScanPolicy, SinkModel, StoreTiming, batch, simulate, simulate_multicast,
@@ -3267,12 +3312,25 @@ mod order_tests {
         let reversed = run();
         REVERSE_NODES.with(|r| r.set(false));
         assert_eq!(forward, reversed, "{what}: the node order changed the run");
-        // Every step split into 2, 3 and 5 parts (on this thread), whenever the run can be.
-        for parts in [2, 3, 5] {
-            FORCE_PARTS.with(|f| f.set(parts));
-            let split = run();
-            FORCE_PARTS.with(|f| f.set(0));
-            assert_eq!(forward, split, "{what}: {parts} parts changed the run");
+        // Every step split into 2, 3 and 5 parts (on this thread), whenever the run can be;
+        // then every step on one thread with its moves kept by as many parts.
+        for serial in [false, true] {
+            for parts in [2, 3, 5] {
+                FORCE_PARTS.with(|f| f.set(parts));
+                FORCE_SERIAL_SPLIT.with(|f| f.set(serial));
+                let split = run();
+                FORCE_PARTS.with(|f| f.set(0));
+                FORCE_SERIAL_SPLIT.with(|f| f.set(false));
+                let how = if serial {
+                    "moves kept by"
+                } else {
+                    "steps split into"
+                };
+                assert_eq!(
+                    forward, split,
+                    "{what}: {how} {parts} parts changed the run"
+                );
+            }
         }
         // Wait masks of every width (these networks' nodes have at most 8 inputs), and the
         // mask words found through `node_word`.
@@ -3384,6 +3442,35 @@ mod order_tests {
         both("multicasts", || {
             simulate_multicast(&bft, &inj, &trees, &mcs, &base, 5).unwrap()
         });
+    }
+
+    /// A step on one thread whose moves are kept by several parts ends after its last part
+    /// (`Sim::step_serial_split`): a link that takes a unit in one part and loses its front in
+    /// a later one holds no more units at the end of the step than before. Two lone worms
+    /// never fill a 2-flit queue, so the largest queue stays 1 however the moves are cut.
+    #[test]
+    fn a_serial_step_kept_by_parts_ends_after_its_last_part() {
+        let tree = PacketNet::new(KAryNTree::new(4, 3).unwrap()).unwrap();
+        let inj = [(0, 63), (5, 40)].map(|(src, dst)| Injection {
+            src,
+            dst,
+            release: 0,
+        });
+        let config = PacketConfig {
+            check_conservation: true,
+            record_latencies: true,
+            ..PacketConfig::worm()
+        };
+        let alone = simulate(&tree, &inj, &config, 1).unwrap();
+        assert_eq!(alone.max_queue, 1, "lone worms fill no queue");
+        for parts in [2, 3, 5] {
+            FORCE_PARTS.with(|f| f.set(parts));
+            FORCE_SERIAL_SPLIT.with(|f| f.set(true));
+            let split = simulate(&tree, &inj, &config, 1).unwrap();
+            FORCE_PARTS.with(|f| f.set(0));
+            FORCE_SERIAL_SPLIT.with(|f| f.set(false));
+            assert_eq!(alone, split, "moves kept by {parts} parts changed the run");
+        }
     }
 
     /// Runs split into parts do split: a WORM run on the butterfly fat-tree steps on parts in

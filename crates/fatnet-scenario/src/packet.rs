@@ -21,8 +21,8 @@ use std::sync::Arc;
 
 use fatnet_online::packet::{
     FlowControl, MulticastTree, Outcome, PacketConfig, PacketNet, PacketReport, PathPolicy,
-    QueueCapacity, Queueing, RouteSource, ScanOrder, ScanPolicy, SinkModel, batch_trial,
-    delay_unit, multicast_trial,
+    QueueCapacity, Queueing, RouteSource, ScanOrder, ScanPolicy, SinkModel, batch_injections,
+    batch_trial, delay_unit, multicast_trial, simulate,
 };
 use fatnet_traffic::{MessageSet, TrafficSpec};
 use serde::{Deserialize, Serialize};
@@ -425,14 +425,20 @@ impl PreparedPacket {
             Source::Fixed(messages) => batch_trial(&self.net, messages, delay, config, sim_seed),
             Source::PerTrial(spec) => {
                 let processors = self.net.processors();
-                let messages =
-                    spec.generate(processors, seed)
-                        .map_err(|source| ScenarioError::Traffic {
+                // The trial's messages are dropped before its run (`batch_injections`).
+                let batch = {
+                    let messages = spec.generate(processors, seed).map_err(|source| {
+                        ScenarioError::Traffic {
                             spec: spec.to_string(),
                             processors,
                             source,
-                        })?;
-                batch_trial(&self.net, &messages, delay, config, sim_seed)
+                        }
+                    })?;
+                    batch_injections(&self.net, &messages, delay, config, sim_seed)
+                };
+                batch.and_then(|(injections, run_seed)| {
+                    simulate(&self.net, &injections, config, run_seed)
+                })
             }
             Source::Broadcast(trees) => multicast_trial(&self.net, trees, delay, config, sim_seed),
         };

@@ -2469,14 +2469,8 @@ impl<'a, S: Store> Sim<'a, S> {
 
     /// Applies `lo`'s decided moves on one thread, each popped, crossed and pushed in turn
     /// (the same state as every pop before any push: a link takes at most one unit and
-    /// loses at most one per step, and wakes and marks only clear and set bits).
-    #[inline(always)]
-    fn apply(&self, lo: &mut Local) {
-        self.apply_moves(lo);
-        self.end_apply(lo);
-    }
-
-    /// [`Sim::apply`] without its end ([`Sim::end_apply`]).
+    /// loses at most one per step, and wakes and marks only clear and set bits). The step
+    /// ends later ([`Sim::end_apply`]), after the moves of every part.
     #[inline(always)]
     fn apply_moves(&self, lo: &mut Local) {
         if !lo.copies.is_empty() {
@@ -2618,10 +2612,25 @@ impl<'a, S: Store> Sim<'a, S> {
         }
     }
 
-    /// One step on one thread, `lo` owning every node.
+    /// One step on one thread. `locals` is the run's first `Local` alone (small steps, runs
+    /// that never split), or all of them for a large step of a run that splits large steps
+    /// between threads when one thread has its turn (`Pace`): then the active words are cut
+    /// into as many runs as `locals` has parts, in word order, each run's moves kept by its
+    /// part. The moves are those of one list cut into pieces, applied in the same order, and
+    /// the step ends (its largest queue, its flags cleared) after the last piece: the run is
+    /// the same. Kept in one list, the moves of the largest one-thread step were a second copy
+    /// of what the parts' lists hold in a threaded step: 8 million moves, 33.5 MB of a
+    /// two-thread run's peak on the 4-ary 10-tree. (The words handed out as a threaded step
+    /// hands them, [`Sim::parts_by_key`], saved as much memory, but the 4-ary 6-tree batch
+    /// took 0.0505 against 0.0490 s, medians of 60 alternated runs: a one-thread decide in
+    /// subtree order, and a sort of the words.) The same-step reading and multicasts run with
+    /// one `Local`.
     #[inline(always)]
-    fn step_serial(&mut self, lo: &mut Local, net: &PacketNet) -> (bool, u64) {
-        lo.shared = false;
+    fn step_serial(&mut self, locals: &mut [Local], net: &PacketNet) -> (bool, u64) {
+        debug_assert!(locals.len() == 1 || !self.same_step && self.mc.multicasts.is_empty());
+        for lo in locals.iter_mut() {
+            lo.shared = false;
+        }
         if self.same_step {
             // Ejection queues drained in this step are open to the heads asleep on them.
             let mut words = std::mem::take(&mut self.word_list);
@@ -2633,40 +2642,18 @@ impl<'a, S: Store> Sim<'a, S> {
         }
         let mut words = std::mem::take(&mut self.word_list);
         self.active.collect(&mut words);
-        self.decide_words(lo, net, &words);
-        self.word_list = words;
-        if self.same_step {
-            self.settle(lo, net);
-        }
-        let drained = self.drain();
-        let moved = !lo.moves.is_empty() || !lo.copies.is_empty();
-        self.apply(lo);
-        (moved, drained)
-    }
-
-    /// A large step on one thread of a run that splits large steps between threads: the step
-    /// of [`Sim::step_serial`] (unicast, snapshot reading), its active words cut into as many
-    /// runs as `locals` has parts, in word order, each run's moves kept by its part. The moves
-    /// are those of the one-thread step's list cut into pieces, applied in the same order, and
-    /// the step ends (its largest queue, its flags cleared) after the last piece: the run is
-    /// the same. Kept in one list, the moves of the largest one-thread step were a second copy
-    /// of what the parts' lists hold in a threaded step: 8 million moves, 33.5 MB of a
-    /// two-thread run's peak on the 4-ary 10-tree. (The words handed out as a threaded step
-    /// hands them, [`Sim::parts_by_key`], saved as much memory, but the 4-ary 6-tree batch
-    /// took 0.0505 against 0.0490 s, medians of 60 alternated runs: a one-thread decide in
-    /// subtree order, and a sort of the words.)
-    fn step_serial_split(&mut self, locals: &mut [Local], net: &PacketNet) -> (bool, u64) {
-        debug_assert!(!self.same_step && self.mc.multicasts.is_empty());
-        let mut words = std::mem::take(&mut self.word_list);
-        self.active.collect(&mut words);
         let per = words.len().div_ceil(locals.len()).max(1);
         for (lo, run) in locals.iter_mut().zip(words.chunks(per)) {
-            lo.shared = false;
             self.decide_words(lo, net, run);
         }
         self.word_list = words;
+        if self.same_step {
+            self.settle(&mut locals[0], net);
+        }
         let drained = self.drain();
-        let moved = locals.iter().any(|lo| !lo.moves.is_empty());
+        let moved = locals
+            .iter()
+            .any(|lo| !lo.moves.is_empty() || !lo.copies.is_empty());
         for lo in locals.iter_mut() {
             self.apply_moves(lo);
         }
@@ -2958,7 +2945,7 @@ thread_local! {
     /// Test only: the steps split between threads by runs stepped on this thread.
     pub(super) static THREADED_STEPS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
     /// Test only: with [`FORCE_PARTS`], every step runs on this thread with its moves kept
-    /// by the parts (`Sim::step_serial_split`) instead of split between threads.
+    /// by the parts (`Sim::step_serial`) instead of split between threads.
     pub(super) static FORCE_SERIAL_SPLIT: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
@@ -3186,7 +3173,7 @@ impl<const Q: usize> Threads for Vec<InlineLink<Q>> {
         let forced = false;
         #[cfg(test)]
         if *threaded && forced && FORCE_SERIAL_SPLIT.with(std::cell::Cell::get) {
-            return sim.step_serial_split(locals, net);
+            return sim.step_serial(locals, net);
         }
         if *threaded && forced {
             sim.step_threaded(locals, net)
@@ -3199,14 +3186,14 @@ impl<const Q: usize> Threads for Vec<InlineLink<Q>> {
             let done = if split {
                 sim.step_threaded(locals, net)
             } else {
-                sim.step_serial_split(locals, net)
+                sim.step_serial(locals, net)
             };
             let moves = locals.iter().map(|lo| lo.unit_hops).sum();
             pace.record(split, start.elapsed().as_nanos() as f64, moves);
             done
         } else {
             pace.small();
-            sim.step_serial(&mut locals[0], net)
+            sim.step_serial(&mut locals[..1], net)
         }
     }
 }
@@ -3215,7 +3202,7 @@ impl Threads for Deques {
     const SHARED: bool = false;
     #[inline(always)]
     fn step(run: &mut Run<'_, Self>, net: &PacketNet) -> (bool, u64) {
-        run.sim.step_serial(&mut run.locals[0], net)
+        run.sim.step_serial(&mut run.locals[..1], net)
     }
 }
 
@@ -3245,7 +3232,7 @@ impl<S: Threads> StepModel for Run<'_, S> {
         self.sim.ledger.next_release()
     }
 
-    /// Out of line, with `apply` and `wake` forced inline: so the step compiles as the body
+    /// Out of line, with `apply_moves` and `wake` forced inline: so the step compiles as the body
     /// of the former loop did, everything it calls inlined. Inlined into `drive`, LLVM kept
     /// `apply` and `wake` out of line: +9 % instructions on WORM N = 4096 (callgrind).
     #[inline(never)]
@@ -3445,7 +3432,7 @@ mod order_tests {
     }
 
     /// A step on one thread whose moves are kept by several parts ends after its last part
-    /// (`Sim::step_serial_split`): a link that takes a unit in one part and loses its front in
+    /// (`Sim::step_serial`): a link that takes a unit in one part and loses its front in
     /// a later one holds no more units at the end of the step than before. Two lone worms
     /// never fill a 2-flit queue, so the largest queue stays 1 however the moves are cut.
     #[test]

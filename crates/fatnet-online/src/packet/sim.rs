@@ -168,6 +168,8 @@ impl Unit {
 trait Store {
     fn queue_len(&self, e: usize) -> usize;
     fn queue_front(&self, e: usize) -> Unit;
+    /// The unit at the back of link `e`'s (non-empty) queue.
+    fn queue_back(&self, e: usize) -> Unit;
     fn queue_pop(&self, e: usize) -> Unit;
     fn queue_push(&self, e: usize, u: Unit);
     /// Whether a worm owns the link (its head crossed, its tail not yet).
@@ -335,6 +337,12 @@ impl<const Q: usize> Store for Vec<InlineLink<Q>> {
         let l = &self[e];
         Unit::unpack(l.units[l.head.get() as usize % Q].get())
     }
+    #[inline]
+    fn queue_back(&self, e: usize) -> Unit {
+        let l = &self[e];
+        let back = (l.head.get() as usize + l.len.get() as usize + Q - 1) % Q;
+        Unit::unpack(l.units[back].get())
+    }
     #[inline(always)]
     fn front_fwd(&self, e: usize) -> (Unit, u32) {
         let l = &self[e];
@@ -482,6 +490,13 @@ impl Store for Deques {
             .borrow()
             .front()
             .expect("front of a non-empty queue")
+    }
+    #[inline]
+    fn queue_back(&self, e: usize) -> Unit {
+        *self.queues[e]
+            .borrow()
+            .back()
+            .expect("back of a non-empty queue")
     }
     #[inline]
     fn queue_pop(&self, e: usize) -> Unit {
@@ -1129,6 +1144,17 @@ struct Sim<'a, S> {
     max_queue: u32,
     /// Units moved in the last step (whether the next runs on threads).
     last_moves: u64,
+
+    /// Walk mode ([`Sim::start_walks`]): the body units of worms move by their worms' walks
+    /// ([`Sim::walk_worm`]), and an input counts as non-empty only while a head is at its
+    /// front, so node scans decide heads alone.
+    walk: bool,
+    /// Walk mode, per unicast worm: the input that holds its tail (its source's injection
+    /// queue until the tail leaves it); `NONE` before its head leaves the injection queue and
+    /// after its tail arrives.
+    rear: Vec<C32>,
+    /// Walk mode, per unicast worm: whether it is in `Local::flying` or `Local::woken`.
+    listed: Vec<C8>,
 }
 
 /// What one thread of a step keeps for itself: its part of the nodes, the moves its nodes
@@ -1188,6 +1214,14 @@ struct Local {
     work: VecDeque<u32>,
     queued_inputs: Vec<u64>,
     popped: Vec<Unit>,
+
+    // Walk mode only: the worms to walk in the next step, the worms woken in this one (added
+    // to `flying` at its end), whether the units moving are walked ones (then an ejection
+    // queue they enter is marked busy after the step's drain, from `eject_later`).
+    flying: Vec<u32>,
+    woken: Vec<u32>,
+    walking: bool,
+    eject_later: Vec<u32>,
 }
 
 impl<'a, S: Store> Sim<'a, S> {
@@ -1464,6 +1498,9 @@ impl<'a, S: Store> Sim<'a, S> {
             queued_sum: 0,
             max_queue: 0,
             last_moves: 0,
+            walk: false,
+            rear: Vec::new(),
+            listed: Vec::new(),
         };
         Ok(sim)
     }
@@ -1775,6 +1812,130 @@ impl<'a, S: Store> Sim<'a, S> {
         self.wake_in(e, Event::Pop, lo.shared);
     }
 
+    /// Starts walk mode (before the run's first step): [`Run::new`] does so for runs of
+    /// unicast wormhole worms, one worm a message, under the snapshot reading, that never
+    /// split a step between threads.
+    fn start_walks(&mut self) {
+        let worms = self.mc_first as usize;
+        self.walk = true;
+        self.rear = words32(worms, NONE);
+        self.listed = std::iter::repeat_with(|| C8::new(0)).take(worms).collect();
+    }
+
+    /// Walk mode: worm `w` walks in the next step.
+    #[inline(always)]
+    fn wake_worm(&self, lo: &mut Local, w: u32) {
+        let listed = &self.listed[w as usize];
+        if listed.get() == 0 {
+            listed.set(1);
+            lo.woken.push(w);
+        }
+    }
+
+    /// Walk mode: link `e` popped `u` (a head left, a walk's unit left after every walk, or
+    /// a terminal drained it), so the worm whose units enter `e` next may move again: the
+    /// one at the back of `e`'s queue, or `u`'s own if the queue emptied and `u` is not its
+    /// tail. (A walk's own pops wake the walking worm, which is listed already.)
+    #[inline]
+    fn wake_behind(&self, lo: &mut Local, e: usize, u: Unit, emptied: bool) {
+        if !emptied {
+            self.wake_worm(lo, self.store.queue_back(e).worm);
+        } else if u32::from(u.seq) + 1 < self.unit_len {
+            self.wake_worm(lo, u.worm);
+        }
+    }
+
+    /// Walk mode: walks the worms of `lo.flying` ([`Sim::walk_worm`]). A worm none of whose
+    /// units moved leaves the list until a pop lets its units move again
+    /// ([`Sim::wake_behind`]): only its own walk, its head's move, a terminal's drain or an
+    /// older worm's last units leaving its head's link pop the links it waits on. Returns
+    /// whether any unit moved.
+    fn walk_worms(&self, lo: &mut Local) -> bool {
+        let mut flying = std::mem::take(&mut lo.flying);
+        lo.walking = true;
+        let mut kept = 0;
+        let mut any = false;
+        for i in 0..flying.len() {
+            let w = flying[i];
+            let moved = self.walk_worm(lo, w);
+            any |= moved;
+            if moved && self.rear[w as usize].get() != NONE {
+                flying[kept] = w;
+                kept += 1;
+            } else {
+                self.listed[w as usize].set(0);
+            }
+        }
+        flying.truncate(kept);
+        lo.walking = false;
+        lo.flying = flying;
+        any
+    }
+
+    /// Walk mode: moves the units of worm `w` behind its head that may move in this step,
+    /// from its tail forward along the links its head took (each input's `fwd`). A unit at
+    /// the front of an input since the start of the step moves when its link's queue is not
+    /// full: the snapshot reading's rule for a worm's body (no choice and no competition: a
+    /// worm owns the links its body crosses). Walking from the tail, a link is read before
+    /// any unit enters or leaves it in the step (only the unit behind it enters it, and its
+    /// own front leaves only when the walk gets there), so the lengths read are those of
+    /// the start of the step; a unit that entered an empty link in this step does not move
+    /// on in it. The walk stops at the worm's head (the node scans move heads), behind an
+    /// older worm's units in its head's link, or at the link it arrives by.
+    ///
+    /// Two worms' walks share one link only: `w`'s tail's, when a younger worm's head is
+    /// queued behind it. A unit of `w` leaving that link joins the heads' moves, applied
+    /// after every walk, so that the younger worm's walk reads the link's length at the
+    /// start of the step. Returns whether a unit moved.
+    fn walk_worm(&self, lo: &mut Local, w: u32) -> bool {
+        let rear = self.rear[w as usize].get();
+        if rear == NONE {
+            return false;
+        }
+        let (mut inp, mut fresh, mut moved) = (rear, false, false);
+        loop {
+            let (len, u, e) = if inp < self.links {
+                let (u, e) = self.store.front_fwd(inp as usize);
+                (self.store.queue_len(inp as usize), u, e)
+            } else {
+                // `w` is the front message of its source's injection queue.
+                let (u, e) = self.front_fwd(inp);
+                (1, u, e)
+            };
+            if !fresh && len > 0 {
+                if u.worm != w || u.seq == 0 {
+                    break;
+                }
+                debug_assert!(e != NONE);
+                let before = self.store.queue_len(e as usize);
+                if before < self.q {
+                    moved = true;
+                    if inp == rear
+                        && inp < self.links
+                        && self.store.queue_back(inp as usize).worm != w
+                    {
+                        lo.moves.push(inp);
+                    } else {
+                        let u = self.pop_input(lo, inp);
+                        match self.move_unit(lo, e, u) {
+                            Some(next) => self.push_unit(lo, e, next),
+                            None => break,
+                        }
+                        fresh = before == 0;
+                        inp = e;
+                        continue;
+                    }
+                }
+            }
+            if self.arrives(self.store.info(e as usize), w) {
+                break;
+            }
+            inp = e;
+            fresh = false;
+        }
+        moved
+    }
+
     /// A message is delivered at step `t`.
     fn deliver_message(&mut self, m: usize, t: u64) {
         let release = self.ledger.release_of(m);
@@ -1814,6 +1975,7 @@ impl<'a, S: Store> Sim<'a, S> {
             self.try_copy(lo, inp, u);
             return;
         }
+        debug_assert!(!self.walk || u.seq == 0, "walk mode: node scans see heads only");
         let w = u.worm as usize;
         let slot = w * self.stride + 1 + u.hop as usize;
         let e = if u.seq == 0 {
@@ -2306,15 +2468,19 @@ impl<'a, S: Store> Sim<'a, S> {
 
     /// Terminals drain one unit from every ejection queue that was non-empty at the start of
     /// the step; returns how many.
-    fn drain(&mut self) -> u64 {
+    fn drain(&mut self, lo: &mut Local) -> u64 {
         let mut drained = 0;
         let mut words = std::mem::take(&mut self.word_list);
         self.eject_busy.collect(&mut words);
         for e in self.eject_busy.ones(&words) {
-            self.store.queue_pop(e);
+            let u = self.store.queue_pop(e);
             drained += 1;
             self.wake(e, Event::Pop);
-            if self.store.queue_len(e) == 0 {
+            let emptied = self.store.queue_len(e) == 0;
+            if self.walk {
+                self.wake_behind(lo, e, u, emptied);
+            }
+            if emptied {
                 self.eject_busy.remove(e);
             }
         }
@@ -2328,9 +2494,24 @@ impl<'a, S: Store> Sim<'a, S> {
         if inp < self.links {
             let (u, i, emptied, waited) = self.store.pop_front(inp as usize);
             lo.queued_out += 1;
-            // Branch-free: whether the queue emptied is a coin flip for the predictor.
-            self.masks
-                .and_not(NONEMPTY, i.word(), i.bit() * u64::from(emptied));
+            if self.walk {
+                // A walk pops a body unit, with its worm's unit or nothing behind: the input
+                // stays empty for the node scans and the worm is walking. Other pops: the
+                // input is non-empty while a head is at its front (one queued behind an
+                // older worm's tail, now gone).
+                if !lo.walking {
+                    if !emptied && self.store.queue_front(inp as usize).seq == 0 {
+                        self.mark_nonempty(i, lo.shared);
+                    } else {
+                        self.masks.and_not(NONEMPTY, i.word(), i.bit());
+                    }
+                    self.wake_behind(lo, inp as usize, u, emptied);
+                }
+            } else {
+                // Branch-free: whether the queue emptied is a coin flip for the predictor.
+                self.masks
+                    .and_not(NONEMPTY, i.word(), i.bit() * u64::from(emptied));
+            }
             if waited {
                 self.wake_pop(lo, inp as usize);
             }
@@ -2350,12 +2531,21 @@ impl<'a, S: Store> Sim<'a, S> {
                     self.inj_msg[p].set(next);
                     if next == NONE {
                         self.mark_empty(inp);
+                    } else if self.walk {
+                        // The next message's head is at the front.
+                        self.mark_nonempty(self.info[p], lo.shared);
                     }
                 } else {
                     self.inj_part[p].set(part + 1);
                 }
             } else {
                 self.inj_seq[p].set(seq + 1);
+            }
+            if self.walk && seq == 0 {
+                // The head left; its body follows by walks.
+                self.mark_empty(inp);
+                self.rear[worm as usize].set(inp);
+                self.wake_worm(lo, worm);
             }
             Unit { worm, seq, hop: 0 }
         }
@@ -2429,8 +2619,21 @@ impl<'a, S: Store> Sim<'a, S> {
         if before as u32 >= self.max_queue {
             lo.pushed.push(e);
         }
-        if before == 0 {
+        // Walk mode: a body unit is no node's business.
+        if before == 0 && (!self.walk || u.seq == 0) {
             self.mark_nonempty(info, lo.shared);
+        }
+    }
+
+    /// Whether a unicast unit of `worm` arrives when it crosses the link of facts `info`.
+    /// Every sink a terminal: exactly when it crosses an ejection link (terminals forward
+    /// nothing, so no path passes through one); else at its destination's ejection node.
+    #[inline(always)]
+    fn arrives(&self, info: InputInfo, worm: u32) -> bool {
+        if self.terminal_sinks {
+            info.is_ejection()
+        } else {
+            self.node_of(info) == self.route[worm as usize * self.stride].get()
         }
     }
 
@@ -2445,20 +2648,22 @@ impl<'a, S: Store> Sim<'a, S> {
             hop: u.hop + 1,
             ..u
         };
-        // Every sink a terminal: a unit reaches its sink exactly when it crosses an
-        // ejection link (terminals forward nothing, so no path passes through one).
-        let arrived = if self.terminal_sinks {
-            info.is_ejection()
-        } else {
-            self.node_of(info) == self.route[u.worm as usize * self.stride].get()
-        };
+        let arrived = self.arrives(info, u.worm);
+        if self.walk && tail {
+            self.rear[u.worm as usize].set(if arrived { NONE } else { e });
+        }
         if !arrived {
             return Some(next);
         }
         lo.arrived_units += 1;
         if info.is_ejection() && self.config.sink == SinkModel::Queue {
             self.store.queue_push(ei, next);
-            self.eject_busy.set_shared(ei);
+            if lo.walking {
+                // Drained from the next step on: marked after this step's drain.
+                lo.eject_later.push(e);
+            } else {
+                self.eject_busy.set_shared(ei);
+            }
         }
         if tail {
             lo.dilation = lo.dilation.max(u32::from(next.hop));
@@ -2650,15 +2855,30 @@ impl<'a, S: Store> Sim<'a, S> {
         if self.same_step {
             self.settle(&mut locals[0], net);
         }
-        let drained = self.drain();
-        let moved = locals
-            .iter()
-            .any(|lo| !lo.moves.is_empty() || !lo.copies.is_empty());
+        let walked = self.walk && self.walk_worms(&mut locals[0]);
+        let drained = self.drain(&mut locals[0]);
+        if self.walk {
+            let lo = &mut locals[0];
+            for &e in &lo.eject_later {
+                self.eject_busy.set(e as usize);
+            }
+            lo.eject_later.clear();
+        }
+        let moved = walked
+            || locals
+                .iter()
+                .any(|lo| !lo.moves.is_empty() || !lo.copies.is_empty());
         for lo in locals.iter_mut() {
             self.apply_moves(lo);
         }
         for lo in locals.iter_mut() {
             self.end_apply(lo);
+        }
+        if self.walk {
+            let lo = &mut locals[0];
+            let mut woken = std::mem::take(&mut lo.woken);
+            lo.flying.append(&mut woken);
+            lo.woken = woken;
         }
         (moved, drained)
     }
@@ -2708,7 +2928,7 @@ impl<'a, S: Store> Sim<'a, S> {
             sim.decide_words(lo, net, run);
         });
         self.word_list = words;
-        let drained = self.drain();
+        let drained = self.drain(&mut locals[0]);
         let moved = locals.iter().any(|lo| !lo.moves.is_empty());
         let sim = &*self;
         locals.par_iter_mut().for_each(|lo| sim.apply_pops(lo));
@@ -2963,7 +3183,7 @@ impl<'a, S: Store> Run<'a, S> {
     /// [`PARTS_PER_THREAD`] `Local`s per thread of the current rayon pool when a step can be
     /// split (two or more threads; a large network; unicast, the snapshot reading and inline
     /// queues, [`Threads`]), else one.
-    fn new(sim: Sim<'a, S>, net: &PacketNet) -> Self
+    fn new(mut sim: Sim<'a, S>, net: &PacketNet) -> Self
     where
         S: Threads,
     {
@@ -2982,6 +3202,14 @@ impl<'a, S: Store> Run<'a, S> {
             k if splittable => k,
             _ => 1,
         };
+        if parts <= 1
+            && sim.unit_len > 1
+            && sim.per_message == 1
+            && sim.mc.multicasts.is_empty()
+            && !sim.same_step
+        {
+            sim.start_walks();
+        }
         let mut locals: Vec<Local> = (0..parts.max(1)).map(|_| Local::default()).collect();
         if sim.same_step {
             let lo = &mut locals[0];

@@ -1833,15 +1833,19 @@ impl<'a, S: Store> Sim<'a, S> {
     }
 
     /// Walk mode: link `e` popped `u` (a head left, a walk's unit left after every walk, or
-    /// a terminal drained it), so the worm whose units enter `e` next may move again: the
-    /// one at the back of `e`'s queue, or `u`'s own if the queue emptied and `u` is not its
-    /// tail. (A walk's own pops wake the walking worm, which is listed already.)
+    /// a terminal drained it): the worms whose units may move now walk in the next step.
+    /// `u`'s, unless `u` is its tail (its next unit is at `e`'s front, or behind, with room
+    /// in `e`), and the one at the back of `e`'s queue (its units enter `e` next). The new
+    /// front is `u`'s next unit or a head (which the node scans move). A walk's own pops need
+    /// none of this: the walking worm is listed already, and they leave no other worm's unit
+    /// at the front.
     #[inline]
     fn wake_behind(&self, lo: &mut Local, e: usize, u: Unit, emptied: bool) {
+        if u32::from(u.seq) + 1 < self.unit_len {
+            self.wake_worm(lo, u.worm);
+        }
         if !emptied {
             self.wake_worm(lo, self.store.queue_back(e).worm);
-        } else if u32::from(u.seq) + 1 < self.unit_len {
-            self.wake_worm(lo, u.worm);
         }
     }
 
@@ -1894,15 +1898,10 @@ impl<'a, S: Store> Sim<'a, S> {
         }
         let (mut inp, mut fresh, mut moved) = (rear, false, false);
         loop {
-            let (len, u, e) = if inp < self.links {
-                let (u, e) = self.store.front_fwd(inp as usize);
-                (self.store.queue_len(inp as usize), u, e)
-            } else {
-                // `w` is the front message of its source's injection queue.
+            // `w`'s tail in its source's injection queue: `w` is its front message.
+            let waiting = inp >= self.links || self.store.queue_len(inp as usize) > 0;
+            if !fresh && waiting {
                 let (u, e) = self.front_fwd(inp);
-                (1, u, e)
-            };
-            if !fresh && len > 0 {
                 if u.worm != w || u.seq == 0 {
                     break;
                 }
@@ -1927,6 +1926,7 @@ impl<'a, S: Store> Sim<'a, S> {
                     }
                 }
             }
+            let e = self.move_link(inp);
             if self.arrives(self.store.info(e as usize), w) {
                 break;
             }
@@ -3167,6 +3167,9 @@ thread_local! {
     /// Test only: with [`FORCE_PARTS`], every step runs on this thread with its moves kept
     /// by the parts (`Sim::step_serial`) instead of split between threads.
     pub(super) static FORCE_SERIAL_SPLIT: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// Test only: runs started on this thread never walk (`Sim::start_walks`): bodies move
+    /// by node scans, as in runs that split steps.
+    pub(super) static NO_WALKS: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
 /// A run: the shared state and one [`Local`] per thread of a step.
@@ -3202,7 +3205,12 @@ impl<'a, S: Store> Run<'a, S> {
             k if splittable => k,
             _ => 1,
         };
-        if parts <= 1
+        #[cfg(test)]
+        let walks = !NO_WALKS.with(std::cell::Cell::get);
+        #[cfg(not(test))]
+        let walks = true;
+        if walks
+            && parts <= 1
             && sim.unit_len > 1
             && sim.per_message == 1
             && sim.mc.multicasts.is_empty()
@@ -3506,7 +3514,9 @@ impl<S: Threads> StepModel for Run<'_, S> {
 
 #[cfg(test)]
 mod order_tests {
-    use super::{FORCE_PARTS, FORCE_SERIAL_SPLIT, REVERSE_NODES, THREADED_STEPS, WAIT_WIDTH};
+    use super::{
+        FORCE_PARTS, FORCE_SERIAL_SPLIT, NO_WALKS, REVERSE_NODES, THREADED_STEPS, WAIT_WIDTH,
+    };
     use crate::packet::{
         FlowControl, Injection, Multicast, MulticastTree, PacketConfig, PacketNet, PathPolicy,
         QueueCapacity, ScanPolicy, SinkModel, StoreTiming, batch, simulate, simulate_multicast,
@@ -3527,6 +3537,15 @@ mod order_tests {
         let reversed = run();
         REVERSE_NODES.with(|r| r.set(false));
         assert_eq!(forward, reversed, "{what}: the node order changed the run");
+        // Worms' bodies moved by the node scans, as in runs that split steps, instead of by
+        // walks (`Sim::walk_worm`).
+        NO_WALKS.with(|w| w.set(true));
+        let scanned = run();
+        NO_WALKS.with(|w| w.set(false));
+        assert_eq!(
+            forward, scanned,
+            "{what}: moving bodies by node scans instead of walks changed the run"
+        );
         // Every step split into 2, 3 and 5 parts (on this thread), whenever the run can be;
         // then every step on one thread with its moves kept by as many parts.
         for serial in [false, true] {
@@ -3607,6 +3626,33 @@ mod order_tests {
                     scan: ScanPolicy::FixedOrder,
                     queue: QueueCapacity::Bounded(8),
                     flits: 8,
+                    ..base
+                },
+            ),
+            // Walks sharing a link: a worm's tail with a younger worm's head behind it, with
+            // room in the queue (2-flit worms, 4-flit queues), whole worms in one queue
+            // (unbounded), and 1-flit queues with immediate sinks.
+            (
+                "worm L2 q4",
+                PacketConfig {
+                    flits: 2,
+                    queue: QueueCapacity::Bounded(4),
+                    ..base
+                },
+            ),
+            (
+                "worm L3 unbounded",
+                PacketConfig {
+                    flits: 3,
+                    queue: QueueCapacity::Unbounded,
+                    ..base
+                },
+            ),
+            (
+                "worm q1 immediate",
+                PacketConfig {
+                    queue: QueueCapacity::Bounded(1),
+                    sink: SinkModel::Immediate,
                     ..base
                 },
             ),

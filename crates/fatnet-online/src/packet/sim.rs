@@ -1195,6 +1195,8 @@ struct Sim<'a, S> {
     rear: Vec<C32>,
     /// Walk mode, per unicast worm: whether it is in `Local::flying` or `Local::woken`.
     listed: Vec<C8>,
+    /// Walk mode: the part whose list of worms to walk takes the next worm woken.
+    next_part: usize,
 }
 
 /// What one thread of a step keeps for itself: its part of the nodes, the moves its nodes
@@ -1541,6 +1543,7 @@ impl<'a, S: Store> Sim<'a, S> {
             walk: false,
             rear: Vec::new(),
             listed: Vec::new(),
+            next_part: 0,
         };
         Ok(sim)
     }
@@ -1614,11 +1617,15 @@ impl<'a, S: Store> Sim<'a, S> {
         }
     }
 
-    /// Marks input `inp` empty.
+    /// Marks input `inp` empty (`shared`: atomically, on the threads of a step).
     #[inline]
-    fn mark_empty(&self, inp: u32) {
+    fn mark_empty(&self, inp: u32, shared: bool) {
         let i = self.input_info(inp);
-        self.masks.and_not(NONEMPTY, i.word(), i.bit());
+        if shared {
+            self.masks.fetch_and_not(NONEMPTY, i.word(), i.bit());
+        } else {
+            self.masks.and_not(NONEMPTY, i.word(), i.bit());
+        }
     }
 
     #[inline]
@@ -2626,7 +2633,9 @@ impl<'a, S: Store> Sim<'a, S> {
                     let next = self.inj_next[m as usize];
                     self.inj_msg[p].set(next);
                     if next == NONE {
-                        self.mark_empty(inp);
+                        // A walk's, on the threads of a step: other walks may take units from
+                        // other injection queues of this node.
+                        self.mark_empty(inp, lo.shared);
                     } else if self.walk {
                         // The next message's head is at the front.
                         self.mark_nonempty(self.info[p], lo.shared);
@@ -2639,7 +2648,7 @@ impl<'a, S: Store> Sim<'a, S> {
             }
             if self.walk && seq == 0 {
                 // The head left; its body follows by walks.
-                self.mark_empty(inp);
+                self.mark_empty(inp, lo.shared);
                 self.rear[worm as usize].set(inp);
                 self.wake_worm(lo, worm);
             }
@@ -2951,10 +2960,26 @@ impl<'a, S: Store> Sim<'a, S> {
         if self.same_step {
             self.settle(&mut locals[0], net);
         }
-        let walked = self.walk && self.walk_worms(&mut locals[0]);
-        let drained = self.drain(&mut locals[0]);
+        let mut walked = false;
         if self.walk {
-            let lo = &mut locals[0];
+            for lo in locals.iter_mut() {
+                walked |= self.walk_worms(lo);
+            }
+        }
+        self.end_walks(locals, walked)
+    }
+
+    /// The end of a step in walk mode, or of a one-thread step, after the heads' decisions
+    /// and the walks (`walked`: whether a walk moved a unit): the terminals drain, the
+    /// ejection queues walks filled are marked busy, the moves of `locals` (heads', and
+    /// walks' that wait for them) are applied on this thread in turn, and the worms woken
+    /// are handed to the parts' lists of worms to walk, in turn.
+    fn end_walks(&mut self, locals: &mut [Local], walked: bool) -> (bool, u64) {
+        for lo in locals.iter_mut() {
+            lo.shared = false;
+        }
+        let drained = self.drain(&mut locals[0]);
+        for lo in locals.iter_mut() {
             for &e in &lo.eject_later {
                 self.eject_busy.set(e as usize);
             }
@@ -2971,12 +2996,50 @@ impl<'a, S: Store> Sim<'a, S> {
             self.end_apply(lo);
         }
         if self.walk {
-            let lo = &mut locals[0];
-            let mut woken = std::mem::take(&mut lo.woken);
-            lo.flying.append(&mut woken);
-            lo.woken = woken;
+            // Which part walks a worm changes nothing (`walk_worms`).
+            let parts = locals.len();
+            for k in 0..parts {
+                let mut woken = std::mem::take(&mut locals[k].woken);
+                for &w in &woken {
+                    locals[self.next_part % parts].flying.push(w);
+                    self.next_part += 1;
+                }
+                woken.clear();
+                locals[k].woken = woken;
+            }
         }
         (moved, drained)
+    }
+
+    /// One step in walk mode on the threads of `locals`: the parts decide their active nodes'
+    /// heads as in [`Sim::step_threaded`], then walk their worms
+    /// ([`Sim::walk_worms`]; a walk writes only its worm's links, and the bits it sets and
+    /// clears in other nodes' masks atomically, `Local::shared`), and the step ends on this
+    /// thread ([`Sim::end_walks`]): the heads' moves are few (one a worm).
+    fn step_walks_threaded(&mut self, locals: &mut [Local], net: &PacketNet) -> (bool, u64)
+    where
+        S: Sync,
+    {
+        #[cfg(test)]
+        THREADED_STEPS.with(|c| c.set(c.get() + 1));
+        let mut words = std::mem::take(&mut self.word_list);
+        self.active.collect(&mut words);
+        words = self.parts_by_key(words, locals, net);
+        for lo in locals.iter_mut() {
+            lo.shared = true;
+        }
+        let sim = &*self;
+        let words_ref = &words;
+        locals.par_iter_mut().for_each(|lo| {
+            let run = &words_ref[lo.first as usize..lo.end as usize];
+            sim.decide_words(lo, net, run);
+        });
+        let walked = locals
+            .par_iter_mut()
+            .map(|lo| sim.walk_worms(lo))
+            .reduce(|| false, |a, b| a || b);
+        self.word_list = words;
+        self.end_walks(locals, walked)
     }
 
     /// One step on the threads of `locals` (unicast, snapshot reading, inline queues):
@@ -3306,7 +3369,6 @@ impl<'a, S: Store> Run<'a, S> {
         #[cfg(not(test))]
         let walks = true;
         if walks
-            && parts <= 1
             && sim.unit_len > 1
             && sim.per_message == 1
             && sim.mc.multicasts.is_empty()
@@ -3507,8 +3569,15 @@ impl<const Q: usize> Threads for Vec<InlineLink<Q>> {
         if *threaded && forced && FORCE_SERIAL_SPLIT.with(std::cell::Cell::get) {
             return sim.step_serial(locals, net);
         }
+        let threaded_step = |sim: &mut Sim<'_, Self>, locals: &mut [Local]| {
+            if sim.walk {
+                sim.step_walks_threaded(locals, net)
+            } else {
+                sim.step_threaded(locals, net)
+            }
+        };
         if *threaded && forced {
-            sim.step_threaded(locals, net)
+            threaded_step(sim, locals)
         } else if *threaded && sim.last_moves >= MIN_THREADED_MOVES {
             let split = pace.threaded();
             if split {
@@ -3516,7 +3585,7 @@ impl<const Q: usize> Threads for Vec<InlineLink<Q>> {
             }
             let start = std::time::Instant::now();
             let done = if split {
-                sim.step_threaded(locals, net)
+                threaded_step(sim, locals)
             } else {
                 sim.step_serial(locals, net)
             };
@@ -3525,7 +3594,9 @@ impl<const Q: usize> Threads for Vec<InlineLink<Q>> {
             done
         } else {
             pace.small();
-            sim.step_serial(&mut locals[..1], net)
+            // Walk mode: every part's worms walk.
+            let parts = if sim.walk { locals.len() } else { 1 };
+            sim.step_serial(&mut locals[..parts], net)
         }
     }
 }

@@ -1911,16 +1911,17 @@ impl<'a, S: Store> Sim<'a, S> {
         let mut walks = [Walk::default(); WALKS];
         let (mut next, mut kept, mut live) = (0, 0, 0);
         let mut any = false;
-        for walk in walks.iter_mut() {
-            if next < flying.len() {
-                *walk = self.start_walk(flying[next]);
-                next += 1;
-                live += 1;
-            }
+        while live < WALKS && next < flying.len() {
+            walks[live] = self.start_walk(flying[next]);
+            next += 1;
+            live += 1;
         }
         while live > 0 {
-            for walk in walks.iter_mut() {
-                if walk.w == NONE || self.walk_link(lo, walk) {
+            let mut k = 0;
+            while k < live {
+                let walk = &mut walks[k];
+                if self.walk_link(lo, walk) {
+                    k += 1;
                     continue;
                 }
                 // The walk ended.
@@ -1934,9 +1935,10 @@ impl<'a, S: Store> Sim<'a, S> {
                 if next < flying.len() {
                     *walk = self.start_walk(flying[next]);
                     next += 1;
+                    k += 1;
                 } else {
-                    walk.w = NONE;
                     live -= 1;
+                    walks[k] = walks[live];
                 }
             }
         }

@@ -29,8 +29,8 @@
 //!   neighbours (channels `2e` and `2e + 1`), so a node's input from its parent and its
 //!   output to it share a cache line. (Numbering the engine's links by head node instead
 //!   was 15–20 % slower on the 4-ary 8-tree and no faster on `bft:n=2^18`.)
-//! - **walk mode** (wormhole unicast runs, one worm a message, under the snapshot reading,
-//!   on one thread): a worm's body units move by the worm's *walk* (`Sim::walk_link`), from
+//! - **walk mode** (wormhole unicast runs, one worm a message, under the snapshot reading):
+//!   a worm's body units move by the worm's *walk* (`Sim::walk_link`), from
 //!   its tail forward along the links its head took, instead of by node scans. 31 of the 32
 //!   flit-hops of a 32-flit worm are body units, which need no choice (the worm owns the
 //!   links they cross) and compete with nobody; a node scan decided each of them through
@@ -41,7 +41,10 @@
 //!   link at a time, 32 at once, each prefetching its next record on large networks, and a
 //!   worm none of whose units could move sleeps until a pop lets them (`Sim::wake_behind`).
 //!   Every run is the one the node scans give (`order_tests`, and the regression set of
-//!   `scripts/engine-regression.sh`): 4-ary 6-tree batch 0.0555 -> 0.0422 s, one thread;
+//!   `scripts/engine-regression.sh`). On threads, the parts decide their nodes' heads, then
+//!   walk their own lists of worms (`Sim::step_walks_threaded`). The peers' batch, one
+//!   thread: 4-ary 6-tree 0.0555 -> 0.0422 s; two threads: 4-ary 7-tree 0.26 -> 0.16 s,
+//!   `bft:n=2^20` 35.2 -> 27.9 s (`docs/bench/2026-11-26-engine-scale.md`, session 13);
 //! - the active nodes and the ejection queues to drain are bit sets with a summary bit per
 //!   word (`Marks`): a step costs one read per 4,096 nodes or links plus its work, so idle
 //!   parts of a large network cost (almost) nothing;
@@ -53,7 +56,7 @@
 //!   after; below that size the prefetches cost more than they save (+10 % at 4,096).
 //!
 //! **Threads.** A run started inside a rayon pool of several threads splits its large steps
-//! between them (`Sim::step_threaded`): unicast runs under the snapshot reading with queues of
+//! between them (`Sim::step_threaded`, or `Sim::step_walks_threaded` in walk mode): unicast runs under the snapshot reading with queues of
 //! at most 4 units, on networks of at least 4,096 nodes, in steps after one that moved at
 //! least 8,192 units (smaller steps do not repay three fork-joins), and of those, only while
 //! threaded steps measure faster per move than one-thread steps in the same run (`Pace`).
@@ -2936,7 +2939,7 @@ impl<'a, S: Store> Sim<'a, S> {
     /// hands them, [`Sim::parts_by_key`], saved as much memory, but the 4-ary 6-tree batch
     /// took 0.0505 against 0.0490 s, medians of 60 alternated runs: a one-thread decide in
     /// subtree order, and a sort of the words.) The same-step reading and multicasts run with
-    /// one `Local`.
+    /// one `Local`. In walk mode `locals` is always all of them: each keeps worms to walk.
     #[inline(always)]
     fn step_serial(&mut self, locals: &mut [Local], net: &PacketNet) -> (bool, u64) {
         debug_assert!(locals.len() == 1 || !self.same_step && self.mc.multicasts.is_empty());

@@ -276,6 +276,27 @@ trait Store {
     fn front_fwd(&self, e: usize) -> (Unit, u32) {
         (self.queue_front(e), self.fwd(e))
     }
+
+    /// Link `e`'s queue length and facts (one look at the record).
+    #[inline(always)]
+    fn len_info(&self, e: usize) -> (usize, InputInfo) {
+        (self.queue_len(e), self.info(e))
+    }
+
+    /// Moves link `inp`'s front unit, one hop on, to the back of link `e`'s queue; returns
+    /// whether some input may wait for `inp` to pop (a walk's move of a body unit).
+    #[inline(always)]
+    fn shift(&self, inp: usize, e: usize) -> bool {
+        let (u, _, _, waited) = self.pop_front(inp);
+        self.queue_push(
+            e,
+            Unit {
+                hop: u.hop + 1,
+                ..u
+            },
+        );
+        waited
+    }
 }
 
 /// What a sleeping unit waits for on a link.
@@ -379,6 +400,29 @@ impl<const Q: usize> Store for Vec<InlineLink<Q>> {
     fn queue_front(&self, e: usize) -> Unit {
         let l = &self[e];
         Unit::unpack(l.units[l.head.get() as usize % Q].get())
+    }
+    #[inline(always)]
+    fn len_info(&self, e: usize) -> (usize, InputInfo) {
+        let l = &self[e];
+        (l.len.get() as usize, l.info)
+    }
+    #[inline(always)]
+    fn shift(&self, inp: usize, e: usize) -> bool {
+        let (a, b) = (&self[inp], &self[e]);
+        let head = a.head.get();
+        let x = a.units[head as usize % Q].get();
+        a.head
+            .set(if head as usize + 1 == Q { 0 } else { head + 1 });
+        a.len.set(a.len.get() - 1);
+        let len = b.len.get();
+        let mut pos = b.head.get() as usize + len as usize;
+        if pos >= Q {
+            pos -= Q;
+        }
+        // One hop on: the hop is the packed unit's top 16 bits (`Unit::pack`).
+        b.units[pos % Q].set(x + (1 << 48));
+        b.len.set(len + 1);
+        a.pop_waited.get() != 0
     }
     #[inline]
     fn queue_back(&self, e: usize) -> Unit {
@@ -2000,7 +2044,7 @@ impl<'a, S: Store> Sim<'a, S> {
                 return false;
             }
             debug_assert!(e != NONE);
-            let before = self.store.queue_len(e as usize);
+            let (before, info) = self.store.len_info(e as usize);
             if before < self.q {
                 walk.moved = true;
                 if inp == walk.rear
@@ -2008,6 +2052,24 @@ impl<'a, S: Store> Sim<'a, S> {
                     && self.store.queue_back(inp as usize).worm != w
                 {
                     lo.moves.push(inp);
+                } else if inp < self.links
+                    && u32::from(u.seq) + 1 < self.unit_len
+                    && !self.arrives(info, w)
+                {
+                    // A body unit from one link of its worm to the next: only the two
+                    // queues change (what `pop_input`, `move_unit` and `push_unit` do
+                    // besides comes to nothing: the queued count stays, no link is
+                    // released, nothing arrives, and the input stays empty for the node
+                    // scans).
+                    if self.store.shift(inp as usize, e as usize) {
+                        self.wake_pop(lo, inp as usize);
+                    }
+                    lo.unit_hops += 1;
+                    if before as u32 >= self.max_queue {
+                        lo.pushed.push(e);
+                    }
+                    self.walk_on(walk, e, before == 0);
+                    return true;
                 } else {
                     let u = self.pop_input(lo, inp);
                     match self.move_unit(lo, e, u) {
@@ -3493,6 +3555,51 @@ mod pace_tests {
         assert!(pace.threaded());
         pace.record(true, 1e9, 1000);
         assert!(pace.threaded(), "the warm-up did not count");
+    }
+}
+
+#[cfg(test)]
+mod store_tests {
+    use super::{Deques, InlineLink, Store, Unit};
+
+    fn unit(worm: u32, seq: u16, hop: u16) -> Unit {
+        Unit { worm, seq, hop }
+    }
+
+    fn units(store: &impl Store, e: usize) -> Vec<(u32, u16, u16)> {
+        let mut out = Vec::new();
+        for _ in 0..store.queue_len(e) {
+            let u = store.queue_pop(e);
+            out.push((u.worm, u.seq, u.hop));
+        }
+        out
+    }
+
+    /// `Store::shift`, a walk's move, is a pop and a push one hop on, on both stores, with
+    /// the queues' ring positions wrapped.
+    fn shifts(store: impl Store) {
+        store.queue_push(0, unit(7, 3, 4));
+        store.queue_push(0, unit(7, 4, 4));
+        store.queue_push(1, unit(9, 0, 2));
+        store.queue_pop(1);
+        store.queue_push(1, unit(7, 2, 5));
+        assert!(!store.shift(0, 1), "no input waits for link 0");
+        assert_eq!(units(&store, 0), vec![(7, 4, 4)]);
+        assert_eq!(units(&store, 1), vec![(7, 2, 5), (7, 3, 5)]);
+        store.queue_push(0, unit(8, 1, 0));
+        store.set_waited(0, super::Event::Pop, true);
+        assert!(store.shift(0, 1), "an input waits for link 0");
+        assert_eq!(units(&store, 1), vec![(8, 1, 1)]);
+    }
+
+    #[test]
+    fn a_shift_is_a_pop_and_a_push_one_hop_on() {
+        shifts(
+            (0..2)
+                .map(|_| InlineLink::<2>::default())
+                .collect::<Vec<_>>(),
+        );
+        shifts(Deques::new(2));
     }
 }
 

@@ -43,8 +43,9 @@
 //!   Every run is the one the node scans give (`order_tests`, and the regression set of
 //!   `scripts/engine-regression.sh`). On threads, the parts decide their nodes' heads, then
 //!   walk their own lists of worms (`Sim::step_walks_threaded`). The peers' batch, one
-//!   thread: 4-ary 6-tree 0.0555 -> 0.0422 s; two threads: 4-ary 7-tree 0.26 -> 0.16 s,
-//!   `bft:n=2^20` 35.2 -> 27.9 s (`docs/bench/2026-11-26-engine-scale.md`, session 13);
+//!   thread: 4-ary 6-tree 0.0555 -> 0.0398 s; two threads: 4-ary 7-tree 0.26 -> 0.16 s,
+//!   `bft:n=2^20` 39.1 -> 27.9-30.1 s, the 4-ary 10-tree unchanged (about 32 s)
+//!   (`docs/bench/2026-11-26-engine-scale.md`, session 13);
 //! - the active nodes and the ejection queues to drain are bit sets with a summary bit per
 //!   word (`Marks`): a step costs one read per 4,096 nodes or links plus its work, so idle
 //!   parts of a large network cost (almost) nothing;

@@ -3079,12 +3079,13 @@ impl<'a, S: Store> Sim<'a, S> {
         (moved, drained)
     }
 
-    /// One step in walk mode on the threads of `locals`: the parts decide their active nodes'
-    /// heads as in [`Sim::step_threaded`], then walk their worms
-    /// ([`Sim::walk_worms`]; a walk writes only its worm's links, and the bits it sets and
-    /// clears in other nodes' masks atomically, `Local::shared`), and the step ends on this
-    /// thread ([`Sim::end_walks`]): the heads' moves are few (one a worm).
-    fn step_walks_threaded(&mut self, locals: &mut [Local], net: &PacketNet) -> (bool, u64)
+    /// The decisions of a step on the threads of `locals`: the active words are handed to
+    /// the parts by the processors nearest to them ([`Sim::parts_by_key`]: whole subtrees on
+    /// the trees), a part owning the nodes of its words, and rayon balances the parts between
+    /// the threads; each part decides its active nodes (a node writes only the state of its
+    /// own inputs and outputs, and its draws are keyed, [`Sim::decide_node`]). The parts stay
+    /// `shared` for the phases that follow on threads.
+    fn decide_threaded(&mut self, locals: &mut [Local], net: &PacketNet)
     where
         S: Sync,
     {
@@ -3102,21 +3103,30 @@ impl<'a, S: Store> Sim<'a, S> {
             let run = &words_ref[lo.first as usize..lo.end as usize];
             sim.decide_words(lo, net, run);
         });
+        self.word_list = words;
+    }
+
+    /// One step in walk mode on the threads of `locals`: the parts decide their active nodes'
+    /// heads as in [`Sim::step_threaded`], then walk their worms
+    /// ([`Sim::walk_worms`]; a walk writes only its worm's links, and the bits it sets and
+    /// clears in other nodes' masks atomically, `Local::shared`), and the step ends on this
+    /// thread ([`Sim::end_walks`]): the heads' moves are few (one a worm).
+    fn step_walks_threaded(&mut self, locals: &mut [Local], net: &PacketNet) -> (bool, u64)
+    where
+        S: Sync,
+    {
+        self.decide_threaded(locals, net);
+        let sim = &*self;
         let walked = locals
             .par_iter_mut()
             .map(|lo| sim.walk_worms(lo))
             .reduce(|| false, |a, b| a || b);
-        self.word_list = words;
         self.end_walks(locals, walked)
     }
 
     /// One step on the threads of `locals` (unicast, snapshot reading, inline queues):
     ///
-    /// 1. the active words are handed to `locals.len()` parts by the processors nearest to
-    ///    them ([`Sim::parts_by_key`]: whole subtrees on the trees), a part owning the nodes
-    ///    of its words, and rayon balances the parts between the threads; each part decides
-    ///    its active nodes (a node writes only the state of its own inputs and outputs, and
-    ///    its draws are keyed, [`Sim::decide_node`]);
+    /// 1. the parts decide their active nodes ([`Sim::decide_threaded`]);
     /// 2. the terminals drain (one thread);
     /// 3. every part's moves pop their inputs, cross and arrive, and a pop wakes the inputs
     ///    of the link's tail that wait for it, whoever owns the tail (its asleep and active
@@ -3140,21 +3150,7 @@ impl<'a, S: Store> Sim<'a, S> {
     where
         S: Sync,
     {
-        #[cfg(test)]
-        THREADED_STEPS.with(|c| c.set(c.get() + 1));
-        let mut words = std::mem::take(&mut self.word_list);
-        self.active.collect(&mut words);
-        words = self.parts_by_key(words, locals, net);
-        for lo in locals.iter_mut() {
-            lo.shared = true;
-        }
-        let sim = &*self;
-        let words_ref = &words;
-        locals.par_iter_mut().for_each(|lo| {
-            let run = &words_ref[lo.first as usize..lo.end as usize];
-            sim.decide_words(lo, net, run);
-        });
-        self.word_list = words;
+        self.decide_threaded(locals, net);
         let drained = self.drain(&mut locals[0]);
         let moved = locals.iter().any(|lo| !lo.moves.is_empty());
         let sim = &*self;

@@ -57,9 +57,10 @@
 //!   after; below that size the prefetches cost more than they save (+10 % at 4,096).
 //!
 //! **Threads.** A run started inside a rayon pool of several threads splits its large steps
-//! between them (`Sim::step_threaded`, or `Sim::step_walks_threaded` in walk mode): unicast runs under the snapshot reading with queues of
-//! at most 4 units, on networks of at least 4,096 nodes, in steps after one that moved at
-//! least 8,192 units (smaller steps do not repay three fork-joins), and of those, only while
+//! between them (`Sim::step_threaded`, or `Sim::step_walks_threaded` in walk mode): unicast
+//! runs under the snapshot reading with queues of at most 4 units, on networks of at least
+//! 4,096 nodes, in steps after one that moved at least 8,192 units (smaller steps do not
+//! repay the fork-joins: three a step, two in walk mode), and of those, only while
 //! threaded steps measure faster per move than one-thread steps in the same run (`Pace`).
 //! The shared state is words
 //! with one writer per phase (`cells`); a thread owns the nodes of its part of the active
@@ -1234,7 +1235,7 @@ struct Sim<'a, S> {
     last_moves: u64,
 
     /// Walk mode ([`Sim::start_walks`]): the body units of worms move by their worms' walks
-    /// ([`Sim::walk_worm`]), and an input counts as non-empty only while a head is at its
+    /// ([`Sim::walk_link`]), and an input counts as non-empty only while a head is at its
     /// front, so node scans decide heads alone.
     walk: bool,
     /// Walk mode, per unicast worm: the input that holds its tail (its source's injection
@@ -1908,8 +1909,8 @@ impl<'a, S: Store> Sim<'a, S> {
     }
 
     /// Starts walk mode (before the run's first step): [`Run::new`] does so for runs of
-    /// unicast wormhole worms, one worm a message, under the snapshot reading, that never
-    /// split a step between threads.
+    /// unicast wormhole worms, one worm a message, under the snapshot reading, on one thread
+    /// or several.
     fn start_walks(&mut self) {
         let worms = self.mc_first as usize;
         self.walk = true;
@@ -3034,15 +3035,15 @@ impl<'a, S: Store> Sim<'a, S> {
                 walked |= self.walk_worms(lo);
             }
         }
-        self.end_walks(locals, walked)
+        self.end_step(locals, walked)
     }
 
-    /// The end of a step in walk mode, or of a one-thread step, after the heads' decisions
+    /// The end of a one-thread step, or of a threaded step in walk mode, after the decisions
     /// and the walks (`walked`: whether a walk moved a unit): the terminals drain, the
     /// ejection queues walks filled are marked busy, the moves of `locals` (heads', and
     /// walks' that wait for them) are applied on this thread in turn, and the worms woken
     /// are handed to the parts' lists of worms to walk, in turn.
-    fn end_walks(&mut self, locals: &mut [Local], walked: bool) -> (bool, u64) {
+    fn end_step(&mut self, locals: &mut [Local], walked: bool) -> (bool, u64) {
         for lo in locals.iter_mut() {
             lo.shared = false;
         }
@@ -3110,7 +3111,7 @@ impl<'a, S: Store> Sim<'a, S> {
     /// heads as in [`Sim::step_threaded`], then walk their worms
     /// ([`Sim::walk_worms`]; a walk writes only its worm's links, and the bits it sets and
     /// clears in other nodes' masks atomically, `Local::shared`), and the step ends on this
-    /// thread ([`Sim::end_walks`]): the heads' moves are few (one a worm).
+    /// thread ([`Sim::end_step`]): the heads' moves are few (one a worm).
     fn step_walks_threaded(&mut self, locals: &mut [Local], net: &PacketNet) -> (bool, u64)
     where
         S: Sync,
@@ -3121,7 +3122,7 @@ impl<'a, S: Store> Sim<'a, S> {
             .par_iter_mut()
             .map(|lo| sim.walk_worms(lo))
             .reduce(|| false, |a, b| a || b);
-        self.end_walks(locals, walked)
+        self.end_step(locals, walked)
     }
 
     /// One step on the threads of `locals` (unicast, snapshot reading, inline queues):
@@ -3391,7 +3392,7 @@ thread_local! {
     /// by the parts (`Sim::step_serial`) instead of split between threads.
     pub(super) static FORCE_SERIAL_SPLIT: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
     /// Test only: runs started on this thread never walk (`Sim::start_walks`): bodies move
-    /// by node scans, as in runs that split steps.
+    /// by node scans, as every unit did before walk mode.
     pub(super) static NO_WALKS: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
@@ -3744,9 +3745,9 @@ impl<S: Threads> StepModel for Run<'_, S> {
         self.sim.ledger.next_release()
     }
 
-    /// Out of line, with `apply_moves` and `wake` forced inline: so the step compiles as the body
-    /// of the former loop did, everything it calls inlined. Inlined into `drive`, LLVM kept
-    /// `apply` and `wake` out of line: +9 % instructions on WORM N = 4096 (callgrind).
+    /// Out of line, with `apply_moves` and `wake` forced inline: so the step compiles as the
+    /// body of the former loop did, everything it calls inlined. Inlined into `drive`, LLVM
+    /// kept the apply and `wake` out of line: +9 % instructions on WORM N = 4096 (callgrind).
     #[inline(never)]
     fn step(&mut self, net: &PacketNet, t: u64) -> Step {
         self.sim.now = self.sim.draws.at(t);
@@ -3813,8 +3814,7 @@ mod order_tests {
         let reversed = run();
         REVERSE_NODES.with(|r| r.set(false));
         assert_eq!(forward, reversed, "{what}: the node order changed the run");
-        // Worms' bodies moved by the node scans, as in runs that split steps, instead of by
-        // walks (`Sim::walk_worm`).
+        // Worms' bodies moved by the node scans instead of by walks (`Sim::walk_link`).
         NO_WALKS.with(|w| w.set(true));
         let scanned = run();
         NO_WALKS.with(|w| w.set(false));

@@ -13,10 +13,16 @@
 
 use std::sync::atomic::{AtomicU8, AtomicU16, AtomicU32, AtomicU64, Ordering::Relaxed};
 
+use zerocopy::{FromBytes, IntoBytes, KnownLayout};
+
 macro_rules! cell {
     ($(#[$doc:meta])* $name:ident, $atomic:ty, $t:ty) => {
         $(#[$doc])*
-        #[derive(Debug, Default)]
+        ///
+        /// Any bit pattern is a value and it has no padding (`zerocopy`'s derives check both),
+        /// so link records of these words may live in a mapping viewed as records
+        /// (`sim::Records`).
+        #[derive(Debug, Default, FromBytes, IntoBytes, KnownLayout)]
         #[repr(transparent)]
         pub(super) struct $name($atomic);
 

@@ -18,10 +18,14 @@
 //! - with wormhole flow control the per-step "link carried a unit" flag is not kept at all:
 //!   link ownership already guarantees one unit per link per step (see `Sim::owned`);
 //! - a link with a bounded queue of at most 4 units keeps its queue, flags, its facts as an
-//!   input and the next link of its front worm in one small struct (32 bytes for `q <= 2`,
-//!   never straddling a cache line); larger or unbounded queues are `VecDeque`s; the wait
-//!   masks are kept apart, as narrow as the busiest node allows (`wait`: one byte per link
-//!   and event on the trees), and a link's tail is the network's;
+//!   input and the next link of its front worm in one small record (32 bytes for `q <= 2`,
+//!   never straddling a cache line: `Record2`, `Record4`); larger or unbounded queues are
+//!   `VecDeque`s; the wait masks are kept apart, as narrow as the busiest node allows
+//!   (`wait`: one byte per link and event on the trees), and a link's tail is the network's;
+//! - from 4 MiB of records on, they live in an anonymous mapping advised for transparent huge
+//!   pages (`Records`), so that the random reads of walks and moves rarely miss the TLB too:
+//!   two threads, the peers' batch, 4-ary 10-tree 31.8 -> 27.6-27.9 s, `bft:n=2^20` 28.0-33.5
+//!   -> 24.5-26.7 s (session 14);
 //! - a worm's body units find their next link in the record of the queue they stand in
 //!   (`Sim::front_fwd`), not in the worm's route: a move reads and writes two link records and
 //!   nothing indexed by worm;
@@ -85,6 +89,7 @@ use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
 
 use rayon::prelude::*;
+use zerocopy::{FromBytes, IntoBytes, KnownLayout};
 
 use fatnet_topology::ChannelId;
 use rand::{Rng, SeedableRng};
@@ -318,25 +323,24 @@ struct Gate {
     len: usize,
 }
 
-/// Bits of [`InlineLink::flags`], the link's tail node's: set while it decides, cleared when
+/// Bits of [`LinkFields::flags`], the link's tail node's: set while it decides, cleared when
 /// its moves cross the link.
 const USED: u8 = 1;
 const WAITED_RELEASE: u8 = 4;
 const OWNED: u8 = 8;
 
-/// One link with a queue of at most `Q` units stored inline: everything a move tests and
-/// changes is in one cache line (32 bytes for `Q <= 2`, aligned so that it never straddles
-/// two lines), and its count of crossing heads, which fills the record's last four bytes
-/// (a separate array was 4 bytes more per link, 84 MB on the 4-ary 10-tree).
+/// A link record's fields before its units: everything a move tests and changes but the
+/// units, and its count of crossing heads, which fills the record's fifth four bytes (a
+/// separate array was 4 bytes more per link, 84 MB on the 4-ary 10-tree).
 ///
 /// Who writes what in a step: `fwd` its head node (deciding); `flags` and `crossings` its
-/// tail node (deciding, and when a unit crosses); `len`, `head` and `units` its head node (popping)
-/// and, in a later phase, its tail node (pushing); `pop_waited` its tail node (deciding) and
-/// its head node (popping: the wake). Each is its own word, so no two threads write one word
-/// in the same phase.
-#[derive(Debug)]
-#[repr(align(32))]
-struct InlineLink<const Q: usize> {
+/// tail node (deciding, and when a unit crosses); `len`, `head` and the units its head node
+/// (popping) and, in a later phase, its tail node (pushing); `pop_waited` its tail node
+/// (deciding) and its head node (popping: the wake). Each is its own word, so no two threads
+/// write one word in the same phase.
+#[derive(Debug, FromBytes, IntoBytes, KnownLayout)]
+#[repr(C)]
+struct LinkFields {
     /// Its facts as an input ([`Store::info`]).
     info: InputInfo,
     /// Heads that crossed it ([`Store::cross_head`]).
@@ -349,14 +353,9 @@ struct InlineLink<const Q: usize> {
     flags: C8,
     /// Whether some input may wait for the link to pop.
     pop_waited: C8,
-    /// Packed [`Unit`]s.
-    units: [C64; Q],
 }
 
-// A record of one or two units is half a cache line (the layout above).
-const _: () = assert!(std::mem::size_of::<InlineLink<2>>() == 32);
-
-impl<const Q: usize> Default for InlineLink<Q> {
+impl Default for LinkFields {
     fn default() -> Self {
         Self {
             info: InputInfo::default(),
@@ -366,12 +365,11 @@ impl<const Q: usize> Default for InlineLink<Q> {
             head: C8::new(0),
             flags: C8::new(0),
             pop_waited: C8::new(0),
-            units: std::array::from_fn(|_| C64::new(0)),
         }
     }
 }
 
-impl<const Q: usize> InlineLink<Q> {
+impl LinkFields {
     #[inline(always)]
     fn set_flag(&self, bit: u8, on: bool) {
         let f = self.flags.get();
@@ -379,14 +377,141 @@ impl<const Q: usize> InlineLink<Q> {
     }
 }
 
-impl<const Q: usize> Store for Vec<InlineLink<Q>> {
+/// A link record with room for a queue of one or two units ([`Links`]): half a cache line,
+/// aligned so that it never straddles two.
+#[derive(Debug, Default, FromBytes, IntoBytes, KnownLayout)]
+#[repr(C, align(32))]
+struct Record2 {
+    fields: LinkFields,
+    /// Packed [`Unit`]s.
+    units: [C64; 2],
+}
+
+/// A link record with room for a queue of three or four units ([`Links`]): a cache line (the
+/// padding is spelt out, so that the record has no padding bytes).
+#[derive(Debug, Default, FromBytes, IntoBytes, KnownLayout)]
+#[repr(C, align(64))]
+struct Record4 {
+    fields: LinkFields,
+    /// Packed [`Unit`]s.
+    units: [C64; 4],
+    pad: [u64; 2],
+}
+
+// The layouts above.
+const _: () = assert!(std::mem::size_of::<Record2>() == 32);
+const _: () = assert!(std::mem::size_of::<Record4>() == 64);
+
+/// A link record of [`Links`].
+trait Record: Default + FromBytes + IntoBytes + KnownLayout + Sync {
+    fn fields(&self) -> &LinkFields;
+    fn fields_mut(&mut self) -> &mut LinkFields;
+    fn units(&self) -> &[C64];
+}
+
+impl Record for Record2 {
+    #[inline(always)]
+    fn fields(&self) -> &LinkFields {
+        &self.fields
+    }
+    #[inline(always)]
+    fn fields_mut(&mut self) -> &mut LinkFields {
+        &mut self.fields
+    }
+    #[inline(always)]
+    fn units(&self) -> &[C64] {
+        &self.units
+    }
+}
+
+impl Record for Record4 {
+    #[inline(always)]
+    fn fields(&self) -> &LinkFields {
+        &self.fields
+    }
+    #[inline(always)]
+    fn fields_mut(&mut self) -> &mut LinkFields {
+        &mut self.fields
+    }
+    #[inline(always)]
+    fn units(&self) -> &[C64] {
+        &self.units
+    }
+}
+
+/// Networks whose link records take at least this many bytes keep them in an anonymous
+/// mapping advised for transparent huge pages ([`Records`]): 4 MiB, the records of
+/// [`PREFETCH_LINKS`] links at 32 bytes, the size from which they miss the caches.
+const HUGE_RECORDS: usize = 4 << 20;
+
+/// The owner of a run's link records: a vector, or on large networks an anonymous mapping
+/// advised for transparent huge pages. A walk or a move reads link records at random over
+/// hundreds of megabytes on the largest networks, and with 4 KiB pages nearly every read
+/// also misses the TLB; 2 MiB pages make the page walks rare. `glibc.malloc.hugetlb=1`
+/// (huge pages for every allocation) took the 4-ary 10-tree batch from 31.0-31.4 s to
+/// 26.5-27.8 s on two threads (`docs/bench/2026-11-26-engine-scale.md`, session 14). A
+/// kernel without transparent huge pages, or with them off, gives ordinary pages: the
+/// advice is only a hint, and a mapping that fails falls back to a vector.
+#[derive(Debug)]
+enum Records<R> {
+    Heap(Vec<R>),
+    Mapped(memmap2::MmapMut),
+}
+
+impl<R: Record> Records<R> {
+    /// `n` default records.
+    fn new(n: usize) -> Self {
+        let bytes = n.saturating_mul(std::mem::size_of::<R>());
+        if bytes >= HUGE_RECORDS
+            && let Ok(mut map) = memmap2::MmapMut::map_anon(bytes)
+        {
+            // Only a hint: without transparent huge pages the mapping keeps small pages.
+            let _ = map.advise(memmap2::Advice::HugePage);
+            if let Ok(records) = <[R]>::mut_from_bytes(&mut map[..]) {
+                for r in records.iter_mut() {
+                    *r = R::default();
+                }
+                return Self::Mapped(map);
+            }
+        }
+        Self::Heap((0..n).map(|_| R::default()).collect())
+    }
+
+    /// The records.
+    fn slice(&mut self) -> &mut [R] {
+        match self {
+            Self::Heap(v) => v,
+            Self::Mapped(map) => match <[R]>::mut_from_bytes(&mut map[..]) {
+                Ok(records) => records,
+                // `new` viewed the same bytes as records.
+                Err(_) => unreachable!("a mapping of whole records"),
+            },
+        }
+    }
+}
+
+/// Links with a queue of at most `Q` units stored inline in their records ([`Record2`] for
+/// `Q <= 2`, [`Record4`] for 3 and 4): everything a move tests and changes is in one cache
+/// line.
+#[derive(Debug)]
+struct Links<'m, R, const Q: usize>(&'m mut [R]);
+
+impl<R: Record, const Q: usize> Links<'_, R, Q> {
+    #[inline(always)]
+    fn at(&self, e: usize) -> (&LinkFields, &[C64]) {
+        let r = &self.0[e];
+        (r.fields(), r.units())
+    }
+}
+
+impl<R: Record, const Q: usize> Store for Links<'_, R, Q> {
     #[inline(always)]
     fn prefetch(&self, e: usize) {
-        prefetch_index::prefetch_index(self, e);
+        prefetch_index::prefetch_index(&*self.0, e);
     }
     #[inline(always)]
     fn gate(&self, e: usize) -> Gate {
-        let l = &self[e];
+        let (l, _) = self.at(e);
         let f = l.flags.get();
         Gate {
             owned: f & OWNED != 0,
@@ -396,23 +521,23 @@ impl<const Q: usize> Store for Vec<InlineLink<Q>> {
     }
     #[inline]
     fn queue_len(&self, e: usize) -> usize {
-        self[e].len.get() as usize
+        self.at(e).0.len.get() as usize
     }
     #[inline]
     fn queue_front(&self, e: usize) -> Unit {
-        let l = &self[e];
-        Unit::unpack(l.units[l.head.get() as usize % Q].get())
+        let (l, units) = self.at(e);
+        Unit::unpack(units[l.head.get() as usize % Q].get())
     }
     #[inline(always)]
     fn len_info(&self, e: usize) -> (usize, InputInfo) {
-        let l = &self[e];
+        let (l, _) = self.at(e);
         (l.len.get() as usize, l.info)
     }
     #[inline(always)]
     fn shift(&self, inp: usize, e: usize) -> bool {
-        let (a, b) = (&self[inp], &self[e]);
+        let ((a, a_units), (b, b_units)) = (self.at(inp), self.at(e));
         let head = a.head.get();
-        let x = a.units[head as usize % Q].get();
+        let x = a_units[head as usize % Q].get();
         a.head
             .set(if head as usize + 1 == Q { 0 } else { head + 1 });
         a.len.set(a.len.get() - 1);
@@ -422,29 +547,29 @@ impl<const Q: usize> Store for Vec<InlineLink<Q>> {
             pos -= Q;
         }
         // One hop on: the hop is the packed unit's top 16 bits (`Unit::pack`).
-        b.units[pos % Q].set(x + (1 << 48));
+        b_units[pos % Q].set(x + (1 << 48));
         b.len.set(len + 1);
         a.pop_waited.get() != 0
     }
     #[inline]
     fn queue_back(&self, e: usize) -> Unit {
-        let l = &self[e];
+        let (l, units) = self.at(e);
         let back = (l.head.get() as usize + l.len.get() as usize + Q - 1) % Q;
-        Unit::unpack(l.units[back].get())
+        Unit::unpack(units[back].get())
     }
     #[inline(always)]
     fn front_fwd(&self, e: usize) -> (Unit, u32) {
-        let l = &self[e];
+        let (l, units) = self.at(e);
         (
-            Unit::unpack(l.units[l.head.get() as usize % Q].get()),
+            Unit::unpack(units[l.head.get() as usize % Q].get()),
             l.fwd.get(),
         )
     }
     #[inline]
     fn queue_pop(&self, e: usize) -> Unit {
-        let l = &self[e];
+        let (l, units) = self.at(e);
         let head = l.head.get();
-        let u = Unit::unpack(l.units[head as usize].get());
+        let u = Unit::unpack(units[head as usize % Q].get());
         l.head
             .set(if head as usize + 1 == Q { 0 } else { head + 1 });
         l.len.set(l.len.get() - 1);
@@ -452,75 +577,77 @@ impl<const Q: usize> Store for Vec<InlineLink<Q>> {
     }
     #[inline]
     fn queue_push(&self, e: usize, u: Unit) {
-        let l = &self[e];
+        let (l, units) = self.at(e);
         let len = l.len.get();
         let mut pos = l.head.get() as usize + len as usize;
         if pos >= Q {
             pos -= Q;
         }
-        l.units[pos].set(u.pack());
+        units[pos % Q].set(u.pack());
         l.len.set(len + 1);
     }
     #[inline]
     fn owned(&self, e: usize) -> bool {
-        self[e].flags.get() & OWNED != 0
+        self.at(e).0.flags.get() & OWNED != 0
     }
     #[inline]
     fn set_owned(&self, e: usize, owned: bool) {
-        self[e].set_flag(OWNED, owned);
+        self.at(e).0.set_flag(OWNED, owned);
     }
     #[inline]
     fn fwd(&self, e: usize) -> u32 {
-        self[e].fwd.get()
+        self.at(e).0.fwd.get()
     }
     #[inline]
     fn set_fwd(&self, e: usize, next: u32) {
-        self[e].fwd.set(next);
+        self.at(e).0.fwd.set(next);
     }
     #[inline]
     fn info(&self, e: usize) -> InputInfo {
-        self[e].info
+        self.at(e).0.info
     }
     #[inline]
     fn set_info(&mut self, e: usize, info: InputInfo) {
-        self[e].info = info;
+        self.0[e].fields_mut().info = info;
     }
     #[inline]
     fn used(&self, e: usize) -> bool {
-        self[e].flags.get() & USED != 0
+        self.at(e).0.flags.get() & USED != 0
     }
     #[inline]
     fn cross_head(&self, e: usize) {
-        let c = &self[e].crossings;
+        let c = &self.at(e).0.crossings;
         c.set(c.get() + 1);
     }
     #[inline]
     fn crossings(&self, e: usize) -> u32 {
-        self[e].crossings.get()
+        self.at(e).0.crossings.get()
     }
     #[inline]
     fn set_used(&self, e: usize, used: bool) {
-        self[e].set_flag(USED, used);
+        self.at(e).0.set_flag(USED, used);
     }
     #[inline]
     fn waited(&self, e: usize, event: Event) -> bool {
+        let (l, _) = self.at(e);
         match event {
-            Event::Pop => self[e].pop_waited.get() != 0,
-            Event::Release => self[e].flags.get() & WAITED_RELEASE != 0,
+            Event::Pop => l.pop_waited.get() != 0,
+            Event::Release => l.flags.get() & WAITED_RELEASE != 0,
         }
     }
     #[inline]
     fn set_waited(&self, e: usize, event: Event, waited: bool) {
+        let (l, _) = self.at(e);
         match event {
-            Event::Pop => self[e].pop_waited.set(u8::from(waited)),
-            Event::Release => self[e].set_flag(WAITED_RELEASE, waited),
+            Event::Pop => l.pop_waited.set(u8::from(waited)),
+            Event::Release => l.set_flag(WAITED_RELEASE, waited),
         }
     }
     #[inline(always)]
     fn pop_front(&self, e: usize) -> (Unit, InputInfo, bool, bool) {
-        let l = &self[e];
+        let (l, units) = self.at(e);
         let head = l.head.get();
-        let u = Unit::unpack(l.units[head as usize % Q].get());
+        let u = Unit::unpack(units[head as usize % Q].get());
         l.head
             .set(if head as usize + 1 == Q { 0 } else { head + 1 });
         let len = l.len.get() - 1;
@@ -529,13 +656,13 @@ impl<const Q: usize> Store for Vec<InlineLink<Q>> {
     }
     #[inline(always)]
     fn push_back(&self, e: usize, u: Unit) -> (usize, InputInfo) {
-        let l = &self[e];
+        let (l, units) = self.at(e);
         let len = l.len.get();
         let mut pos = l.head.get() as usize + len as usize;
         if pos >= Q {
             pos -= Q;
         }
-        l.units[pos % Q].set(u.pack());
+        units[pos % Q].set(u.pack());
         l.len.set(len + 1);
         (len as usize, l.info)
     }
@@ -834,8 +961,9 @@ fn run_multicast(
     let links = net.links() as usize;
     let per_message = per_message as u32;
     macro_rules! inline {
-        ($q:literal) => {{
-            let store: Vec<InlineLink<$q>> = (0..links).map(|_| InlineLink::default()).collect();
+        ($record:ty, $q:literal) => {{
+            let mut records = Records::<$record>::new(links);
+            let store = Links::<$record, $q>(records.slice());
             let sim = Sim::new(net, injections, mc, config, seed, per_message, store, $q)?;
             drive(
                 Run::new(sim, net),
@@ -846,10 +974,10 @@ fn run_multicast(
         }};
     }
     match config.queue {
-        QueueCapacity::Bounded(1) => inline!(1),
-        QueueCapacity::Bounded(2) => inline!(2),
-        QueueCapacity::Bounded(3) => inline!(3),
-        QueueCapacity::Bounded(MAX_INLINE) => inline!(4),
+        QueueCapacity::Bounded(1) => inline!(Record2, 1),
+        QueueCapacity::Bounded(2) => inline!(Record2, 2),
+        QueueCapacity::Bounded(3) => inline!(Record4, 3),
+        QueueCapacity::Bounded(MAX_INLINE) => inline!(Record4, 4),
         queue => {
             let q = match queue {
                 QueueCapacity::Bounded(q) => q as usize,
@@ -971,7 +1099,8 @@ impl Marks {
 /// links (which are not scanned), [`EJECTION`] with the terminal's node. Four bytes: the node
 /// that scans an input is its word's ([`Sim::node_of`]), so a link's record has room for its
 /// crossings.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug, Default, FromBytes, IntoBytes, KnownLayout)]
+#[repr(transparent)]
 struct InputInfo {
     slot: u32,
 }
@@ -3558,7 +3687,9 @@ mod pace_tests {
 
 #[cfg(test)]
 mod store_tests {
-    use super::{Deques, InlineLink, Store, Unit};
+    use super::{
+        Deques, HUGE_RECORDS, Links, NONE, Record, Record2, Record4, Records, Store, Unit,
+    };
 
     fn unit(worm: u32, seq: u16, hop: u16) -> Unit {
         Unit { worm, seq, hop }
@@ -3592,12 +3723,58 @@ mod store_tests {
 
     #[test]
     fn a_shift_is_a_pop_and_a_push_one_hop_on() {
-        shifts(
-            (0..2)
-                .map(|_| InlineLink::<2>::default())
-                .collect::<Vec<_>>(),
-        );
+        let mut records = Records::<Record2>::new(2);
+        shifts(Links::<Record2, 2>(records.slice()));
         shifts(Deques::new(2));
+    }
+
+    /// Records in a mapping ([`Records`]) start as the vector's do, and hold what is written.
+    fn mapped<R: Record, const Q: usize>() {
+        let n = HUGE_RECORDS / std::mem::size_of::<R>() + 3;
+        let mut records = Records::<R>::new(n);
+        assert!(
+            matches!(records, Records::Mapped(_)),
+            "a mapping from {HUGE_RECORDS} bytes"
+        );
+        let links = Links::<R, Q>(records.slice());
+        assert_eq!(links.0.len(), n);
+        for e in [0, 1, n / 2, n - 1] {
+            assert_eq!(
+                (links.queue_len(e), links.fwd(e), links.owned(e)),
+                (0, NONE, false)
+            );
+        }
+        for e in [0, n - 1] {
+            links.set_fwd(e, 7);
+            for seq in 0..Q as u16 {
+                links.queue_push(
+                    e,
+                    Unit {
+                        worm: 5,
+                        seq,
+                        hop: 1,
+                    },
+                );
+            }
+        }
+        let last = units(&links, n - 1);
+        assert_eq!(last.len(), Q);
+        assert_eq!(last[Q - 1], (5, Q as u16 - 1, 1));
+        assert_eq!(
+            (links.fwd(0), links.fwd(1), links.queue_len(1)),
+            (7, NONE, 0)
+        );
+        let small = Records::<R>::new(4);
+        assert!(
+            matches!(small, Records::Heap(_)),
+            "a vector below {HUGE_RECORDS} bytes"
+        );
+    }
+
+    #[test]
+    fn mapped_records_start_empty_and_keep_their_units() {
+        mapped::<Record2, 2>();
+        mapped::<Record4, 3>();
     }
 }
 
@@ -3661,7 +3838,7 @@ trait Threads: Store {
         Self: Sized;
 }
 
-impl<const Q: usize> Threads for Vec<InlineLink<Q>> {
+impl<R: Record, const Q: usize> Threads for Links<'_, R, Q> {
     const SHARED: bool = true;
     #[inline(always)]
     fn step(run: &mut Run<'_, Self>, net: &PacketNet) -> (bool, u64) {

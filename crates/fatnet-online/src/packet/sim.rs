@@ -1311,20 +1311,14 @@ struct Sim<'a, S> {
     link_tail: &'a [u32],
     /// Whether links come in reversed pairs, `2c` and `2c + 1` (`Sim::tail_of`).
     paired: bool,
-    // Per processor, its injection queue: the messages released to it, in release order, as
-    // a list through `inj_next` from `inj_msg` (`NONE`: empty) to `inj_last`; the front
-    // message's worm at the front (`inj_part`, of `per_message`) and that worm's next unit
-    // (`inj_seq`). Twelve bytes a processor and four a message, where a vector of worms per
-    // processor took about 56 bytes a processor (63 MB at 2^20 processors).
-    inj_msg: Vec<C32>,
+    /// Per processor, its injection queue ([`InjQueue`]): the messages released to it, in
+    /// release order, as a list through `inj_next` from its `msg` to `inj_last`. Sixteen
+    /// bytes a processor and four a message, where a vector of worms per processor took
+    /// about 56 bytes a processor (63 MB at 2^20 processors).
+    inj: Vec<InjQueue>,
     inj_last: Vec<u32>,
-    inj_part: Vec<C16>,
-    inj_seq: Vec<C16>,
     /// Per message, the next message of its source's injection queue.
     inj_next: Vec<u32>,
-    /// Per processor, the first link of the worm at the front of its injection queue, once
-    /// its head has left ([`Sim::front_fwd`]).
-    inj_fwd: Vec<C32>,
     // Per injection queue (input `links + p`; a link's are in its record, `Store::info`).
     info: Vec<InputInfo>,
     // Per node (empty when every node has one mask word: `one_word`).
@@ -1375,6 +1369,31 @@ struct Sim<'a, S> {
     listed: Vec<C8>,
     /// Walk mode: the part whose list of worms to walk takes the next worm woken.
     next_part: usize,
+}
+
+/// A processor's injection queue ([`Sim::inj`]): its front message (`NONE`: empty), that
+/// message's worm at the front (`part`, of `per_message`) and that worm's next unit (`seq`),
+/// and the first link of that worm once its head has left ([`Sim::front_fwd`]). One record,
+/// so that a walk whose tail is still at its source reads one cache line, not four: with
+/// four arrays the loads of the front's fields were 12 % of a 4-ary 10-tree run's walks.
+#[derive(Debug)]
+#[repr(align(16))]
+struct InjQueue {
+    msg: C32,
+    fwd: C32,
+    part: C16,
+    seq: C16,
+}
+
+impl Default for InjQueue {
+    fn default() -> Self {
+        Self {
+            msg: C32::new(NONE),
+            fwd: C32::new(NONE),
+            part: C16::new(0),
+            seq: C16::new(0),
+        }
+    }
 }
 
 /// What one thread of a step keeps for itself: its part of the nodes, the moves its nodes
@@ -1681,16 +1700,11 @@ impl<'a, S: Store> Sim<'a, S> {
             wait,
             link_tail: tails,
             paired,
-            inj_msg: words32(processors, NONE),
+            inj: std::iter::repeat_with(InjQueue::default)
+                .take(processors)
+                .collect(),
             inj_last: vec![NONE; processors],
-            inj_part: std::iter::repeat_with(|| C16::new(0))
-                .take(processors)
-                .collect(),
-            inj_seq: std::iter::repeat_with(|| C16::new(0))
-                .take(processors)
-                .collect(),
             inj_next: vec![NONE; messages],
-            inj_fwd: words32(processors, NONE),
             info,
             // Every node's words are its own number when it has one: no table (15 MB at 2^20
             // processors on the 4-ary n-tree).
@@ -1761,7 +1775,7 @@ impl<'a, S: Store> Sim<'a, S> {
         if inp < self.links {
             self.store.set_fwd(inp as usize, e);
         } else {
-            self.inj_fwd[(inp - self.links) as usize].set(e);
+            self.inj[(inp - self.links) as usize].fwd.set(e);
         }
     }
 
@@ -1813,8 +1827,8 @@ impl<'a, S: Store> Sim<'a, S> {
         } else {
             let p = (inp - self.links) as usize;
             Unit {
-                worm: self.inj_msg[p].get() * self.per_message + u32::from(self.inj_part[p].get()),
-                seq: self.inj_seq[p].get(),
+                worm: self.inj[p].msg.get() * self.per_message + u32::from(self.inj[p].part.get()),
+                seq: self.inj[p].seq.get(),
                 hop: 0,
             }
         }
@@ -1832,7 +1846,7 @@ impl<'a, S: Store> Sim<'a, S> {
         } else {
             (
                 self.front(inp),
-                self.inj_fwd[(inp - self.links) as usize].get(),
+                self.inj[(inp - self.links) as usize].fwd.get(),
             )
         }
     }
@@ -2111,6 +2125,11 @@ impl<'a, S: Store> Sim<'a, S> {
                     self.listed[walk.w as usize].set(0);
                 }
                 if next < flying.len() {
+                    if self.prefetch
+                        && let Some(&ahead) = flying.get(next + WALKS)
+                    {
+                        prefetch_index::prefetch_index(&self.rear, ahead as usize);
+                    }
                     *walk = self.start_walk(flying[next]);
                     next += 1;
                     k += 1;
@@ -2131,8 +2150,13 @@ impl<'a, S: Store> Sim<'a, S> {
     #[inline(always)]
     fn start_walk(&self, w: u32) -> Walk {
         let rear = self.rear[w as usize].get();
-        if self.prefetch && rear < self.links {
-            self.store.prefetch(rear as usize);
+        if self.prefetch {
+            if rear < self.links {
+                self.store.prefetch(rear as usize);
+            } else if rear != NONE {
+                let p = (rear - self.links) as usize;
+                prefetch_index::prefetch_index(&self.inj, p);
+            }
         }
         Walk {
             w,
@@ -2250,8 +2274,8 @@ impl<'a, S: Store> Sim<'a, S> {
                 continue;
             }
             let p = src as usize;
-            if self.inj_msg[p].get() == NONE {
-                self.inj_msg[p].set(m as u32);
+            if self.inj[p].msg.get() == NONE {
+                self.inj[p].msg.set(m as u32);
                 // The injection queue's facts: its node is the processor's injection node.
                 self.mark_nonempty(self.info[p], false);
             } else {
@@ -2819,17 +2843,17 @@ impl<'a, S: Store> Sim<'a, S> {
             u
         } else {
             let p = (inp - self.links) as usize;
-            let m = self.inj_msg[p].get();
-            let part = self.inj_part[p].get();
+            let m = self.inj[p].msg.get();
+            let part = self.inj[p].part.get();
             let worm = m * self.per_message + u32::from(part);
-            let seq = self.inj_seq[p].get();
+            let seq = self.inj[p].seq.get();
             lo.injected += 1;
             if u32::from(seq) + 1 == self.unit_len {
-                self.inj_seq[p].set(0);
+                self.inj[p].seq.set(0);
                 if u32::from(part) + 1 == self.per_message {
-                    self.inj_part[p].set(0);
+                    self.inj[p].part.set(0);
                     let next = self.inj_next[m as usize];
-                    self.inj_msg[p].set(next);
+                    self.inj[p].msg.set(next);
                     if next == NONE {
                         // A walk's, on the threads of a step: other walks may take units from
                         // other injection queues of this node.
@@ -2839,10 +2863,10 @@ impl<'a, S: Store> Sim<'a, S> {
                         self.mark_nonempty(self.info[p], lo.shared);
                     }
                 } else {
-                    self.inj_part[p].set(part + 1);
+                    self.inj[p].part.set(part + 1);
                 }
             } else {
-                self.inj_seq[p].set(seq + 1);
+                self.inj[p].seq.set(seq + 1);
             }
             if self.walk && seq == 0 {
                 // The head left; its body follows by walks.
@@ -3036,7 +3060,7 @@ impl<'a, S: Store> Sim<'a, S> {
         if inp < self.links {
             self.store.fwd(inp as usize)
         } else {
-            self.inj_fwd[(inp - self.links) as usize].get()
+            self.inj[(inp - self.links) as usize].fwd.get()
         }
     }
 
@@ -3338,17 +3362,17 @@ impl<'a, S: Store> Sim<'a, S> {
             }
         }
         let mut pending = 0u64;
-        for p in 0..self.inj_msg.len() {
-            let mut m = self.inj_msg[p].get();
+        for p in 0..self.inj.len() {
+            let mut m = self.inj[p].msg.get();
             if m == NONE {
                 continue;
             }
-            let mut waiting = -i64::from(self.inj_part[p].get());
+            let mut waiting = -i64::from(self.inj[p].part.get());
             while m != NONE {
                 waiting += i64::from(self.per_message);
                 m = self.inj_next[m as usize];
             }
-            pending += waiting as u64 * u64::from(self.unit_len) - u64::from(self.inj_seq[p].get());
+            pending += waiting as u64 * u64::from(self.unit_len) - u64::from(self.inj[p].seq.get());
         }
         if queued != self.queued || pending != self.pending_inj {
             return Err(OnlineError::Conservation {

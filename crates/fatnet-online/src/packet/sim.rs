@@ -42,7 +42,7 @@
 //!   over the same two link records. A walk reads each link once, moves the unit if the
 //!   queue ahead was not full at the start of the step, and goes on; node scans see heads
 //!   only (an input counts as non-empty while a head is at its front). Walks take turns a
-//!   link at a time, 32 at once, each prefetching its next record on large networks, and a
+//!   link at a time, 16 at once, each prefetching its next record on large networks, and a
 //!   worm none of whose units could move sleeps until a pop lets them (`Sim::wake_behind`).
 //!   Every run is the one the node scans give (`order_tests`, and the regression set of
 //!   `scripts/engine-regression.sh`). On threads, the parts decide their nodes' heads, then
@@ -157,8 +157,12 @@ macro_rules! each_move {
     };
 }
 
-/// Walks in progress at once in walk mode ([`Sim::walk_worms`]).
-const WALKS: usize = 32;
+/// Walks in progress at once in walk mode ([`Sim::walk_worms`]). Each has about one record
+/// read in flight, and more than the core's line-fill buffers only queue behind them. With
+/// link records on huge pages, the 4-ary 10-tree batch on two threads took 21.2-22.9 s with
+/// 12, 19.9-20.6 s with 16, 20.4-20.9 s with 24 and 22.1-22.8 s with 32 walks (alternated);
+/// at 4,096 and 16,384 processors 16 and 32 are alike (session 14).
+const WALKS: usize = 16;
 
 /// A worm's walk in progress in walk mode ([`Sim::walk_link`]): the worm (`NONE`: no walk),
 /// the input that held its tail at the start, the input it is at, whether that input's units

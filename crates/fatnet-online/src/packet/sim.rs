@@ -25,7 +25,8 @@
 //! - from 4 MiB of records on, they live in an anonymous mapping advised for transparent huge
 //!   pages (`Records`), so that the random reads of walks and moves rarely miss the TLB too:
 //!   two threads, the peers' batch, 4-ary 10-tree 31.8 -> 27.6-27.9 s, `bft:n=2^20` 28.0-33.5
-//!   -> 24.5-26.7 s (session 14);
+//!   -> 24.5-26.7 s; with each injection queue in one record (`InjQueue`) and 16 walks in turn
+//!   (`WALKS`), 19.9-21.5 s and 21.6-24.1 s (session 14);
 //! - a worm's body units find their next link in the record of the queue they stand in
 //!   (`Sim::front_fwd`), not in the worm's route: a move reads and writes two link records and
 //!   nothing indexed by worm;

@@ -447,6 +447,7 @@ impl Record for Record4 {
 /// Networks whose link records take at least this many bytes keep them in an anonymous
 /// mapping advised for transparent huge pages ([`Records`]): 4 MiB, the records of
 /// [`PREFETCH_LINKS`] links at 32 bytes, the size from which they miss the caches.
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
 const HUGE_RECORDS: usize = 4 << 20;
 
 /// The owner of a run's link records: a vector, or on large networks an anonymous mapping
@@ -460,14 +461,17 @@ const HUGE_RECORDS: usize = 4 << 20;
 #[derive(Debug)]
 enum Records<R> {
     Heap(Vec<R>),
+    #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
     Mapped(memmap2::MmapMut),
 }
 
 impl<R: Record> Records<R> {
     /// `n` default records.
     fn new(n: usize) -> Self {
-        let bytes = n.saturating_mul(std::mem::size_of::<R>());
-        if bytes >= HUGE_RECORDS
+        // Transparent huge pages are Linux's (elsewhere the mapping would gain nothing).
+        #[cfg(target_os = "linux")]
+        if let Some(bytes) = n.checked_mul(std::mem::size_of::<R>())
+            && bytes >= HUGE_RECORDS
             && let Ok(mut map) = memmap2::MmapMut::map_anon(bytes)
         {
             // Only a hint: without transparent huge pages the mapping keeps small pages.
@@ -3716,9 +3720,7 @@ mod pace_tests {
 
 #[cfg(test)]
 mod store_tests {
-    use super::{
-        Deques, HUGE_RECORDS, Links, NONE, Record, Record2, Record4, Records, Store, Unit,
-    };
+    use super::{Deques, Links, Record2, Records, Store, Unit};
 
     fn unit(worm: u32, seq: u16, hop: u16) -> Unit {
         Unit { worm, seq, hop }
@@ -3758,7 +3760,9 @@ mod store_tests {
     }
 
     /// Records in a mapping ([`Records`]) start as the vector's do, and hold what is written.
-    fn mapped<R: Record, const Q: usize>() {
+    #[cfg(target_os = "linux")]
+    fn mapped<R: super::Record, const Q: usize>() {
+        use super::{HUGE_RECORDS, NONE};
         let n = HUGE_RECORDS / std::mem::size_of::<R>() + 3;
         let mut records = Records::<R>::new(n);
         assert!(
@@ -3801,9 +3805,10 @@ mod store_tests {
     }
 
     #[test]
+    #[cfg(target_os = "linux")]
     fn mapped_records_start_empty_and_keep_their_units() {
         mapped::<Record2, 2>();
-        mapped::<Record4, 3>();
+        mapped::<super::Record4, 3>();
     }
 }
 

@@ -414,35 +414,27 @@ trait Record: Default + FromBytes + IntoBytes + KnownLayout + Sync {
     fn units(&self) -> &[C64];
 }
 
-impl Record for Record2 {
-    #[inline(always)]
-    fn fields(&self) -> &LinkFields {
-        &self.fields
-    }
-    #[inline(always)]
-    fn fields_mut(&mut self) -> &mut LinkFields {
-        &mut self.fields
-    }
-    #[inline(always)]
-    fn units(&self) -> &[C64] {
-        &self.units
-    }
+/// [`Record`] for a record type with `fields` and `units`.
+macro_rules! record {
+    ($t:ty) => {
+        impl Record for $t {
+            #[inline(always)]
+            fn fields(&self) -> &LinkFields {
+                &self.fields
+            }
+            #[inline(always)]
+            fn fields_mut(&mut self) -> &mut LinkFields {
+                &mut self.fields
+            }
+            #[inline(always)]
+            fn units(&self) -> &[C64] {
+                &self.units
+            }
+        }
+    };
 }
-
-impl Record for Record4 {
-    #[inline(always)]
-    fn fields(&self) -> &LinkFields {
-        &self.fields
-    }
-    #[inline(always)]
-    fn fields_mut(&mut self) -> &mut LinkFields {
-        &mut self.fields
-    }
-    #[inline(always)]
-    fn units(&self) -> &[C64] {
-        &self.units
-    }
-}
+record!(Record2);
+record!(Record4);
 
 /// Networks whose link records take at least this many bytes keep them in an anonymous
 /// mapping advised for transparent huge pages ([`Records`]): 4 MiB, the records of

@@ -335,7 +335,7 @@ const WAITED_RELEASE: u8 = 4;
 const OWNED: u8 = 8;
 
 /// A link record's fields before its units: everything a move tests and changes but the
-/// units, and its count of crossing heads, which fills the record's fifth four bytes (a
+/// units, and its count of crossing heads (four bytes of the record's sixteen, where a
 /// separate array was 4 bytes more per link, 84 MB on the 4-ary 10-tree).
 ///
 /// Who writes what in a step: `fwd` its head node (deciding); `flags` and `crossings` its
@@ -449,7 +449,8 @@ const HUGE_RECORDS: usize = 4 << 20;
 /// (huge pages for every allocation) took the 4-ary 10-tree batch from 31.0-31.4 s to
 /// 26.5-27.8 s on two threads (`docs/bench/2026-11-26-engine-scale.md`, session 14). A
 /// kernel without transparent huge pages, or with them off, gives ordinary pages: the
-/// advice is only a hint, and a mapping that fails falls back to a vector.
+/// advice is only a hint, and a mapping that fails falls back to a vector. Other systems than
+/// Linux keep a vector (the advice is Linux's).
 #[derive(Debug)]
 enum Records<R> {
     Heap(Vec<R>),

@@ -375,6 +375,30 @@ impl Default for LinkFields {
 }
 
 impl LinkFields {
+    /// The queue, a ring of `q` unit slots from `head`, loses its front: returns the front's
+    /// slot and the length left.
+    #[inline(always)]
+    fn take_front(&self, q: usize) -> (usize, u8) {
+        let head = self.head.get();
+        self.head
+            .set(if head as usize + 1 == q { 0 } else { head + 1 });
+        let left = self.len.get() - 1;
+        self.len.set(left);
+        (head as usize % q, left)
+    }
+
+    /// The queue gains a unit at its back: returns the back's slot and the length before.
+    #[inline(always)]
+    fn take_back(&self, q: usize) -> (usize, u8) {
+        let len = self.len.get();
+        let mut pos = self.head.get() as usize + len as usize;
+        if pos >= q {
+            pos -= q;
+        }
+        self.len.set(len + 1);
+        (pos % q, len)
+    }
+
     #[inline(always)]
     fn set_flag(&self, bit: u8, on: bool) {
         let f = self.flags.get();
@@ -538,19 +562,11 @@ impl<R: Record, const Q: usize> Store for Links<'_, R, Q> {
     #[inline(always)]
     fn shift(&self, inp: usize, e: usize) -> bool {
         let ((a, a_units), (b, b_units)) = (self.at(inp), self.at(e));
-        let head = a.head.get();
-        let x = a_units[head as usize % Q].get();
-        a.head
-            .set(if head as usize + 1 == Q { 0 } else { head + 1 });
-        a.len.set(a.len.get() - 1);
-        let len = b.len.get();
-        let mut pos = b.head.get() as usize + len as usize;
-        if pos >= Q {
-            pos -= Q;
-        }
+        let (front, _) = a.take_front(Q);
+        let x = a_units[front].get();
+        let (back, _) = b.take_back(Q);
         // One hop on: the hop is the packed unit's top 16 bits (`Unit::pack`).
-        b_units[pos % Q].set(x + (1 << 48));
-        b.len.set(len + 1);
+        b_units[back].set(x + (1 << 48));
         a.pop_waited.get() != 0
     }
     #[inline]
@@ -570,23 +586,14 @@ impl<R: Record, const Q: usize> Store for Links<'_, R, Q> {
     #[inline]
     fn queue_pop(&self, e: usize) -> Unit {
         let (l, units) = self.at(e);
-        let head = l.head.get();
-        let u = Unit::unpack(units[head as usize % Q].get());
-        l.head
-            .set(if head as usize + 1 == Q { 0 } else { head + 1 });
-        l.len.set(l.len.get() - 1);
-        u
+        let (front, _) = l.take_front(Q);
+        Unit::unpack(units[front].get())
     }
     #[inline]
     fn queue_push(&self, e: usize, u: Unit) {
         let (l, units) = self.at(e);
-        let len = l.len.get();
-        let mut pos = l.head.get() as usize + len as usize;
-        if pos >= Q {
-            pos -= Q;
-        }
-        units[pos % Q].set(u.pack());
-        l.len.set(len + 1);
+        let (back, _) = l.take_back(Q);
+        units[back].set(u.pack());
     }
     #[inline]
     fn owned(&self, e: usize) -> bool {
@@ -648,25 +655,16 @@ impl<R: Record, const Q: usize> Store for Links<'_, R, Q> {
     #[inline(always)]
     fn pop_front(&self, e: usize) -> (Unit, InputInfo, bool, bool) {
         let (l, units) = self.at(e);
-        let head = l.head.get();
-        let u = Unit::unpack(units[head as usize % Q].get());
-        l.head
-            .set(if head as usize + 1 == Q { 0 } else { head + 1 });
-        let len = l.len.get() - 1;
-        l.len.set(len);
-        (u, l.info, len == 0, l.pop_waited.get() != 0)
+        let (front, left) = l.take_front(Q);
+        let u = Unit::unpack(units[front].get());
+        (u, l.info, left == 0, l.pop_waited.get() != 0)
     }
     #[inline(always)]
     fn push_back(&self, e: usize, u: Unit) -> (usize, InputInfo) {
         let (l, units) = self.at(e);
-        let len = l.len.get();
-        let mut pos = l.head.get() as usize + len as usize;
-        if pos >= Q {
-            pos -= Q;
-        }
-        units[pos % Q].set(u.pack());
-        l.len.set(len + 1);
-        (len as usize, l.info)
+        let (back, before) = l.take_back(Q);
+        units[back].set(u.pack());
+        (before as usize, l.info)
     }
 }
 

@@ -201,11 +201,6 @@ impl NodeMasks {
     }
 }
 
-/// `n` words holding `v`.
-pub(super) fn words32(n: usize, v: u32) -> Vec<C32> {
-    std::iter::repeat_with(|| C32::new(v)).take(n).collect()
-}
-
 /// `n` zero words.
 pub(super) fn words64(n: usize) -> Vec<C64> {
     std::iter::repeat_with(C64::default).take(n).collect()

@@ -51,6 +51,13 @@
 //!   thread: 4-ary 6-tree 0.0555 -> 0.0398 s; two threads: 4-ary 7-tree 0.26 -> 0.16 s,
 //!   `bft:n=2^20` 39.1 -> 27.9-30.1 s, the 4-ary 10-tree unchanged (about 32 s)
 //!   (`docs/bench/2026-11-26-engine-scale.md`, session 13);
+//! - **lazy walks** (walk mode with queues of 2 or 3 units and worms of at most 32): a worm
+//!   keeps how many of its units each of its links holds, 2 bits a link in one word, and a
+//!   step's walk computes its moves from that word, reading and writing only the records of
+//!   the links at its two ends (`Sim::walk_lazy`): in a freely flowing worm every link
+//!   between them holds one unit before and after the step. The peers' batch: 4-ary 6-tree
+//!   0.0408 -> 0.0197 s (one thread); two threads, 4-ary 10-tree 22.1 -> 13.4 s,
+//!   `bft:n=2^20` 22.3 -> 15.9 s (session 15);
 //! - the active nodes and the ejection queues to drain are bit sets with a summary bit per
 //!   word (`Marks`): a step costs one read per 4,096 nodes or links plus its work, so idle
 //!   parts of a large network cost (almost) nothing;
@@ -96,7 +103,7 @@ use fatnet_topology::ChannelId;
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
 
-use super::cells::{ASLEEP, C8, C16, C32, C64, NONEMPTY, NodeMasks, words32, words64};
+use super::cells::{ASLEEP, C8, C16, C32, C64, NONEMPTY, NodeMasks, words64};
 use super::draws::{Draws, Purpose, StepDraws};
 use super::ledger::Ledger;
 use super::multicast::{Multicast, MulticastTree};
@@ -164,6 +171,33 @@ macro_rules! each_move {
 /// 12, 19.9-20.6 s with 16, 20.4-20.9 s with 24 and 22.1-22.8 s with 32 walks (alternated);
 /// at 4,096 and 16,384 processors 16 and 32 are alike (session 14).
 const WALKS: usize = 16;
+
+/// Lazy walks: how many worms ahead in the list the records of a worm's ends are prefetched
+/// ([`Sim::walk_lazies`]).
+const LAZY_AHEAD: usize = 8;
+
+/// Lazy walks: bits per link in a worm's counts ([`WormWalk::cnt`]): queues of 2 or 3 units.
+const FIELD: u32 = 2;
+/// The lowest bit of every field of a worm's counts.
+const LOW: u64 = 0x5555_5555_5555_5555;
+/// Lazy walks: the longest worm, in units, whose counts fit a word. With queues of 2 units
+/// or more no link between a worm's ends is ever empty (a link whose front unit leaves takes
+/// the unit behind it, unless it was full, and then keeps one), so a worm spans at most as
+/// many links as it has units; with 1-unit queues it may spread out, and walks visit every
+/// link.
+const MAX_LAZY_UNITS: u32 = 64 / FIELD;
+
+/// Field `i` of a worm's counts.
+#[inline(always)]
+fn field(c: u64, i: u32) -> u32 {
+    (c >> (FIELD * i) & 3) as u32
+}
+
+/// The units a worm's counts hold.
+#[inline(always)]
+fn units_in(c: u64) -> u64 {
+    u64::from((c & LOW).count_ones() + 2 * (c & LOW << 1).count_ones())
+}
 
 /// A worm's walk in progress in walk mode ([`Sim::walk_link`]): the worm (`NONE`: no walk),
 /// the input that held its tail at the start, the input it is at, whether that input's units
@@ -293,6 +327,25 @@ trait Store {
     #[inline(always)]
     fn len_info(&self, e: usize) -> (usize, InputInfo) {
         (self.queue_len(e), self.info(e))
+    }
+
+    /// Sets link `e`'s queue to `n` units of `worm`, `seq`, `seq + 1`, ... from the front,
+    /// each of hop `hop` (lazy walks: the link a worm's tail entered, [`Sim::walk_lazy`]).
+    #[inline]
+    fn refill(&self, e: usize, n: usize, worm: u32, seq: u16, hop: u16) {
+        while self.queue_len(e) > 0 {
+            self.queue_pop(e);
+        }
+        for k in 0..n as u16 {
+            self.queue_push(
+                e,
+                Unit {
+                    worm,
+                    seq: seq + k,
+                    hop,
+                },
+            );
+        }
     }
 
     /// Moves link `inp`'s front unit, one hop on, to the back of link `e`'s queue; returns
@@ -568,6 +621,22 @@ impl<R: Record, const Q: usize> Store for Links<'_, R, Q> {
         // One hop on: the hop is the packed unit's top 16 bits (`Unit::pack`).
         b_units[back].set(x + (1 << 48));
         a.pop_waited.get() != 0
+    }
+    #[inline(always)]
+    fn refill(&self, e: usize, n: usize, worm: u32, seq: u16, hop: u16) {
+        let (l, units) = self.at(e);
+        l.head.set(0);
+        l.len.set(n as u8);
+        for (k, slot) in units[..n].iter().enumerate() {
+            slot.set(
+                Unit {
+                    worm,
+                    seq: seq + k as u16,
+                    hop,
+                }
+                .pack(),
+            );
+        }
     }
     #[inline]
     fn queue_back(&self, e: usize) -> Unit {
@@ -1361,10 +1430,12 @@ struct Sim<'a, S> {
     /// ([`Sim::walk_link`]), and an input counts as non-empty only while a head is at its
     /// front, so node scans decide heads alone.
     walk: bool,
-    /// Walk mode, per unicast worm: the input that holds its tail (its source's injection
-    /// queue until the tail leaves it); `NONE` before its head leaves the injection queue and
-    /// after its tail arrives.
-    rear: Vec<C32>,
+    /// Walk mode, per unicast worm: where its walk starts and, in lazy walks, its links'
+    /// counts ([`WormWalk`]).
+    ww: Vec<WormWalk>,
+    /// Lazy walks ([`Sim::walk_lazy`]): a worm's links between its front and its rear keep
+    /// their units in the worm's counts, not in their records.
+    lazy: bool,
     /// Walk mode, per unicast worm: whether it is in `Local::flying` or `Local::woken`.
     listed: Vec<C8>,
     /// Walk mode: the part whose list of worms to walk takes the next worm woken.
@@ -1392,6 +1463,31 @@ impl Default for InjQueue {
             fwd: C32::new(NONE),
             part: C16::new(0),
             seq: C16::new(0),
+        }
+    }
+}
+
+/// Walk mode, a unicast worm's walk ([`Sim::ww`]): the input that holds its tail (`rear`:
+/// its source's injection queue until the tail leaves it; `NONE` before its head leaves the
+/// injection queue and after its tail arrives) and, in lazy walks ([`Sim::walk_lazy`]), the
+/// link that holds its head (`front`; once the head arrived, the link it arrived by; the
+/// injection queue when the head arrived from there) and the worm's units in each link from
+/// `front` back to `rear` (`cnt`, [`FIELD`] bits a link, `front`'s lowest). One record, so
+/// that a walk starts with one read.
+#[derive(Debug)]
+#[repr(align(16))]
+struct WormWalk {
+    cnt: C64,
+    rear: C32,
+    front: C32,
+}
+
+impl Default for WormWalk {
+    fn default() -> Self {
+        Self {
+            cnt: C64::new(0),
+            rear: C32::new(NONE),
+            front: C32::new(NONE),
         }
     }
 }
@@ -1461,6 +1557,9 @@ struct Local {
     woken: Vec<u32>,
     walking: bool,
     eject_later: Vec<u32>,
+    /// Lazy walks: links whose front unit (a worm's, with a younger worm's head behind it)
+    /// left in a walk, popped with the heads' moves ([`Sim::walk_lazy`]).
+    pops: Vec<u32>,
 }
 
 impl<'a, S: Store> Sim<'a, S> {
@@ -1733,7 +1832,8 @@ impl<'a, S: Store> Sim<'a, S> {
             max_queue: 0,
             last_moves: 0,
             walk: false,
-            rear: Vec::new(),
+            ww: Vec::new(),
+            lazy: false,
             listed: Vec::new(),
             next_part: 0,
         };
@@ -2054,10 +2154,13 @@ impl<'a, S: Store> Sim<'a, S> {
     /// Starts walk mode (before the run's first step): [`Run::new`] does so for runs of
     /// unicast wormhole worms, one worm a message, under the snapshot reading, on one thread
     /// or several.
-    fn start_walks(&mut self) {
+    fn start_walks(&mut self, lazy: bool) {
         let worms = self.mc_first as usize;
         self.walk = true;
-        self.rear = words32(worms, NONE);
+        self.lazy = lazy && (2..=3).contains(&self.q) && self.unit_len <= MAX_LAZY_UNITS;
+        self.ww = std::iter::repeat_with(WormWalk::default)
+            .take(worms)
+            .collect();
         self.listed = std::iter::repeat_with(|| C8::new(0)).take(worms).collect();
     }
 
@@ -2098,6 +2201,9 @@ impl<'a, S: Store> Sim<'a, S> {
     /// own walk, its head's move, a terminal's drain or an older worm's last units leaving
     /// its head's link pop the links it waits on. Returns whether any unit moved.
     fn walk_worms(&self, lo: &mut Local) -> bool {
+        if self.lazy {
+            return self.walk_lazies(lo);
+        }
         let mut flying = std::mem::take(&mut lo.flying);
         lo.walking = true;
         let mut walks = [Walk::default(); WALKS];
@@ -2118,7 +2224,7 @@ impl<'a, S: Store> Sim<'a, S> {
                 }
                 // The walk ended.
                 any |= walk.moved;
-                if walk.moved && self.rear[walk.w as usize].get() != NONE {
+                if walk.moved && self.ww[walk.w as usize].rear.get() != NONE {
                     flying[kept] = walk.w;
                     kept += 1;
                 } else {
@@ -2128,7 +2234,7 @@ impl<'a, S: Store> Sim<'a, S> {
                     if self.prefetch
                         && let Some(&ahead) = flying.get(next + WALKS)
                     {
-                        prefetch_index::prefetch_index(&self.rear, ahead as usize);
+                        prefetch_index::prefetch_index(&self.ww, ahead as usize);
                     }
                     *walk = self.start_walk(flying[next]);
                     next += 1;
@@ -2145,11 +2251,52 @@ impl<'a, S: Store> Sim<'a, S> {
         any
     }
 
+    /// Lazy walks: walks the worms of `lo.flying` ([`Sim::walk_lazy`]) in turn; on a large
+    /// network, [`LAZY_AHEAD`] worms ahead the records of a worm's ends are brought into the
+    /// cache, and twice as far ahead its walk's state. Returns whether any unit moved.
+    fn walk_lazies(&self, lo: &mut Local) -> bool {
+        let mut flying = std::mem::take(&mut lo.flying);
+        lo.walking = true;
+        let mut kept = 0;
+        let mut any = false;
+        for i in 0..flying.len() {
+            if self.prefetch {
+                if let Some(&a) = flying.get(i + 2 * LAZY_AHEAD) {
+                    prefetch_index::prefetch_index(&self.ww, a as usize);
+                }
+                if let Some(&b) = flying.get(i + LAZY_AHEAD) {
+                    let ww = &self.ww[b as usize];
+                    for end in [ww.rear.get(), ww.front.get()] {
+                        if end < self.links {
+                            self.store.prefetch(end as usize);
+                        } else if end != NONE {
+                            let p = (end - self.links) as usize;
+                            prefetch_index::prefetch_index(&self.inj, p);
+                        }
+                    }
+                }
+            }
+            let w = flying[i];
+            let moved = self.walk_lazy(lo, w);
+            any |= moved;
+            if moved && self.ww[w as usize].rear.get() != NONE {
+                flying[kept] = w;
+                kept += 1;
+            } else {
+                self.listed[w as usize].set(0);
+            }
+        }
+        flying.truncate(kept);
+        lo.walking = false;
+        lo.flying = flying;
+        any
+    }
+
     /// Walk mode: the walk of worm `w`, at the input that holds its tail (none, `inp` =
     /// `NONE`, once the tail arrived).
     #[inline(always)]
     fn start_walk(&self, w: u32) -> Walk {
-        let rear = self.rear[w as usize].get();
+        let rear = self.ww[w as usize].rear.get();
         if self.prefetch {
             if rear < self.links {
                 self.store.prefetch(rear as usize);
@@ -2256,6 +2403,210 @@ impl<'a, S: Store> Sim<'a, S> {
                 self.store.prefetch(after as usize);
             }
         }
+    }
+
+    /// Lazy walks: head `u` crossed link `e` (`arrived`: and arrived). The worm's counts
+    /// gain a link in front (`e`, holding the head), or, once the head arrived, lose it from
+    /// the front link, which stays the worm's front.
+    #[inline(always)]
+    fn head_moved(&self, u: Unit, e: u32, arrived: bool) {
+        let ww = &self.ww[u.worm as usize];
+        if u.hop == 0 {
+            // From its injection queue (`pop_input` made it the worm's rear).
+            ww.front.set(if arrived { ww.rear.get() } else { e });
+            ww.cnt.set(u64::from(!arrived));
+        } else if arrived {
+            ww.cnt.set(ww.cnt.get() - 1);
+        } else {
+            let c = ww.cnt.get() - 1;
+            debug_assert!(
+                c >> (64 - FIELD) == 0,
+                "lazy walk: a worm spans more than {} links",
+                64 / FIELD
+            );
+            debug_assert!(c & 3 != 0, "lazy walk: the head left an empty link behind");
+            ww.cnt.set(c << FIELD | 1);
+            ww.front.set(e);
+        }
+    }
+
+    /// Lazy walks: one step of worm `w`'s walk, its units moved as [`Sim::walk_link`]'s
+    /// visits would move them, reading and writing only the records of the links at its two
+    /// ends. Returns whether a unit moved.
+    ///
+    /// In a worm that flows freely every link between its front and its rear holds one unit
+    /// before and after the step: a walk visiting each link reads a record to learn that,
+    /// and changes only the units' labels (82 % of a 4-ary 9-tree batch's visits, session 14
+    /// of `docs/bench/2026-11-26-engine-scale.md`). Here the worm keeps how many of its units
+    /// each of its links holds, [`FIELD`] bits a link from its front link (the head's, or
+    /// once the head arrived the link it arrived by) to its rear (the tail's), in
+    /// [`WormWalk::cnt`]: the step's moves follow by word operations from the counts at the
+    /// start of the step, the rule of a walk (a link's front unit moves when the link ahead
+    /// is not full; a unit that entered a link in the step does not move on). Only the front
+    /// and rear links' records hold their units; the links between them (owned by the worm,
+    /// so no head reads their queues, and no input waits for their pops: a head waits for
+    /// an owned link's release) keep stale units until the tail enters one, which is then
+    /// filled with the worm's last units ([`Store::refill`]) and released. A unit's labels
+    /// are recomputed where it enters a record: its `seq` from the counts, its `hop` from
+    /// the rear's.
+    ///
+    /// As in a walk, a unit leaving a rear link shared with a younger worm's head leaves
+    /// with the heads' moves (`Local::moves`, or `Local::pops` when the unit enters a link
+    /// between the ends), so that the younger worm's walk reads the start length.
+    #[inline(always)]
+    fn walk_lazy(&self, lo: &mut Local, w: u32) -> bool {
+        let ww = &self.ww[w as usize];
+        let rear = ww.rear.get();
+        if rear == NONE {
+            return false;
+        }
+        let front = ww.front.get();
+        let at_source = rear >= self.links;
+        if front == rear && at_source {
+            // No link holds a unit: the head arrived from the injection queue.
+            let e = self.move_link(rear);
+            if self.store.queue_len(e as usize) >= self.q {
+                return false;
+            }
+            let u = self.pop_input(lo, rear);
+            let next = self.move_unit(lo, e, u);
+            debug_assert!(next.is_none(), "lazy walk: the head arrived");
+            return true;
+        }
+        let c = ww.cnt.get();
+        let top = if c == 0 {
+            0
+        } else {
+            (63 - c.leading_zeros()) / FIELD
+        };
+        let len0 = self.store.queue_len(front as usize);
+        // Bits `FIELD * i`: link `i` holds a unit of the worm; is full (the front link by
+        // its length, which may count an older worm's units).
+        let nonempty = (c | c >> 1) & LOW;
+        let full = (if self.q == 2 { c >> 1 & !c } else { c & c >> 1 }) & LOW & !1
+            | u64::from(len0 >= self.q);
+        // The links whose front unit moves (not the front link's: its head moves by the node
+        // scans, and once it arrived, its units move below).
+        let moving = nonempty & !(full << FIELD) & !1;
+        let bit = |i: u32| 1u64 << (FIELD * i);
+        // The injection queue's units, and the hop of the rear link's units.
+        let (left, hop_top) = if at_source {
+            let p = (rear - self.links) as usize;
+            (self.unit_len - u32::from(self.inj[p].seq.get()), 1)
+        } else {
+            (0, self.store.queue_front(rear as usize).hop)
+        };
+        let from_source = at_source && full & bit(top) == 0;
+        // Lazy links that take a unit, and the units' hops between the ends.
+        let mut into = 0u64;
+        let mut interior = moving;
+        if from_source {
+            let f = self.move_link(rear);
+            let u = self.pop_input(lo, rear);
+            if top == 0 {
+                let next = self
+                    .move_unit(lo, f, u)
+                    .expect("lazy walk: no arrival here");
+                self.push_unit(lo, f, next);
+            } else {
+                into |= bit(top);
+                lo.queued_in += 1;
+                if self.cross(lo, f as usize, u) {
+                    let n = field(c, top) + 1 - field(moving, top);
+                    self.store
+                        .refill(f as usize, n as usize, w, (self.unit_len - n) as u16, 1);
+                    ww.rear.set(f);
+                }
+            }
+        } else if !at_source && moving & bit(top) != 0 {
+            interior &= !bit(top);
+            let shared = self.store.queue_back(rear as usize).worm != w;
+            if top == 1 {
+                if shared {
+                    lo.moves.push(rear);
+                } else {
+                    let u = self.pop_input(lo, rear);
+                    let next = self
+                        .move_unit(lo, front, u)
+                        .expect("lazy walk: no arrival here");
+                    self.push_unit(lo, front, next);
+                }
+            } else {
+                let e = self.move_link(rear);
+                let u = if shared {
+                    lo.pops.push(rear);
+                    lo.queued_in += 1;
+                    self.store.queue_front(rear as usize)
+                } else {
+                    let (u, _, _, waited) = self.store.pop_front(rear as usize);
+                    if waited {
+                        self.wake_pop(lo, rear as usize);
+                    }
+                    u
+                };
+                into |= bit(top - 1);
+                if self.cross(lo, e as usize, u) {
+                    let n = field(c, top - 1) + 1 - field(moving, top - 1);
+                    self.store.refill(
+                        e as usize,
+                        n as usize,
+                        w,
+                        (self.unit_len - n) as u16,
+                        u.hop + 1,
+                    );
+                    ww.rear.set(e);
+                }
+            }
+        }
+        if interior & bit(1) != 0 {
+            // A unit enters the front link: its labels from the units behind it and the
+            // rear's hop.
+            interior &= !bit(1);
+            let behind = u64::from(left) + units_in(c >> FIELD);
+            let u = Unit {
+                worm: w,
+                seq: (u64::from(self.unit_len) - behind) as u16,
+                hop: hop_top + top as u16,
+            };
+            lo.queued_out += 1;
+            lo.unit_hops += 1;
+            self.push_unit(lo, front, u);
+        }
+        lo.unit_hops += u64::from(interior.count_ones());
+        into |= interior >> FIELD;
+        // Once the head arrived, the front link's front unit arrives.
+        let mut arrived = false;
+        if len0 > 0 && field(c, 0) > 0 {
+            let u0 = self.store.queue_front(front as usize);
+            if u0.worm == w && u0.seq != 0 {
+                let e = self.move_link(front);
+                if self.store.queue_len(e as usize) < self.q {
+                    arrived = true;
+                    if rear == front && self.store.queue_back(front as usize).worm != w {
+                        // The rear, shared with a younger worm's head.
+                        lo.moves.push(front);
+                    } else {
+                        let u = self.pop_input(lo, front);
+                        let next = self.move_unit(lo, e, u);
+                        debug_assert!(next.is_none(), "lazy walk: the front link's units arrive");
+                    }
+                }
+            }
+        }
+        let after = c - moving + (moving >> FIELD) + if from_source { bit(top) } else { 0 }
+            - u64::from(arrived);
+        ww.cnt.set(after);
+        if into != 0 {
+            let most = if after & after >> 1 & into != 0 {
+                3
+            } else if after >> 1 & into != 0 {
+                2
+            } else {
+                1
+            };
+            lo.max_queue = lo.max_queue.max(most);
+        }
+        moving != 0 || from_source || arrived
     }
 
     /// A message is delivered at step `t`.
@@ -2871,7 +3222,7 @@ impl<'a, S: Store> Sim<'a, S> {
             if self.walk && seq == 0 {
                 // The head left; its body follows by walks.
                 self.mark_empty(inp, lo.shared);
-                self.rear[worm as usize].set(inp);
+                self.ww[worm as usize].rear.set(inp);
                 self.wake_worm(lo, worm);
             }
             Unit { worm, seq, hop: 0 }
@@ -2977,7 +3328,12 @@ impl<'a, S: Store> Sim<'a, S> {
         };
         let arrived = self.arrives(info, u.worm);
         if self.walk && tail {
-            self.rear[u.worm as usize].set(if arrived { NONE } else { e });
+            self.ww[u.worm as usize]
+                .rear
+                .set(if arrived { NONE } else { e });
+        }
+        if self.lazy && u.seq == 0 {
+            self.head_moved(u, e, arrived);
         }
         if !arrived {
             return Some(next);
@@ -3207,6 +3563,15 @@ impl<'a, S: Store> Sim<'a, S> {
             }
             lo.eject_later.clear();
         }
+        // Lazy walks: the units that left rear links shared with a younger worm's head.
+        for lo in locals.iter_mut() {
+            let pops = std::mem::take(&mut lo.pops);
+            for &e in &pops {
+                self.pop_input(lo, e);
+            }
+            lo.pops = pops;
+            lo.pops.clear();
+        }
         let moved = walked
             || locals
                 .iter()
@@ -3359,6 +3724,43 @@ impl<'a, S: Store> Sim<'a, S> {
             }
             if !self.store.info(e).is_ejection() {
                 queued += len as u64;
+            }
+        }
+        if self.lazy {
+            // The links between a worm's ends: its counts, not their records.
+            for (w, ww) in self.ww.iter().enumerate() {
+                let rear = ww.rear.get();
+                let front = ww.front.get();
+                if rear == NONE || rear == front {
+                    continue;
+                }
+                let c = ww.cnt.get();
+                let top = if c == 0 {
+                    0
+                } else {
+                    (63 - c.leading_zeros()) / FIELD
+                };
+                // The first link between the ends (the rear's next), and its field: a rear
+                // link is field `top`, an injection queue is behind it.
+                let mut e = self.move_link(rear);
+                let mut i = if rear >= self.links {
+                    top
+                } else {
+                    top.saturating_sub(1)
+                };
+                while i >= 1 {
+                    if e == NONE || e == front {
+                        return Err(OnlineError::Conservation {
+                            clock: "step",
+                            at: t,
+                            detail: format!("worm {w}: its links end before its counts"),
+                        });
+                    }
+                    queued -= self.store.queue_len(e as usize) as u64;
+                    queued += u64::from(field(c, i));
+                    e = self.store.fwd(e as usize);
+                    i -= 1;
+                }
             }
         }
         let mut pending = 0u64;
@@ -3547,6 +3949,8 @@ thread_local! {
     /// Test only: runs started on this thread never walk (`Sim::start_walks`): bodies move
     /// by node scans, as every unit did before walk mode.
     pub(super) static NO_WALKS: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// Test only: walks visit every link of a worm (no lazy walks, [`Sim::walk_lazy`]).
+    pub(super) static NO_LAZY: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
 /// A run: the shared state and one [`Local`] per thread of a step.
@@ -3586,13 +3990,17 @@ impl<'a, S: Store> Run<'a, S> {
         let walks = !NO_WALKS.with(std::cell::Cell::get);
         #[cfg(not(test))]
         let walks = true;
+        #[cfg(test)]
+        let lazy = !NO_LAZY.with(std::cell::Cell::get);
+        #[cfg(not(test))]
+        let lazy = true;
         if walks
             && sim.unit_len > 1
             && sim.per_message == 1
             && sim.mc.multicasts.is_empty()
             && !sim.same_step
         {
-            sim.start_walks();
+            sim.start_walks(lazy);
         }
         let mut locals: Vec<Local> = (0..parts.max(1)).map(|_| Local::default()).collect();
         if sim.same_step {
@@ -3994,7 +4402,8 @@ impl<S: Threads> StepModel for Run<'_, S> {
 #[cfg(test)]
 mod order_tests {
     use super::{
-        FORCE_PARTS, FORCE_SERIAL_SPLIT, NO_WALKS, REVERSE_NODES, THREADED_STEPS, WAIT_WIDTH,
+        FORCE_PARTS, FORCE_SERIAL_SPLIT, NO_LAZY, NO_WALKS, REVERSE_NODES, THREADED_STEPS,
+        WAIT_WIDTH,
     };
     use crate::packet::{
         FlowControl, Injection, Multicast, MulticastTree, PacketConfig, PacketNet, PathPolicy,
@@ -4024,6 +4433,11 @@ mod order_tests {
             forward, scanned,
             "{what}: moving bodies by node scans instead of walks changed the run"
         );
+        // Walks that visit every link of a worm (`Sim::walk_link`) instead of lazy walks.
+        NO_LAZY.with(|w| w.set(true));
+        let eager = run();
+        NO_LAZY.with(|w| w.set(false));
+        assert_eq!(forward, eager, "{what}: lazy walks changed the run");
         // Every step split into 2, 3 and 5 parts (on this thread), whenever the run can be;
         // then every step on one thread with its moves kept by as many parts.
         for serial in [false, true] {
@@ -4115,6 +4529,33 @@ mod order_tests {
                 PacketConfig {
                     flits: 2,
                     queue: QueueCapacity::Bounded(4),
+                    ..base
+                },
+            ),
+            // Lazy walks (`Sim::walk_lazy`) with whole worms in one queue, a worm's tail and
+            // a younger worm's head sharing its front link, and 3-unit queues.
+            (
+                "worm L2 q3",
+                PacketConfig {
+                    flits: 2,
+                    queue: QueueCapacity::Bounded(3),
+                    ..base
+                },
+            ),
+            (
+                "worm L3 q3 immediate",
+                PacketConfig {
+                    flits: 3,
+                    queue: QueueCapacity::Bounded(3),
+                    sink: SinkModel::Immediate,
+                    ..base
+                },
+            ),
+            (
+                "worm L5 q3",
+                PacketConfig {
+                    flits: 5,
+                    queue: QueueCapacity::Bounded(3),
                     ..base
                 },
             ),

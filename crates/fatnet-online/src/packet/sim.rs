@@ -2261,20 +2261,7 @@ impl<'a, S: Store> Sim<'a, S> {
         let mut any = false;
         for i in 0..flying.len() {
             if self.prefetch {
-                if let Some(&a) = flying.get(i + 2 * LAZY_AHEAD) {
-                    prefetch_index::prefetch_index(&self.ww, a as usize);
-                }
-                if let Some(&b) = flying.get(i + LAZY_AHEAD) {
-                    let ww = &self.ww[b as usize];
-                    for end in [ww.rear.get(), ww.front.get()] {
-                        if end < self.links {
-                            self.store.prefetch(end as usize);
-                        } else if end != NONE {
-                            let p = (end - self.links) as usize;
-                            prefetch_index::prefetch_index(&self.inj, p);
-                        }
-                    }
-                }
+                self.prefetch_lazy(&flying, i);
             }
             let w = flying[i];
             let moved = self.walk_lazy(lo, w);
@@ -2290,6 +2277,46 @@ impl<'a, S: Store> Sim<'a, S> {
         lo.walking = false;
         lo.flying = flying;
         any
+    }
+
+    /// Lazy walks, before the walk of `flying[i]`: brings into the cache the state of the
+    /// worm [`LAZY_AHEAD`] times 3 ahead, the records of the ends of the worm twice as far
+    /// ahead, and for the worm `LAZY_AHEAD` ahead the records its walk may go on to: the link
+    /// after its rear (which its tail enters next) and, once its head arrived, the link its
+    /// units arrive by. Without the last, these two dependent reads were 47 % of the 4-ary
+    /// 10-tree batch's walk samples.
+    #[inline(always)]
+    fn prefetch_lazy(&self, flying: &[u32], i: usize) {
+        if let Some(&a) = flying.get(i + 3 * LAZY_AHEAD) {
+            prefetch_index::prefetch_index(&self.ww, a as usize);
+        }
+        if let Some(&b) = flying.get(i + 2 * LAZY_AHEAD) {
+            let ww = &self.ww[b as usize];
+            for end in [ww.rear.get(), ww.front.get()] {
+                if end < self.links {
+                    self.store.prefetch(end as usize);
+                } else if end != NONE {
+                    let p = (end - self.links) as usize;
+                    prefetch_index::prefetch_index(&self.inj, p);
+                }
+            }
+        }
+        if let Some(&w) = flying.get(i + LAZY_AHEAD) {
+            let ww = &self.ww[w as usize];
+            let (rear, front) = (ww.rear.get(), ww.front.get());
+            if rear < self.links && rear != front {
+                let after = self.store.fwd(rear as usize);
+                if after < self.links {
+                    self.store.prefetch(after as usize);
+                }
+            }
+            if front < self.links && self.store.queue_len(front as usize) > 0 {
+                let (u, after) = self.store.front_fwd(front as usize);
+                if u.worm == w && u.seq != 0 && after < self.links {
+                    self.store.prefetch(after as usize);
+                }
+            }
+        }
     }
 
     /// Walk mode: the walk of worm `w`, at the input that holds its tail (none, `inp` =

@@ -4651,6 +4651,62 @@ mod order_tests {
         });
     }
 
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(256))]
+
+        /// Lazy walks (`Sim::walk_lazy`: a worm's units per link kept in one word, only its
+        /// ends' records touched) give the run that walks visiting every link give, on random
+        /// message sets: any sources and destinations (self-messages and several messages a
+        /// source), releases spread over 40 steps, short and 32-flit worms, 2- and 3-unit
+        /// queues, both sinks and the three tree-routing path policies, on the butterfly
+        /// fat-tree, two k-ary n-trees and the hypercube, with conservation checked every
+        /// step (lazy counts included).
+        #[test]
+        fn lazy_walks_give_the_runs_of_visiting_walks(
+            which in 0usize..4,
+            raw in proptest::collection::vec((0u32..64, 0u32..64, 0u64..40), 1..150),
+            flits in proptest::prop_oneof![2u32..=6, proptest::strategy::Just(32u32)],
+            q in 2u32..=3,
+            immediate in proptest::bool::ANY,
+            path in 0usize..3,
+            seed in proptest::num::u64::ANY,
+        ) {
+            let net = match which {
+                0 => PacketNet::new(ButterflyFatTree::new(64).unwrap()).unwrap(),
+                1 => PacketNet::new(KAryNTree::new(4, 3).unwrap()).unwrap(),
+                2 => PacketNet::new(KAryNTree::new(2, 4).unwrap()).unwrap(),
+                _ => PacketNet::new(Hypercube::new(6).unwrap()).unwrap(),
+            };
+            let n = net.processors();
+            let inj: Vec<Injection> = raw
+                .iter()
+                .map(|&(src, dst, release)| Injection {
+                    src: src % n,
+                    dst: dst % n,
+                    release,
+                })
+                .collect();
+            let config = PacketConfig {
+                check_conservation: true,
+                record_latencies: true,
+                flits,
+                queue: QueueCapacity::Bounded(q),
+                sink: if immediate {
+                    SinkModel::Immediate
+                } else {
+                    SinkModel::Queue
+                },
+                path: [PathPolicy::Random, PathPolicy::Greedy, PathPolicy::Fixed][path],
+                ..PacketConfig::worm()
+            };
+            let lazy = simulate(&net, &inj, &config, seed).unwrap();
+            NO_LAZY.with(|w| w.set(true));
+            let visiting = simulate(&net, &inj, &config, seed);
+            NO_LAZY.with(|w| w.set(false));
+            proptest::prop_assert_eq!(lazy, visiting.unwrap());
+        }
+    }
+
     /// A step on one thread whose moves are kept by several parts ends after its last part
     /// (`Sim::step_serial`): a link that takes a unit in one part and loses its front in
     /// a later one holds no more units at the end of the step than before. Two lone worms

@@ -193,6 +193,17 @@ fn field(c: u64, i: u32) -> u32 {
     (c >> (FIELD * i) & 3) as u32
 }
 
+/// The highest non-zero field of a worm's counts (its rear link's, or with the tail still at
+/// the source its first link's), 0 when every field is zero.
+#[inline(always)]
+fn top_field(c: u64) -> u32 {
+    if c == 0 {
+        0
+    } else {
+        (63 - c.leading_zeros()) / FIELD
+    }
+}
+
 /// The units a worm's counts hold.
 #[inline(always)]
 fn units_in(c: u64) -> u64 {
@@ -2292,14 +2303,8 @@ impl<'a, S: Store> Sim<'a, S> {
         }
         if let Some(&b) = flying.get(i + 2 * LAZY_AHEAD) {
             let ww = &self.ww[b as usize];
-            for end in [ww.rear.get(), ww.front.get()] {
-                if end < self.links {
-                    self.store.prefetch(end as usize);
-                } else if end != NONE {
-                    let p = (end - self.links) as usize;
-                    prefetch_index::prefetch_index(&self.inj, p);
-                }
-            }
+            self.prefetch_input(ww.rear.get());
+            self.prefetch_input(ww.front.get());
         }
         if let Some(&w) = flying.get(i + LAZY_AHEAD) {
             let ww = &self.ww[w as usize];
@@ -2319,18 +2324,25 @@ impl<'a, S: Store> Sim<'a, S> {
         }
     }
 
+    /// Brings the record of input `inp` into the cache: a link's, or a processor's injection
+    /// queue's (none for `NONE`).
+    #[inline(always)]
+    fn prefetch_input(&self, inp: u32) {
+        if inp < self.links {
+            self.store.prefetch(inp as usize);
+        } else if inp != NONE {
+            let p = (inp - self.links) as usize;
+            prefetch_index::prefetch_index(&self.inj, p);
+        }
+    }
+
     /// Walk mode: the walk of worm `w`, at the input that holds its tail (none, `inp` =
     /// `NONE`, once the tail arrived).
     #[inline(always)]
     fn start_walk(&self, w: u32) -> Walk {
         let rear = self.ww[w as usize].rear.get();
         if self.prefetch {
-            if rear < self.links {
-                self.store.prefetch(rear as usize);
-            } else if rear != NONE {
-                let p = (rear - self.links) as usize;
-                prefetch_index::prefetch_index(&self.inj, p);
-            }
+            self.prefetch_input(rear);
         }
         Walk {
             w,
@@ -2448,8 +2460,7 @@ impl<'a, S: Store> Sim<'a, S> {
             let c = ww.cnt.get() - 1;
             debug_assert!(
                 c >> (64 - FIELD) == 0,
-                "lazy walk: a worm spans more than {} links",
-                64 / FIELD
+                "lazy walk: a worm spans more than {MAX_LAZY_UNITS} links"
             );
             debug_assert!(c & 3 != 0, "lazy walk: the head left an empty link behind");
             ww.cnt.set(c << FIELD | 1);
@@ -2501,11 +2512,7 @@ impl<'a, S: Store> Sim<'a, S> {
             return true;
         }
         let c = ww.cnt.get();
-        let top = if c == 0 {
-            0
-        } else {
-            (63 - c.leading_zeros()) / FIELD
-        };
+        let top = top_field(c);
         let len0 = self.store.queue_len(front as usize);
         // Bits `FIELD * i`: link `i` holds a unit of the worm; is full (the front link by
         // its length, which may count an older worm's units).
@@ -3762,11 +3769,7 @@ impl<'a, S: Store> Sim<'a, S> {
                     continue;
                 }
                 let c = ww.cnt.get();
-                let top = if c == 0 {
-                    0
-                } else {
-                    (63 - c.leading_zeros()) / FIELD
-                };
+                let top = top_field(c);
                 // The first link between the ends (the rear's next), and its field: a rear
                 // link is field `top`, an injection queue is behind it.
                 let mut e = self.move_link(rear);

@@ -39,13 +39,16 @@
 //! taken; the adaptive scheme sorts each list stably by distance first (a counting sort over
 //! `0..=d`), which keeps the FIFO-then-random order among equal distances. The per-arc queues
 //! give every arc the packet the scan of the single list would give it, with the same random
-//! draws, so every result is the same. They cost a heap buffer per arc, which scatters memory:
-//! at ρ = 0.9 on the 10-cube they gain little, near saturation (long lists) they cut a run by
-//! about 40%; on the butterfly's two arcs per list they cost more than the scan (tried). One
-//! pool of packets with each arc's queue linked through it (tried) ran fewer instructions
-//! and missed the cache less, but its pops and links became dependent loads: 12% slower.
-//! Above `d = 16` their headers alone would take hundreds of megabytes (671 MB at `d = 20`),
-//! and greedy scans single lists there. Single lists are visited only when they hold or
+//! draws, so every result is the same. Each arc keeps its oldest 15 packets inline, packed in
+//! 8 bytes, in a 128-byte ring beside the other arcs of its node, and only the overflow of a
+//! longer queue in a heap buffer ([`ArcQueues`]): a slot visits the nodes in order, so it reads
+//! and writes the rings in order. (A `VecDeque` per arc, before, scattered the packets over the
+//! heap, a cache miss per pop and per push: on the 10-cube at ρ = 0.9 the rings halve a
+//! greedy run.) On the butterfly's two arcs per list per-arc queues cost more than the scan
+//! (tried, with heap buffers). One pool of packets with each arc's queue linked through it
+//! (tried) ran fewer instructions and missed the cache less, but its pops and links became
+//! dependent loads: 12% slower. Above `d = 16` the rings would take gigabytes (1.3 GB at
+//! `d = 20`) and a destination no longer packs in 16 bits, and greedy scans single lists there. Single lists are visited only when they hold or
 //! receive packets (a bit per list marks each): most of the butterfly's `d · 2^d` lists are
 //! empty at low loads, and visiting every one of them each slot cost a quarter of its runs.
 //!
@@ -92,9 +95,10 @@ use serde::{Deserialize, Serialize};
 /// The largest dimension accepted.
 pub const MAX_DIMENSION: u32 = 20;
 
-/// The largest cube dimension whose greedy runs keep per-arc queues: their `d · 2^d` queue
-/// headers take 32 bytes each (34 MB at `d = 16`, 671 MB at 20, against 50 MB for the single
-/// lists at 20). Above it greedy scans single lists, with the same results.
+/// The largest cube dimension whose greedy runs keep per-arc queues: their `d · 2^d` rings
+/// take 64 bytes each (67 MB at `d = 16`, 1.3 GB at 20, against 50 MB for the single lists at
+/// 20), and a destination packs in 16 bits ([`ArcQueues::pack`]). Above it greedy scans single
+/// lists, with the same results.
 const PER_ARC_MAX_DIMENSION: u32 = 16;
 
 /// The routing scheme.
@@ -192,6 +196,142 @@ struct Pkt {
     togo: u16,
 }
 
+/// The packets an arc's ring holds inline: seven packed packets and the ring's header fill one
+/// 64-byte cache line.
+const RING: usize = 15;
+
+/// One arc's queue: its oldest packets, up to [`RING`], packed inline (a [`Pkt`] in 8 bytes,
+/// [`ArcQueues::pack`]); the newer ones, once the ring is full, in a spill queue of
+/// [`ArcQueues::spills`].
+#[derive(Debug, Clone, Copy, Default)]
+#[repr(C, align(64))]
+struct ArcRing {
+    pkts: [u64; RING],
+    /// The ring's front.
+    head: u8,
+    /// The packets in the ring.
+    len: u8,
+    /// 1 + the index of the arc's spill queue, 0 when it has none.
+    spill: u32,
+}
+
+/// Greedy on the cube: one FIFO queue per arc, the arcs' rings side by side in arc order
+/// (node by node), so that a slot, which visits the nodes in order and joins a node's
+/// arrivals to that node's arcs, reads and writes memory in order. (A `VecDeque` per arc, as
+/// before, put every queue's packets in a heap buffer of its own: a cache miss per pop and
+/// per push on the 10-cube, about a third of Figure 5.3's greedy runs.) A queue longer than
+/// [`RING`] keeps its newer packets in a spill queue, taken from a pool and returned to it
+/// when the queue is short again; the ring always holds the queue's oldest packets, so the
+/// front is read from the ring.
+#[derive(Debug, Default)]
+struct ArcQueues {
+    rings: Vec<ArcRing>,
+    spills: Vec<VecDeque<u64>>,
+    /// The spill queues not in use (empty).
+    free: Vec<u32>,
+}
+
+impl ArcQueues {
+    /// `arcs` empty queues (none: not in use).
+    fn new(arcs: usize) -> Self {
+        ArcQueues {
+            rings: vec![ArcRing::default(); arcs],
+            spills: Vec::new(),
+            free: Vec::new(),
+        }
+    }
+
+    /// Whether the run keeps no per-arc queues (single lists).
+    fn is_unused(&self) -> bool {
+        self.rings.is_empty()
+    }
+
+    /// A packet in 8 bytes: its generation slot (below 2^32: [`ArcQueues::fits`]), its
+    /// destination (below 2^16: `d` ≤ [`PER_ARC_MAX_DIMENSION`]), its hops and hops to go
+    /// (at most `d`).
+    #[inline]
+    fn pack(q: Pkt) -> u64 {
+        debug_assert!(q.born <= u64::from(u32::MAX) && q.dst <= u32::from(u16::MAX));
+        debug_assert!(q.hops <= u16::from(u8::MAX) && q.togo <= u16::from(u8::MAX));
+        q.born | u64::from(q.dst) << 32 | u64::from(q.hops) << 48 | u64::from(q.togo) << 56
+    }
+
+    #[inline]
+    fn unpack(p: u64) -> Pkt {
+        Pkt {
+            born: p & u64::from(u32::MAX),
+            dst: (p >> 32) as u32 & u32::from(u16::MAX),
+            hops: (p >> 48) as u16 & 0xff,
+            togo: (p >> 56) as u16,
+        }
+    }
+
+    /// Whether packets generated before slot `slots` on the `d`-cube pack in 8 bytes.
+    fn fits(d: u32, slots: u64) -> bool {
+        d <= PER_ARC_MAX_DIMENSION && slots <= u64::from(u32::MAX)
+    }
+
+    /// Appends `q` to arc `a`'s queue.
+    #[inline]
+    fn push(&mut self, a: usize, q: Pkt) {
+        let p = Self::pack(q);
+        let r = &mut self.rings[a];
+        if r.spill == 0 {
+            if usize::from(r.len) < RING {
+                let mut back = usize::from(r.head) + usize::from(r.len);
+                if back >= RING {
+                    back -= RING;
+                }
+                r.pkts[back] = p;
+                r.len += 1;
+                return;
+            }
+            r.spill = match self.free.pop() {
+                Some(k) => k + 1,
+                None => {
+                    self.spills.push(VecDeque::new());
+                    self.spills.len() as u32
+                }
+            };
+        }
+        self.spills[r.spill as usize - 1].push_back(p);
+    }
+
+    /// Takes the front of arc `a`'s queue, which is not empty; and whether the queue is empty
+    /// now.
+    #[inline]
+    fn pop(&mut self, a: usize) -> (Pkt, bool) {
+        let r = &mut self.rings[a];
+        debug_assert!(r.len > 0, "pop from an empty arc queue");
+        let h = usize::from(r.head);
+        let front = r.pkts[h];
+        if r.spill == 0 {
+            r.head = if h + 1 == RING { 0 } else { h as u8 + 1 };
+            r.len -= 1;
+            return (Self::unpack(front), r.len == 0);
+        }
+        // The ring is full: the spill's front takes the freed place, the back of the ring.
+        let k = r.spill as usize - 1;
+        let spill = &mut self.spills[k];
+        r.pkts[h] = spill
+            .pop_front()
+            .expect("a spill queue in use is not empty");
+        r.head = if h + 1 == RING { 0 } else { h as u8 + 1 };
+        if spill.is_empty() {
+            r.spill = 0;
+            self.free.push(k as u32);
+        }
+        (Self::unpack(front), false)
+    }
+
+    /// The packets all the queues hold.
+    fn total(&self) -> u64 {
+        let ringed: u64 = self.rings.iter().map(|r| u64::from(r.len)).sum();
+        let spilled: u64 = self.spills.iter().map(|s| s.len() as u64).sum();
+        ringed + spilled
+    }
+}
+
 /// Runs a slotted simulation from an empty network.
 ///
 /// ```
@@ -234,7 +374,7 @@ pub fn run(config: &SlottedConfig) -> Result<SlottedReport, OnlineError> {
     let streams: Vec<NodeArrivals> = (0..1u32 << c.d)
         .map(|x| traffic.node_stream(x, c.seed))
         .collect::<Result<_, _>>()?;
-    let model = SlottedSim::new(c, warmup, horizon, streams, c.d <= PER_ARC_MAX_DIMENSION);
+    let model = SlottedSim::new(c, warmup, horizon, streams, true);
     // The run ends by itself (generation stops at `2 · horizon` and both schemes deliver every
     // packet: an arc of every non-empty list sends in every slot), so no step limit; the
     // conservation check runs in debug builds (the tests).
@@ -305,7 +445,7 @@ struct SlottedSim {
     lists: Vec<Vec<Pkt>>,
     /// Greedy on the cube: queue `d · x + i` holds node `x`'s packets that want dimension `i`,
     /// in arrival order (empty otherwise).
-    arcs: Vec<VecDeque<Pkt>>,
+    arcs: ArcQueues,
     /// Greedy on the cube: per node, bit `i` set when its queue `i` is not empty.
     nonempty: Vec<u32>,
     /// Greedy on the cube: per node, the packets its queues hold.
@@ -341,7 +481,8 @@ struct SlottedSim {
 
 impl SlottedSim {
     /// A model from an empty network; `per_arc` keeps greedy on the cube in per-arc queues
-    /// (else in single lists, the reference the tests compare them with).
+    /// when they fit ([`ArcQueues::fits`]; else in single lists, the reference the tests
+    /// compare them with).
     fn new(
         c: SlottedConfig,
         warmup: u64,
@@ -353,7 +494,11 @@ impl SlottedSim {
         let n = 1usize << c.d;
         // Butterfly: the list of row x at level j (0-based) is `j · 2^d + x`.
         let lists_len = if butterfly { n * c.d as usize } else { n };
-        let per_arc = per_arc && !butterfly && c.scheme == SlottedScheme::Greedy;
+        // Generation stops at `2 · horizon`: every packet's slot packs in 8 bytes if that does.
+        let per_arc = per_arc
+            && !butterfly
+            && c.scheme == SlottedScheme::Greedy
+            && ArcQueues::fits(c.d, 2 * horizon);
         let arcs_len = if per_arc { n * c.d as usize } else { 0 };
         SlottedSim {
             c,
@@ -366,7 +511,7 @@ impl SlottedSim {
             // that no node stream uses; node streams are numbered by node).
             rng: Pcg64::seed_from_u64(c.seed.rotate_left(17) ^ 0xa076_1d64_78bd_642f),
             lists: vec![Vec::new(); if per_arc { 0 } else { lists_len }],
-            arcs: vec![VecDeque::new(); arcs_len],
+            arcs: ArcQueues::new(arcs_len),
             nonempty: vec![0; if per_arc { n } else { 0 }],
             held: vec![0; if per_arc { n } else { 0 }],
             incoming: vec![Vec::new(); lists_len],
@@ -429,7 +574,7 @@ impl SlottedSim {
     fn arrivals(&mut self, slot: u64) {
         let (warmup, horizon) = (self.warmup, self.horizon);
         let generating = slot < 2 * horizon;
-        if self.arcs.is_empty() {
+        if self.arcs.is_unused() {
             self.join_lists(slot, generating);
         } else {
             self.join_arcs(slot, generating);
@@ -504,7 +649,7 @@ impl SlottedSim {
                 let mut mask = self.nonempty[x];
                 for q in joining.drain(..) {
                     let i = ((x as u32) ^ q.dst).trailing_zeros();
-                    self.arcs[d * x + i as usize].push_back(q);
+                    self.arcs.push(d * x + i as usize, q);
                     mask |= 1 << i;
                 }
                 self.nonempty[x] = mask;
@@ -580,9 +725,8 @@ impl SlottedSim {
             while rest != 0 {
                 let i = rest.trailing_zeros();
                 rest &= rest - 1;
-                let queue = &mut self.arcs[d * x + i as usize];
-                let q = queue.pop_front().expect("a non-empty queue");
-                if queue.is_empty() {
+                let (q, emptied) = self.arcs.pop(d * x + i as usize);
+                if emptied {
                     mask &= !(1 << i);
                 }
                 self.held[x] -= 1;
@@ -732,7 +876,7 @@ impl StepModel for SlottedSim {
         self.arrivals(t);
         if self.butterfly {
             self.butterfly_slot(t);
-        } else if self.arcs.is_empty() {
+        } else if self.arcs.is_unused() {
             self.cube_slot(t);
         } else {
             self.cube_greedy_slot(t);
@@ -761,7 +905,7 @@ impl StepModel for SlottedSim {
                 detail: format!("list {l}'s marks disagree with its packets"),
             });
         }
-        let queued: u64 = self.arcs.iter().map(|q| q.len() as u64).sum();
+        let queued = self.arcs.total();
         let counted: u64 = self.held.iter().sum();
         if queued != counted {
             return Err(OnlineError::Conservation {
@@ -863,6 +1007,8 @@ mod tests {
             (4, 1.6, 0.5, 2),
             (6, 3.0, 0.3, 3),
             (7, 0.9, 1.0, 4),
+            // ρ = 1.2: the queues grow past their rings (`RING`) and spill.
+            (3, 2.4, 0.5, 5),
         ] {
             let c = SlottedConfig {
                 d,
@@ -879,6 +1025,33 @@ mod tests {
                 per_arc.packet_hops
             );
             assert_eq!(per_arc, lists, "d = {d}, λ = {lambda}, p = {p}");
+        }
+    }
+
+    proptest::proptest! {
+        /// The arc queues (rings and spills) against a `VecDeque` per arc, on random pushes
+        /// and pops over a few arcs, long enough to spill and drain back many times.
+        #[test]
+        fn arc_queues_are_fifo_queues(
+            ops in proptest::collection::vec((0usize..3, proptest::bool::weighted(0.55)), 1..600),
+        ) {
+            let mut queues = ArcQueues::new(3);
+            let mut model = vec![VecDeque::new(); 3];
+            for (k, (a, push)) in ops.into_iter().enumerate() {
+                if push || model[a].is_empty() {
+                    let q = Pkt { born: k as u64, dst: (k % 65_536) as u32, hops: (k % 17) as u16, togo: (k % 13) as u16 };
+                    queues.push(a, q);
+                    model[a].push_back(k);
+                } else {
+                    let (q, emptied) = queues.pop(a);
+                    let k = model[a].pop_front().unwrap();
+                    proptest::prop_assert_eq!(q.born, k as u64);
+                    proptest::prop_assert_eq!((q.dst, q.hops, q.togo), ((k % 65_536) as u32, (k % 17) as u16, (k % 13) as u16));
+                    proptest::prop_assert_eq!(emptied, model[a].is_empty());
+                }
+                let held: usize = model.iter().map(VecDeque::len).sum();
+                proptest::prop_assert_eq!(queues.total(), held as u64);
+            }
         }
     }
 }

@@ -48,7 +48,7 @@
 //! (tried, with heap buffers). One pool of packets with each arc's queue linked through it
 //! (tried) ran fewer instructions and missed the cache less, but its pops and links became
 //! dependent loads: 12% slower. Above `d = 16` the rings would take gigabytes (1.3 GB at
-//! `d = 20`) and a destination no longer packs in 16 bits, and greedy scans single lists there. Single lists are visited only when they hold or
+//! `d = 20`), and greedy scans single lists there. Single lists are visited only when they hold or
 //! receive packets (a bit per list marks each): most of the butterfly's `d · 2^d` lists are
 //! empty at low loads, and visiting every one of them each slot cost a quarter of its runs.
 //!
@@ -96,9 +96,8 @@ use serde::{Deserialize, Serialize};
 pub const MAX_DIMENSION: u32 = 20;
 
 /// The largest cube dimension whose greedy runs keep per-arc queues: their `d · 2^d` rings
-/// take 64 bytes each (67 MB at `d = 16`, 1.3 GB at 20, against 50 MB for the single lists at
-/// 20), and a destination packs in 16 bits ([`ArcQueues::pack`]). Above it greedy scans single
-/// lists, with the same results.
+/// take 128 bytes each (134 MB at `d = 16`, 2.7 GB at 20, against 50 MB for the single lists
+/// at 20). Above it greedy scans single lists, with the same results.
 const PER_ARC_MAX_DIMENSION: u32 = 16;
 
 /// The routing scheme.
@@ -182,31 +181,65 @@ pub struct SlottedReport {
     pub extension_capped: bool,
 }
 
-/// One packet at a node.
-#[derive(Debug, Clone, Copy, Default)]
-struct Pkt {
-    /// Generation slot.
-    born: u64,
-    dst: u32,
-    /// The arcs its path crosses in all (the distance from its source on the cube).
-    hops: u16,
-    /// The arcs it has still to cross: on the cube, the distance from its node to its
-    /// destination, by which the adaptive scheme orders a node's packets (kept here rather
-    /// than counted from `node ^ dst` again and again).
-    togo: u16,
+/// One packet at a node, in 8 bytes (lists and queues hold many, read and written every slot):
+/// its generation slot (bits 0–31: a run has at most [`MAX_HORIZON`] slots and generates
+/// until twice that), its destination (bits 32–51: `d` ≤ [`MAX_DIMENSION`] = 20), the arcs
+/// its path crosses in all (bits 52–57: the distance from its source on the cube, `d` on the
+/// butterfly) and the arcs it has still to cross (bits 58–63: on the cube, the distance from
+/// its node to its destination, by which the adaptive scheme orders a node's packets, kept
+/// here rather than counted from `node ^ dst` again and again).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct Pkt(u64);
+
+impl Pkt {
+    /// A new packet: generated in slot `born`, for `dst`, with `hops` arcs to cross.
+    #[inline]
+    fn new(born: u64, dst: u32, hops: u32) -> Self {
+        debug_assert!(born <= u64::from(u32::MAX) && dst < 1 << MAX_DIMENSION && hops < 64);
+        let hops = u64::from(hops);
+        Pkt(born | u64::from(dst) << 32 | hops << 52 | hops << 58)
+    }
+    #[inline]
+    fn born(self) -> u64 {
+        self.0 & u64::from(u32::MAX)
+    }
+    #[inline]
+    fn dst(self) -> u32 {
+        (self.0 >> 32) as u32 & ((1 << MAX_DIMENSION) - 1)
+    }
+    #[inline]
+    fn hops(self) -> u32 {
+        (self.0 >> 52) as u32 & 63
+    }
+    #[inline]
+    fn togo(self) -> usize {
+        (self.0 >> 58) as usize
+    }
+    /// The packet after it crossed an arc (one arc less to go, which it has).
+    #[inline]
+    fn crossed(self) -> Self {
+        debug_assert!(self.togo() > 0);
+        Pkt(self.0 - (1 << 58))
+    }
 }
 
-/// The packets an arc's ring holds inline: seven packed packets and the ring's header fill one
-/// 64-byte cache line.
-const RING: usize = 15;
+/// The largest horizon of a slotted run, in slots: generation stops at twice the horizon, and
+/// a packet's generation slot is kept in 32 bits ([`Pkt`]).
+pub const MAX_HORIZON: u64 = 1 << 31;
 
-/// One arc's queue: its oldest packets, up to [`RING`], packed inline (a [`Pkt`] in 8 bytes,
-/// [`ArcQueues::pack`]); the newer ones, once the ring is full, in a spill queue of
+/// The packets an arc's ring holds inline: fifteen packets and the ring's header fill two
+/// 64-byte cache lines. (Seven, in one line, gained less on the 10-cube at ρ = 0.9: its
+/// queues often hold more.)
+const RING: usize = 15;
+const _: () = assert!(std::mem::size_of::<ArcRing>() == 128);
+
+/// One arc's queue: its oldest packets, up to [`RING`], inline (a [`Pkt`] is 8 bytes); the
+/// newer ones, once the ring is full, in a spill queue of
 /// [`ArcQueues::spills`].
 #[derive(Debug, Clone, Copy, Default)]
 #[repr(C, align(64))]
 struct ArcRing {
-    pkts: [u64; RING],
+    pkts: [Pkt; RING],
     /// The ring's front.
     head: u8,
     /// The packets in the ring.
@@ -226,7 +259,7 @@ struct ArcRing {
 #[derive(Debug, Default)]
 struct ArcQueues {
     rings: Vec<ArcRing>,
-    spills: Vec<VecDeque<u64>>,
+    spills: Vec<VecDeque<Pkt>>,
     /// The spill queues not in use (empty).
     free: Vec<u32>,
 }
@@ -246,35 +279,14 @@ impl ArcQueues {
         self.rings.is_empty()
     }
 
-    /// A packet in 8 bytes: its generation slot (below 2^32: [`ArcQueues::fits`]), its
-    /// destination (below 2^16: `d` ≤ [`PER_ARC_MAX_DIMENSION`]), its hops and hops to go
-    /// (at most `d`).
-    #[inline]
-    fn pack(q: Pkt) -> u64 {
-        debug_assert!(q.born <= u64::from(u32::MAX) && q.dst <= u32::from(u16::MAX));
-        debug_assert!(q.hops <= u16::from(u8::MAX) && q.togo <= u16::from(u8::MAX));
-        q.born | u64::from(q.dst) << 32 | u64::from(q.hops) << 48 | u64::from(q.togo) << 56
-    }
-
-    #[inline]
-    fn unpack(p: u64) -> Pkt {
-        Pkt {
-            born: p & u64::from(u32::MAX),
-            dst: (p >> 32) as u32 & u32::from(u16::MAX),
-            hops: (p >> 48) as u16 & 0xff,
-            togo: (p >> 56) as u16,
-        }
-    }
-
-    /// Whether packets generated before slot `slots` on the `d`-cube pack in 8 bytes.
-    fn fits(d: u32, slots: u64) -> bool {
-        d <= PER_ARC_MAX_DIMENSION && slots <= u64::from(u32::MAX)
+    /// Whether the `d`-cube's greedy runs keep per-arc queues.
+    fn fits(d: u32) -> bool {
+        d <= PER_ARC_MAX_DIMENSION
     }
 
     /// Appends `q` to arc `a`'s queue.
     #[inline]
-    fn push(&mut self, a: usize, q: Pkt) {
-        let p = Self::pack(q);
+    fn push(&mut self, a: usize, p: Pkt) {
         let r = &mut self.rings[a];
         if r.spill == 0 {
             if usize::from(r.len) < RING {
@@ -308,7 +320,7 @@ impl ArcQueues {
         if r.spill == 0 {
             r.head = if h + 1 == RING { 0 } else { h as u8 + 1 };
             r.len -= 1;
-            return (Self::unpack(front), r.len == 0);
+            return (front, r.len == 0);
         }
         // The ring is full: the spill's front takes the freed place, the back of the ring.
         let k = r.spill as usize - 1;
@@ -321,7 +333,7 @@ impl ArcQueues {
             r.spill = 0;
             self.free.push(k as u32);
         }
-        (Self::unpack(front), false)
+        (front, false)
     }
 
     /// The packets all the queues hold.
@@ -352,7 +364,8 @@ impl ArcQueues {
 ///
 /// [`OnlineError::Traffic`] for λ not positive and finite or `p` outside `[0, 1]`,
 /// [`OnlineError::BadDimension`], [`OnlineError::BadParameter`] unless `0 ≤ warmup < horizon`
-/// in whole slots with `1 ≤ batches ≤ horizon − warmup`, [`OnlineError::BadConfidence`].
+/// in whole slots with `1 ≤ batches ≤ horizon − warmup` and `horizon ≤` [`MAX_HORIZON`],
+/// [`OnlineError::BadConfidence`].
 pub fn run(config: &SlottedConfig) -> Result<SlottedReport, OnlineError> {
     let c = *config;
     if !(1..=MAX_DIMENSION).contains(&c.d) {
@@ -363,6 +376,13 @@ pub fn run(config: &SlottedConfig) -> Result<SlottedReport, OnlineError> {
     }
     let traffic = PoissonTraffic::new(c.d, c.lambda, c.p)?;
     let (warmup, horizon) = c.protocol.whole_slots()?;
+    if horizon > MAX_HORIZON {
+        return Err(OnlineError::BadParameter {
+            param: crate::OnlineParameter::Horizon,
+            value: horizon.to_string(),
+            expected: "at most 2^31 slots in a slotted run (a packet keeps its generation slot in 32 bits)",
+        });
+    }
     if !(c.confidence > 0.0 && c.confidence < 1.0) {
         return Err(OnlineError::BadConfidence {
             confidence: c.confidence,
@@ -494,11 +514,8 @@ impl SlottedSim {
         let n = 1usize << c.d;
         // Butterfly: the list of row x at level j (0-based) is `j · 2^d + x`.
         let lists_len = if butterfly { n * c.d as usize } else { n };
-        // Generation stops at `2 · horizon`: every packet's slot packs in 8 bytes if that does.
-        let per_arc = per_arc
-            && !butterfly
-            && c.scheme == SlottedScheme::Greedy
-            && ArcQueues::fits(c.d, 2 * horizon);
+        let per_arc =
+            per_arc && !butterfly && c.scheme == SlottedScheme::Greedy && ArcQueues::fits(c.d);
         let arcs_len = if per_arc { n * c.d as usize } else { 0 };
         SlottedSim {
             c,
@@ -558,13 +575,8 @@ impl SlottedSim {
                     self.c.d
                 } else {
                     (a.src ^ a.dst).count_ones()
-                } as u16;
-                out.push(Pkt {
-                    born: slot,
-                    dst: a.dst,
-                    hops,
-                    togo: hops,
-                });
+                };
+                out.push(Pkt::new(slot, a.dst, hops));
             }
         }
     }
@@ -648,7 +660,7 @@ impl SlottedSim {
                 self.held[x] += joining.len() as u64;
                 let mut mask = self.nonempty[x];
                 for q in joining.drain(..) {
-                    let i = ((x as u32) ^ q.dst).trailing_zeros();
+                    let i = ((x as u32) ^ q.dst()).trailing_zeros();
                     self.arcs.push(d * x + i as usize, q);
                     mask |= 1 << i;
                 }
@@ -679,7 +691,7 @@ impl SlottedSim {
                 while i < list.len() && free != 0 {
                     let q = list[i];
                     i += 1;
-                    let vertical = (row as u32 ^ q.dst) >> level & 1;
+                    let vertical = (row as u32 ^ q.dst()) >> level & 1;
                     if free & (1 << vertical) == 0 {
                         list[kept] = q;
                         kept += 1;
@@ -689,16 +701,13 @@ impl SlottedSim {
                     self.packet_hops += 1;
                     if level + 1 == d {
                         self.left += 1;
-                        if self.measure.deliver(q.born, slot + 1, u32::from(q.hops)) {
+                        if self.measure.deliver(q.born(), slot + 1, q.hops()) {
                             self.in_flight_measured -= 1;
                         }
                     } else {
                         let to = (level + 1) * n + (row ^ ((vertical as usize) << level));
                         let k = &mut self.crossing_len[to];
-                        self.crossing[to][usize::from(*k)] = Pkt {
-                            togo: q.togo - 1,
-                            ..q
-                        };
+                        self.crossing[to][usize::from(*k)] = q.crossed();
                         *k += 1;
                         self.joined[to / 64] |= 1 << (to % 64);
                     }
@@ -732,16 +741,13 @@ impl SlottedSim {
                 self.held[x] -= 1;
                 self.packet_hops += 1;
                 let y = x as u32 ^ (1 << i);
-                if y == q.dst {
+                if y == q.dst() {
                     self.left += 1;
-                    if self.measure.deliver(q.born, slot + 1, u32::from(q.hops)) {
+                    if self.measure.deliver(q.born(), slot + 1, q.hops()) {
                         self.in_flight_measured -= 1;
                     }
                 } else {
-                    self.incoming[y as usize].push(Pkt {
-                        togo: q.togo - 1,
-                        ..q
-                    });
+                    self.incoming[y as usize].push(q.crossed());
                 }
             }
             self.nonempty[x] = mask;
@@ -775,23 +781,15 @@ impl SlottedSim {
                 let by_distance = &mut self.by_distance;
                 by_distance.iter_mut().for_each(|v| *v = 0);
                 for q in list.iter() {
-                    by_distance[usize::from(q.togo) + 1] += 1;
+                    by_distance[q.togo() + 1] += 1;
                 }
                 for i in 1..by_distance.len() {
                     by_distance[i] += by_distance[i - 1];
                 }
                 self.order.clear();
-                self.order.resize(
-                    list.len(),
-                    Pkt {
-                        born: 0,
-                        dst: 0,
-                        hops: 0,
-                        togo: 0,
-                    },
-                );
+                self.order.resize(list.len(), Pkt::default());
                 for q in list.iter() {
-                    let at = &mut by_distance[usize::from(q.togo)];
+                    let at = &mut by_distance[q.togo()];
                     self.order[*at] = *q;
                     *at += 1;
                 }
@@ -801,7 +799,7 @@ impl SlottedSim {
             let mut kept = 0;
             for i in 0..list.len() {
                 let q = list[i];
-                let diff = (x as u32) ^ q.dst;
+                let diff = (x as u32) ^ q.dst();
                 let wanted = match self.c.scheme {
                     SlottedScheme::Greedy => diff & diff.wrapping_neg() & free,
                     SlottedScheme::Adaptive => diff & free,
@@ -826,16 +824,13 @@ impl SlottedSim {
                 free &= !bit;
                 self.packet_hops += 1;
                 let y = (x as u32 ^ bit) as usize;
-                if y as u32 == q.dst {
+                if y as u32 == q.dst() {
                     self.left += 1;
-                    if self.measure.deliver(q.born, slot + 1, u32::from(q.hops)) {
+                    if self.measure.deliver(q.born(), slot + 1, q.hops()) {
                         self.in_flight_measured -= 1;
                     }
                 } else {
-                    self.incoming[y].push(Pkt {
-                        togo: q.togo - 1,
-                        ..q
-                    });
+                    self.incoming[y].push(q.crossed());
                     self.joined[y / 64] |= 1 << (y % 64);
                 }
             }
@@ -1028,6 +1023,37 @@ mod tests {
         }
     }
 
+    #[test]
+    fn a_packet_keeps_its_fields_at_their_largest() {
+        let born = 2 * MAX_HORIZON - 1;
+        let dst = (1 << MAX_DIMENSION) - 1;
+        let q = Pkt::new(born, dst, MAX_DIMENSION);
+        assert_eq!((q.born(), q.dst(), q.hops(), q.togo()), (born, dst, 20, 20));
+        let mut r = q;
+        for togo in (0..20).rev() {
+            r = r.crossed();
+            assert_eq!((r.born(), r.dst(), r.hops(), r.togo()), (born, dst, 20, togo));
+        }
+        let z = Pkt::new(0, 0, 1).crossed();
+        assert_eq!((z.born(), z.dst(), z.hops(), z.togo()), (0, 0, 1, 0));
+    }
+
+    #[test]
+    fn a_horizon_past_2_to_the_31_is_refused() {
+        let c = SlottedConfig {
+            d: 1,
+            protocol: RunProtocol::slots(0, MAX_HORIZON + 1, 1),
+            ..SlottedConfig::default()
+        };
+        match run(&c) {
+            Err(OnlineError::BadParameter { param, value, .. }) => {
+                assert_eq!(param, crate::OnlineParameter::Horizon);
+                assert_eq!(value, (MAX_HORIZON + 1).to_string());
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
     proptest::proptest! {
         /// The arc queues (rings and spills) against a `VecDeque` per arc, on random pushes
         /// and pops over a few arcs, long enough to spill and drain back many times.
@@ -1039,14 +1065,13 @@ mod tests {
             let mut model = vec![VecDeque::new(); 3];
             for (k, (a, push)) in ops.into_iter().enumerate() {
                 if push || model[a].is_empty() {
-                    let q = Pkt { born: k as u64, dst: (k % 65_536) as u32, hops: (k % 17) as u16, togo: (k % 13) as u16 };
+                    let q = Pkt::new(k as u64, (k % 65_536) as u32, (k % 17) as u32);
                     queues.push(a, q);
                     model[a].push_back(k);
                 } else {
                     let (q, emptied) = queues.pop(a);
                     let k = model[a].pop_front().unwrap();
-                    proptest::prop_assert_eq!(q.born, k as u64);
-                    proptest::prop_assert_eq!((q.dst, q.hops, q.togo), ((k % 65_536) as u32, (k % 17) as u16, (k % 13) as u16));
+                    proptest::prop_assert_eq!(q, Pkt::new(k as u64, (k % 65_536) as u32, (k % 17) as u32));
                     proptest::prop_assert_eq!(emptied, model[a].is_empty());
                 }
                 let held: usize = model.iter().map(VecDeque::len).sum();

@@ -470,9 +470,18 @@ struct SlottedSim {
     nonempty: Vec<u32>,
     /// Greedy on the cube: per node, the packets its queues hold.
     held: Vec<u64>,
-    /// Per list: the packets that reach it at the end of this slot (on the butterfly, the
-    /// new batches of level 0 only: see [`crossing`](Self::crossing)).
+    /// The butterfly, per list: the new batches of level 0 (the packets sent in a slot are in
+    /// [`crossing`](Self::crossing); on the cube in [`arrived`](Self::arrived)).
     incoming: Vec<Vec<Pkt>>,
+    /// The cube, per node `y`: the packets sent to it in this slot, at `d · y ..`, in the
+    /// order they were sent (at most one per arc in, so at most `d`), and their number. A
+    /// flat array written in place (it fits in a core's cache at `d = 10`) rather than a
+    /// growable list per node: those scattered a node's arrivals over the heap, a cache miss
+    /// per packet sent, about a sixth of an adaptive run on the 10-cube.
+    arrived: Vec<Pkt>,
+    arrived_len: Vec<u8>,
+    /// The cube: the joiners of the node [`gather`](Self::gather) visits (scratch).
+    joining: Vec<Pkt>,
     /// The butterfly, per list of levels `1..d`: the (at most two) packets that reach it at
     /// the end of this slot, and their number. Its two arcs in come from two lists of the
     /// level before, each sending at most one packet on each; a fixed pair per list, side by
@@ -482,7 +491,7 @@ struct SlottedSim {
     crossing_len: Vec<u8>,
     /// Single lists: bit `l % 64` of word `l / 64` set when list `l` holds a packet.
     occupied: Vec<u64>,
-    /// Single lists: bit `l % 64` of word `l / 64` set when `incoming[l]` or `crossing[l]`
+    /// The butterfly: bit `l % 64` of word `l / 64` set when `incoming[l]` or `crossing[l]`
     /// holds a packet.
     joined: Vec<u64>,
     order: Vec<Pkt>,
@@ -531,7 +540,10 @@ impl SlottedSim {
             arcs: ArcQueues::new(arcs_len),
             nonempty: vec![0; if per_arc { n } else { 0 }],
             held: vec![0; if per_arc { n } else { 0 }],
-            incoming: vec![Vec::new(); lists_len],
+            incoming: vec![Vec::new(); if butterfly { lists_len } else { 0 }],
+            arrived: vec![Pkt::default(); if butterfly { 0 } else { n * c.d as usize }],
+            arrived_len: vec![0; if butterfly { 0 } else { n }],
+            joining: Vec::new(),
             crossing: vec![[Pkt::default(); 2]; if butterfly { lists_len } else { 0 }],
             crossing_len: vec![0; if butterfly { lists_len } else { 0 }],
             occupied: vec![0; if per_arc { 0 } else { lists_len.div_ceil(64) }],
@@ -597,15 +609,20 @@ impl SlottedSim {
         }
     }
 
-    /// [`arrivals`](Self::arrivals) on single lists. The joiners of list `l` gather in
-    /// `incoming[l]`: the packets sent to it in the last slot, then its new batch (level 0
-    /// on the butterfly); shuffled there, then moved to the list (or, when the list is
+    /// [`arrivals`](Self::arrivals) on single lists: on the cube
+    /// [`join_cube_lists`](Self::join_cube_lists); on the butterfly the joiners of list `l`
+    /// gather in `incoming[l]` (the new batch, level 0) or `crossing[l]` (the packets sent to
+    /// it in the last slot), are shuffled there, then moved to the list (or, when the list is
     /// empty, swapped with it). Only the lists something joins are visited, in increasing
     /// order ([`joined`](Self::joined)): an empty or one-packet shuffle draws nothing, and
     /// a list nothing joins is no longer than when it was last counted in
     /// [`max_node_queue`](Self::max_node_queue). (On the butterfly's `d · 2^d` lists, mostly
     /// empty, a visit of every list cost more than the packets' moves.)
     fn join_lists(&mut self, slot: u64, generating: bool) {
+        if !self.butterfly {
+            self.join_cube_lists(slot, generating);
+            return;
+        }
         if generating {
             for x in 0..self.n {
                 let mut joining = std::mem::take(&mut self.incoming[x]);
@@ -645,18 +662,59 @@ impl SlottedSim {
         }
     }
 
-    /// [`arrivals`](Self::arrivals) on per-arc queues: node by node, its joiners gather in
-    /// `incoming[x]` (the packets sent to it in the last slot, then its new batch), are
-    /// shuffled there and join the back of their queues.
+    /// Node `x`'s joiners in a uniformly random order, in the scratch list taken out of
+    /// [`joining`](Self::joining) (to be put back): the packets sent to it in the last slot,
+    /// in the order they were sent, then its new batch. (An empty or one-packet shuffle
+    /// draws nothing.)
+    #[inline]
+    fn gather(&mut self, x: usize, slot: u64, generating: bool) -> Vec<Pkt> {
+        let d = self.c.d as usize;
+        let mut joining = std::mem::take(&mut self.joining);
+        joining.clear();
+        let k = usize::from(std::mem::take(&mut self.arrived_len[x]));
+        joining.extend_from_slice(&self.arrived[d * x..d * x + k]);
+        if generating {
+            self.new_batch(x, slot, &mut joining);
+        }
+        shuffle_as_slice_random(&mut joining, &mut self.rng);
+        joining
+    }
+
+    /// A packet reaches cube node `y` at the end of this slot.
+    #[inline]
+    fn arrive(&mut self, y: usize, q: Pkt) {
+        let d = self.c.d as usize;
+        let k = &mut self.arrived_len[y];
+        debug_assert!(usize::from(*k) < d, "at most one packet per arc in");
+        self.arrived[d * y + usize::from(*k)] = q;
+        *k += 1;
+    }
+
+    /// [`join_lists`](Self::join_lists) on the cube: node by node, in increasing order,
+    /// its joiners ([`gather`](Self::gather)) join the back of its list.
+    fn join_cube_lists(&mut self, slot: u64, generating: bool) {
+        for x in 0..self.n {
+            if !generating && self.arrived_len[x] == 0 {
+                continue;
+            }
+            let joining = self.gather(x, slot, generating);
+            if !joining.is_empty() {
+                let list = &mut self.lists[x];
+                list.extend_from_slice(&joining);
+                self.occupied[x / 64] |= 1 << (x % 64);
+                self.max_node_queue = self.max_node_queue.max(list.len() as u64);
+            }
+            self.joining = joining;
+        }
+    }
+
+    /// [`arrivals`](Self::arrivals) on per-arc queues: node by node, its joiners
+    /// ([`gather`](Self::gather)) join the back of their queues.
     fn join_arcs(&mut self, slot: u64, generating: bool) {
         let d = self.c.d as usize;
         for x in 0..self.n {
-            let mut joining = std::mem::take(&mut self.incoming[x]);
-            if generating {
-                self.new_batch(x, slot, &mut joining);
-            }
+            let mut joining = self.gather(x, slot, generating);
             if !joining.is_empty() {
-                shuffle_as_slice_random(&mut joining, &mut self.rng);
                 self.held[x] += joining.len() as u64;
                 let mut mask = self.nonempty[x];
                 for q in joining.drain(..) {
@@ -666,7 +724,7 @@ impl SlottedSim {
                 }
                 self.nonempty[x] = mask;
             }
-            self.incoming[x] = joining;
+            self.joining = joining;
             self.max_node_queue = self.max_node_queue.max(self.held[x]);
         }
     }
@@ -747,7 +805,7 @@ impl SlottedSim {
                         self.in_flight_measured -= 1;
                     }
                 } else {
-                    self.incoming[y as usize].push(q.crossed());
+                    self.arrive(y as usize, q.crossed());
                 }
             }
             self.nonempty[x] = mask;
@@ -830,8 +888,11 @@ impl SlottedSim {
                         self.in_flight_measured -= 1;
                     }
                 } else {
-                    self.incoming[y].push(q.crossed());
-                    self.joined[y / 64] |= 1 << (y % 64);
+                    // `arrive`, inline: `list` borrows `self.lists`.
+                    let k = &mut self.arrived_len[y];
+                    debug_assert!(*k < d as u8, "at most one packet per arc in");
+                    self.arrived[d as usize * y + usize::from(*k)] = q.crossed();
+                    *k += 1;
                 }
             }
             list.truncate(kept);
@@ -891,7 +952,7 @@ impl StepModel for SlottedSim {
         if let Some(l) = (0..self.lists.len()).find(|&l| {
             marked(&self.occupied, l) == self.lists[l].is_empty()
                 || marked(&self.joined, l)
-                    == (self.incoming[l].is_empty()
+                    == (self.incoming.get(l).is_none_or(Vec::is_empty)
                         && self.crossing_len.get(l).is_none_or(|&k| k == 0))
         }) {
             return Err(OnlineError::Conservation {
@@ -918,6 +979,7 @@ impl StepModel for SlottedSim {
                 .chain(&self.incoming)
                 .map(|l| l.len() as u64)
                 .sum::<u64>()
+            + self.arrived_len.iter().map(|&k| u64::from(k)).sum::<u64>()
             + self.crossing_len.iter().map(|&k| u64::from(k)).sum::<u64>();
         if self.entered == self.left + held {
             Ok(())
@@ -1032,7 +1094,10 @@ mod tests {
         let mut r = q;
         for togo in (0..20).rev() {
             r = r.crossed();
-            assert_eq!((r.born(), r.dst(), r.hops(), r.togo()), (born, dst, 20, togo));
+            assert_eq!(
+                (r.born(), r.dst(), r.hops(), r.togo()),
+                (born, dst, 20, togo)
+            );
         }
         let z = Pkt::new(0, 0, 1).crossed();
         assert_eq!((z.born(), z.dst(), z.hops(), z.togo()), (0, 0, 1, 0));

@@ -41,7 +41,7 @@
 //! give every arc the packet the scan of the single list would give it, with the same random
 //! draws, so every result is the same. Each arc keeps its oldest 15 packets inline, packed in
 //! 8 bytes, in a 128-byte ring beside the other arcs of its node, and only the overflow of a
-//! longer queue in a heap buffer ([`ArcQueues`]): a slot visits the nodes in order, so it reads
+//! longer queue in a heap buffer (`ArcQueues`): a slot visits the nodes in order, so it reads
 //! and writes the rings in order. (A `VecDeque` per arc, before, scattered the packets over the
 //! heap, a cache miss per pop and per push: on the 10-cube at ρ = 0.9 the rings halve a
 //! greedy run.) On the butterfly's two arcs per list per-arc queues cost more than the scan
@@ -224,7 +224,7 @@ impl Pkt {
 }
 
 /// The largest horizon of a slotted run, in slots: generation stops at twice the horizon, and
-/// a packet's generation slot is kept in 32 bits ([`Pkt`]).
+/// a packet's generation slot is kept in 32 bits (`Pkt`).
 pub const MAX_HORIZON: u64 = 1 << 31;
 
 /// The packets an arc's ring holds inline: fifteen packets and the ring's header fill two

@@ -47,7 +47,7 @@
 //! greedy run.) On the butterfly's two arcs per list per-arc queues cost more than the scan
 //! (tried, with heap buffers). One pool of packets with each arc's queue linked through it
 //! (tried) ran fewer instructions and missed the cache less, but its pops and links became
-//! dependent loads: 12% slower. Above `d = 16` the rings would take gigabytes (1.3 GB at
+//! dependent loads: 12% slower. Above `d = 16` the rings would take gigabytes (2.7 GB at
 //! `d = 20`), and greedy scans single lists there. Single lists are visited only when they hold or
 //! receive packets (a bit per list marks each): most of the butterfly's `d · 2^d` lists are
 //! empty at low loads, and visiting every one of them each slot cost a quarter of its runs.

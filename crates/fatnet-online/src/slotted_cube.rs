@@ -227,6 +227,42 @@ impl Pkt {
 /// a packet's generation slot is kept in 32 bits (`Pkt`).
 pub const MAX_HORIZON: u64 = 1 << 31;
 
+/// The cube, per node `y`: the packets sent to it in a slot, at `d · y ..` of `pkts`, in the
+/// order they were sent (at most one per arc in, so at most `d`), and their number `len[y]`.
+#[derive(Debug)]
+struct Arrived {
+    pkts: Vec<Pkt>,
+    len: Vec<u8>,
+    d: usize,
+}
+
+impl Arrived {
+    /// For `nodes` nodes of the `d`-cube (none on the butterfly).
+    fn new(nodes: usize, d: usize) -> Self {
+        Arrived {
+            pkts: vec![Pkt::default(); nodes * d],
+            len: vec![0; nodes],
+            d,
+        }
+    }
+
+    /// Packet `q` reaches node `y` at the end of this slot.
+    #[inline]
+    fn add(&mut self, y: usize, q: Pkt) {
+        let k = &mut self.len[y];
+        debug_assert!(usize::from(*k) < self.d, "at most one packet per arc in");
+        self.pkts[self.d * y + usize::from(*k)] = q;
+        *k += 1;
+    }
+
+    /// Appends node `x`'s packets to `out`, in the order they were sent, and forgets them.
+    #[inline]
+    fn take_into(&mut self, x: usize, out: &mut Vec<Pkt>) {
+        let k = usize::from(std::mem::take(&mut self.len[x]));
+        out.extend_from_slice(&self.pkts[self.d * x..self.d * x + k]);
+    }
+}
+
 /// The packets an arc's ring holds inline: fifteen packets and the ring's header fill two
 /// 64-byte cache lines. (Seven, in one line, gained less on the 10-cube at ρ = 0.9: its
 /// queues often hold more.)
@@ -478,8 +514,7 @@ struct SlottedSim {
     /// flat array written in place (it fits in a core's cache at `d = 10`) rather than a
     /// growable list per node: those scattered a node's arrivals over the heap, a cache miss
     /// per packet sent, about a sixth of an adaptive run on the 10-cube.
-    arrived: Vec<Pkt>,
-    arrived_len: Vec<u8>,
+    arrived: Arrived,
     /// The cube: the joiners of the node [`gather`](Self::gather) visits (scratch).
     joining: Vec<Pkt>,
     /// The butterfly, per list of levels `1..d`: the (at most two) packets that reach it at
@@ -541,13 +576,12 @@ impl SlottedSim {
             nonempty: vec![0; if per_arc { n } else { 0 }],
             held: vec![0; if per_arc { n } else { 0 }],
             incoming: vec![Vec::new(); if butterfly { lists_len } else { 0 }],
-            arrived: vec![Pkt::default(); if butterfly { 0 } else { n * c.d as usize }],
-            arrived_len: vec![0; if butterfly { 0 } else { n }],
+            arrived: Arrived::new(if butterfly { 0 } else { n }, c.d as usize),
             joining: Vec::new(),
             crossing: vec![[Pkt::default(); 2]; if butterfly { lists_len } else { 0 }],
             crossing_len: vec![0; if butterfly { lists_len } else { 0 }],
             occupied: vec![0; if per_arc { 0 } else { lists_len.div_ceil(64) }],
-            joined: vec![0; if per_arc { 0 } else { lists_len.div_ceil(64) }],
+            joined: vec![0; if butterfly { lists_len.div_ceil(64) } else { 0 }],
             order: Vec::new(),
             by_distance: vec![0; c.d as usize + 2],
             measure: Measure::new(warmup, horizon, c.protocol.batches),
@@ -668,11 +702,9 @@ impl SlottedSim {
     /// draws nothing.)
     #[inline]
     fn gather(&mut self, x: usize, slot: u64, generating: bool) -> Vec<Pkt> {
-        let d = self.c.d as usize;
         let mut joining = std::mem::take(&mut self.joining);
         joining.clear();
-        let k = usize::from(std::mem::take(&mut self.arrived_len[x]));
-        joining.extend_from_slice(&self.arrived[d * x..d * x + k]);
+        self.arrived.take_into(x, &mut joining);
         if generating {
             self.new_batch(x, slot, &mut joining);
         }
@@ -680,21 +712,11 @@ impl SlottedSim {
         joining
     }
 
-    /// A packet reaches cube node `y` at the end of this slot.
-    #[inline]
-    fn arrive(&mut self, y: usize, q: Pkt) {
-        let d = self.c.d as usize;
-        let k = &mut self.arrived_len[y];
-        debug_assert!(usize::from(*k) < d, "at most one packet per arc in");
-        self.arrived[d * y + usize::from(*k)] = q;
-        *k += 1;
-    }
-
     /// [`join_lists`](Self::join_lists) on the cube: node by node, in increasing order,
     /// its joiners ([`gather`](Self::gather)) join the back of its list.
     fn join_cube_lists(&mut self, slot: u64, generating: bool) {
         for x in 0..self.n {
-            if !generating && self.arrived_len[x] == 0 {
+            if !generating && self.arrived.len[x] == 0 {
                 continue;
             }
             let joining = self.gather(x, slot, generating);
@@ -805,7 +827,7 @@ impl SlottedSim {
                         self.in_flight_measured -= 1;
                     }
                 } else {
-                    self.arrive(y as usize, q.crossed());
+                    self.arrived.add(y as usize, q.crossed());
                 }
             }
             self.nonempty[x] = mask;
@@ -888,11 +910,7 @@ impl SlottedSim {
                         self.in_flight_measured -= 1;
                     }
                 } else {
-                    // `arrive`, inline: `list` borrows `self.lists`.
-                    let k = &mut self.arrived_len[y];
-                    debug_assert!(*k < d as u8, "at most one packet per arc in");
-                    self.arrived[d as usize * y + usize::from(*k)] = q.crossed();
-                    *k += 1;
+                    self.arrived.add(y, q.crossed());
                 }
             }
             list.truncate(kept);
@@ -948,7 +966,9 @@ impl StepModel for SlottedSim {
         if t % 64 != 63 && !self.finished(t + 1) {
             return Ok(());
         }
-        let marked = |bits: &[u64], l: usize| bits[l / 64] >> (l % 64) & 1 == 1;
+        // (`joined` is the butterfly's only: on the cube no list is marked.)
+        let marked =
+            |bits: &[u64], l: usize| bits.get(l / 64).is_some_and(|w| w >> (l % 64) & 1 == 1);
         if let Some(l) = (0..self.lists.len()).find(|&l| {
             marked(&self.occupied, l) == self.lists[l].is_empty()
                 || marked(&self.joined, l)
@@ -979,7 +999,7 @@ impl StepModel for SlottedSim {
                 .chain(&self.incoming)
                 .map(|l| l.len() as u64)
                 .sum::<u64>()
-            + self.arrived_len.iter().map(|&k| u64::from(k)).sum::<u64>()
+            + self.arrived.len.iter().map(|&k| u64::from(k)).sum::<u64>()
             + self.crossing_len.iter().map(|&k| u64::from(k)).sum::<u64>();
         if self.entered == self.left + held {
             Ok(())

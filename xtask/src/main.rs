@@ -9,7 +9,9 @@
 //!   only on a terminal) names the running experiment, and stdout gets one line per finished
 //!   experiment with its wall time.
 //! - `cargo xtask tidy` checks the crate layering of `docs/architecture.md` with
-//!   `cargo metadata` (a crate may depend only on crates above it), and that only the
+//!   `cargo metadata` (a crate may depend only on crates above it), that the CLI, xtask and
+//!   the wheel resolve the features `cargo test --workspace` does, so they share
+//!   its build (`features.rs`), that only the
 //!   engines advance simulated time (`clock.rs`), and that rustdoc comments cite papers by
 //!   authors and title, not by our file numbers, notes or issues (`citations.rs`).
 //! - `cargo xtask guide [--release]` builds the CLI and runs every ```` ```sh ```` block of
@@ -24,6 +26,7 @@ use std::time::{Duration, Instant};
 
 mod citations;
 mod clock;
+mod features;
 mod guide;
 
 use anyhow::{Context, Result, bail};
@@ -305,6 +308,7 @@ fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
 
 /// The layering, top to bottom: a crate may depend only on crates listed before it.
 const LAYERS: &[&str] = &[
+    "fatnet-workspace-hack",
     "fatnet-topology",
     "fatnet-traffic",
     "fatnet-load",
@@ -373,6 +377,12 @@ fn tidy() -> Result<()> {
     if layering == 0 {
         println!("tidy: layering ok ({} crates)", packages.len());
     }
+    let feature_problems = features::check(&root())?;
+    if feature_problems.is_empty() {
+        println!("tidy: features ok (the CLI, xtask and the wheel resolve the workspace's)");
+    }
+    let unified = feature_problems.len();
+    problems.extend(feature_problems);
     let files = workspace_sources()?;
     let clock_problems = clock::check(
         &files,
@@ -403,7 +413,9 @@ fn tidy() -> Result<()> {
         for p in &problems {
             eprintln!("{p}");
         }
-        bail!("{layering} layering problem(s), {time} time problem(s), {cited} citation problem(s)")
+        bail!(
+            "{layering} layering problem(s), {unified} feature problem(s), {time} time problem(s), {cited} citation problem(s)"
+        )
     }
 }
 

@@ -4,9 +4,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
-use std::process::Command;
 
-use anyhow::{Context, Result, bail};
+use anyhow::Result;
 
 /// The packages users and CI build on their own in the dev profile (`cargo build -p`, `cargo
 /// xtask`, the wheel), with the dependency kinds that command resolves. (`cargo bench` builds
@@ -23,21 +22,11 @@ const SELECTIONS: &[(&str, &str, &str)] = &[
 
 /// Features per crate (`name vVERSION`) as `cargo tree` resolves them for `args`.
 fn resolved(root: &Path, args: &[&str]) -> Result<BTreeMap<String, BTreeSet<String>>> {
-    let out = Command::new(env!("CARGO"))
-        .arg("tree")
-        .args(args)
-        .args(["--format", "{p} [{f}]", "--prefix", "none"])
-        .current_dir(root)
-        .output()
-        .context("cannot run cargo tree")?;
-    if !out.status.success() {
-        bail!(
-            "cargo tree {} failed: {}",
-            args.join(" "),
-            String::from_utf8_lossy(&out.stderr)
-        );
-    }
-    Ok(parse(&String::from_utf8_lossy(&out.stdout)))
+    let mut tree = vec!["tree"];
+    tree.extend_from_slice(args);
+    tree.extend_from_slice(&["--format", "{p} [{f}]", "--prefix", "none"]);
+    let out = crate::cargo_stdout(root, &tree)?;
+    Ok(parse(&String::from_utf8_lossy(&out)))
 }
 
 /// Parses `cargo tree --format "{p} [{f}]" --prefix none`: one crate per line, `name vX.Y.Z`

@@ -192,18 +192,7 @@ fn build_cli(root: &Path, release: bool) -> Result<PathBuf> {
     if !status.success() {
         bail!("cargo build -p fatnet-cli failed");
     }
-    let meta = Command::new(env!("CARGO"))
-        .args(["metadata", "--format-version", "1", "--no-deps"])
-        .current_dir(root)
-        .output()
-        .context("cannot run cargo metadata")?;
-    if !meta.status.success() {
-        bail!(
-            "cargo metadata failed: {}",
-            String::from_utf8_lossy(&meta.stderr)
-        );
-    }
-    let meta: serde_json::Value = serde_json::from_slice(&meta.stdout)?;
+    let meta = crate::workspace_metadata(root)?;
     let target = meta["target_directory"]
         .as_str()
         .context("cargo metadata gives no target_directory")?;

@@ -10,10 +10,10 @@
 //!   experiment with its wall time.
 //! - `cargo xtask tidy` checks the crate layering of `docs/architecture.md` with
 //!   `cargo metadata` (a crate may depend only on crates above it), that the CLI, xtask and
-//!   the wheel resolve the features `cargo test --workspace` does, so they share
-//!   its build (`features.rs`), that only the
-//!   engines advance simulated time (`clock.rs`), and that rustdoc comments cite papers by
-//!   authors and title, not by our file numbers, notes or issues (`citations.rs`).
+//!   the wheel resolve the features `cargo test --workspace` does, so that they share its
+//!   build (`features.rs`), that only the engines advance simulated time (`clock.rs`), and
+//!   that rustdoc comments cite papers by authors and title, not by our file numbers, notes
+//!   or issues (`citations.rs`).
 //! - `cargo xtask guide [--release]` builds the CLI and runs every ```` ```sh ```` block of
 //!   `docs/guide.md`, in order, in one fresh temporary directory (`guide.rs`).
 
@@ -330,19 +330,32 @@ const LAYERS: &[&str] = &[
 /// on-line crate stays usable without them.
 const NEVER: &[(&str, &str)] = &[("fatnet-online", "fatnet-offline")];
 
-fn tidy() -> Result<()> {
+/// The standard output of `cargo ARGS` run in `root`; an error with cargo's standard error
+/// when it fails.
+pub(crate) fn cargo_stdout(root: &Path, args: &[&str]) -> Result<Vec<u8>> {
     let out = Command::new(env!("CARGO"))
-        .args(["metadata", "--format-version", "1", "--no-deps"])
-        .current_dir(root())
+        .args(args)
+        .current_dir(root)
         .output()
-        .context("cannot run cargo metadata")?;
+        .with_context(|| format!("cannot run cargo {}", args.join(" ")))?;
     if !out.status.success() {
         bail!(
-            "cargo metadata failed: {}",
+            "cargo {} failed: {}",
+            args.join(" "),
             String::from_utf8_lossy(&out.stderr)
         );
     }
-    let meta: serde_json::Value = serde_json::from_slice(&out.stdout)?;
+    Ok(out.stdout)
+}
+
+/// `cargo metadata` of the workspace's own packages.
+pub(crate) fn workspace_metadata(root: &Path) -> Result<serde_json::Value> {
+    let out = cargo_stdout(root, &["metadata", "--format-version", "1", "--no-deps"])?;
+    Ok(serde_json::from_slice(&out)?)
+}
+
+fn tidy() -> Result<()> {
+    let meta = workspace_metadata(&root())?;
     let packages = meta["packages"].as_array().context("no packages")?;
     let mut problems = Vec::new();
     for p in packages {

@@ -8,6 +8,8 @@
 use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use fatnet::online::RunProtocol;
+use fatnet::online::direct_broadcast::{DirectConfig, DirectScheme};
 use fatnet::online::packet::{
     FlowControl, Injection, MulticastTree, PacketConfig, PacketNet, PathPolicy, QueueCapacity,
     Queueing, RouteSource, SinkModel, batch_trial, multicast_trial, simulate,
@@ -124,6 +126,28 @@ fn output_queues(c: &mut Criterion) {
     g.finish();
 }
 
+/// Stamoulis' efficient direct broadcast scheme (§6.3.3) on the 8-cube at ρ = 0.8: every
+/// packet is copied along one of its origin's 8 rotated binomial trees, on FIFO output queues,
+/// for 2,000 slots (Figure 7.6's and Table 6.1's hot loop: about 0.9 M copy-hops a run).
+/// Throughput in copy-hops (the run's `packet_hops`), including the run's set-up (building the
+/// 2,048 trees).
+fn direct_broadcast(c: &mut Criterion) {
+    let mut g = c.benchmark_group("packet_engine_direct_broadcast");
+    g.sample_size(10);
+    let scheme = DirectScheme::new(8).unwrap();
+    let config = DirectConfig {
+        rho: 0.8,
+        protocol: RunProtocol::slots(200, 2_000, 20),
+        seed: 7,
+    };
+    let hops = scheme.simulate(&config).unwrap().packet_hops;
+    g.throughput(Throughput::Elements(hops));
+    g.bench_function("rotated_trees/hypercube_d=8/rho=0.8", |b| {
+        b.iter(|| scheme.simulate(black_box(&config)).unwrap().delay_mean)
+    });
+    g.finish();
+}
+
 /// A traced fabric: ib_flit_sim's `is4_3l_1944n` (1,944 HCAs, 270 switch chips, OpenSM ftree
 /// tables) routed through its tables (`RouteSource::TopologyPaths`): compiling the network
 /// (`FabricTopology::new` traces and `PacketNet::with_routes` re-walks all 1944·1943 routes),
@@ -164,5 +188,12 @@ fn fabric(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, greenberg_oh, broadcast, output_queues, fabric);
+criterion_group!(
+    benches,
+    greenberg_oh,
+    broadcast,
+    output_queues,
+    direct_broadcast,
+    fabric
+);
 criterion_main!(benches);

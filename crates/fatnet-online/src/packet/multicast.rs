@@ -31,11 +31,19 @@ pub const MAX_TREE_FANOUT: usize = 64;
 /// Positions: 0 is the root (the source's injection queue); position `i + 1` is
 /// `links()[i]`. Links are stored breadth-first from the root, the children of a node by
 /// link id, so a tree does not depend on the order its links were given in.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct MulticastTree {
     src: Processor,
     dsts: Vec<Processor>,
-    links: Vec<u32>,
+    links: Arc<[u32]>,
+    /// What the engines read a position's link from: `base[k] ^ xor` is `links[k]`. A tree
+    /// built from its links has `base` = `links` (the same allocation) and `xor` = 0; a
+    /// translate ([`MulticastTree::xor_translate`]) shares the base of the tree it was moved
+    /// from, so that the `d · 2^d` trees of Stamoulis' direct scheme, `d` bases between them,
+    /// are read per hop from a few kilobytes rather than from their own links (2 MB at
+    /// `d = 8`, read at random: the largest stall of an output-queued broadcast hop).
+    base: Arc<[u32]>,
+    xor: u32,
     /// Everything else the engines read per position, shared between trees of one shape
     /// ([`MulticastTree::share_shapes`]).
     shape: Arc<Shape>,
@@ -151,6 +159,20 @@ fn check_processors(
 fn bad(why: String) -> OnlineError {
     OnlineError::BadTree { why }
 }
+
+/// Trees are equal when their source, destinations, links and shapes are: how the engines read
+/// the links (`base`, `xor`) is not part of the tree.
+impl PartialEq for MulticastTree {
+    fn eq(&self, other: &Self) -> bool {
+        self.src == other.src
+            && self.dsts == other.dsts
+            && self.links == other.links
+            && self.shape == other.shape
+            && self.net_links == other.net_links
+    }
+}
+
+impl Eq for MulticastTree {}
 
 impl MulticastTree {
     /// The tree made of `links` (in any order) from `src` to `dsts`.
@@ -286,7 +308,7 @@ impl MulticastTree {
         for (k, &old) in order.iter().enumerate() {
             new_pos[old as usize] = k as u32;
         }
-        let tree_links: Vec<u32> = order[1..].iter().map(|&o| links[o as usize - 1]).collect();
+        let tree_links: Arc<[u32]> = order[1..].iter().map(|&o| links[o as usize - 1]).collect();
         let mut sinks: Vec<(u32, Processor)> =
             sorted.iter().map(|&d| (net.ejection_node(d), d)).collect();
         sinks.sort_unstable();
@@ -340,7 +362,9 @@ impl MulticastTree {
         Ok(Self {
             src,
             dsts: sorted,
+            base: Arc::clone(&tree_links),
             links: tree_links,
+            xor: 0,
             shape: Arc::new(Shape { pos }),
             net_links: total,
         })
@@ -478,6 +502,8 @@ impl MulticastTree {
             src: self.src ^ r,
             dsts,
             links: self.links.iter().map(|&e| e ^ (r & mask)).collect(),
+            base: Arc::clone(&self.base),
+            xor: self.xor ^ (r & mask),
             shape: Arc::clone(&self.shape),
             net_links: self.net_links,
         })
@@ -489,7 +515,7 @@ impl MulticastTree {
     #[must_use]
     pub fn with_ranks(mut self, mut rank: impl FnMut(u32) -> u16) -> Self {
         let shape = Arc::make_mut(&mut self.shape);
-        for (p, &e) in shape.pos[1..].iter_mut().zip(&self.links) {
+        for (p, &e) in shape.pos[1..].iter_mut().zip(self.links.iter()) {
             p.rank = rank(e);
         }
         self
@@ -549,11 +575,15 @@ impl MulticastTree {
         self.shape.pos[k as usize]
     }
 
-    /// The links of position `p`'s children, in the order of [`Position::children`].
+    /// The links of position `p`'s children, in the order of [`Position::children`] (read
+    /// from the shared base, see [`MulticastTree::base`]).
     #[inline]
-    pub(crate) fn child_links(&self, p: Position) -> &[u32] {
+    pub(crate) fn child_links(&self, p: Position) -> impl Iterator<Item = u32> + '_ {
         let first = usize::from(p.first_child) - 1;
-        &self.links[first..first + p.kids()]
+        let xor = self.xor;
+        self.base[first..first + p.kids()]
+            .iter()
+            .map(move |&e| e ^ xor)
     }
 
     /// The number of links of the network the tree was built on.
@@ -594,6 +624,19 @@ mod tests {
         assert!(!Arc::ptr_eq(&built[0].shape, &built[d as usize].shape));
     }
 
+    /// Every link as the engines read it ([`MulticastTree::child_links`]), position by
+    /// position: the tree's links, in order.
+    fn engine_links(t: &MulticastTree) -> Vec<u32> {
+        let mut out = Vec::new();
+        for k in 0..=t.links().len() as u16 {
+            let p = t.at(k);
+            if p.kids() > 0 {
+                out.extend(t.child_links(p));
+            }
+        }
+        out
+    }
+
     /// A translate is the tree built afresh from the moved links: the rotated trees of every
     /// root, and shortest-path trees to scattered destinations (equivariant under the move:
     /// out-links are taken by dimension at every node).
@@ -607,11 +650,19 @@ mod tests {
                 let base = MulticastTree::hypercube_rotated(&net, 0, tag).unwrap();
                 for r in 0..n {
                     let moved = base.xor_translate(&net, r).unwrap();
-                    assert_eq!(
-                        moved,
-                        MulticastTree::hypercube_rotated(&net, r, tag).unwrap()
-                    );
+                    let fresh = MulticastTree::hypercube_rotated(&net, r, tag).unwrap();
+                    assert_eq!(moved, fresh);
                     assert!(Arc::ptr_eq(&moved.shape, &base.shape));
+                    // The engines read the moved links through the shared base.
+                    assert!(Arc::ptr_eq(&moved.base, &base.base));
+                    assert_eq!(engine_links(&moved), engine_links(&fresh));
+                    assert_eq!(engine_links(&fresh), fresh.links());
+                    // A translate of a translate is the translate by both moves.
+                    let twice = moved.xor_translate(&net, r ^ 1).unwrap();
+                    assert_eq!(
+                        engine_links(&twice),
+                        engine_links(&base.xor_translate(&net, 1).unwrap())
+                    );
                 }
             }
             let mut rng = rand_pcg::Pcg64::seed_from_u64(u64::from(d));

@@ -427,7 +427,7 @@ impl<'a> OutSim<'a> {
                     }
                     None => NONE,
                 };
-                for (c, &e) in root.children().zip(tree.child_links(root)) {
+                for (c, e) in root.children().zip(tree.child_links(root)) {
                     let r = self.alloc(m as u32, c, visit, release);
                     self.joining.push((e, r));
                 }
@@ -618,7 +618,7 @@ impl<'a> OutSim<'a> {
             None => NONE,
         };
         self.spawned += at.kids() as u64 - 1;
-        for (i, (c, &e)) in at.children().zip(tree.child_links(at)).enumerate() {
+        for (i, (c, e)) in at.children().zip(tree.child_links(at)).enumerate() {
             let rc = if i == 0 {
                 self.recs[ri].pos = c;
                 self.recs[ri].dst = visit;

@@ -2029,7 +2029,7 @@ impl<'a, S: Store> Sim<'a, S> {
         closed.clear();
         let mut open = false;
         let first = lo.copies.len();
-        for (i, (c, &e)) in at.children().zip(tree.child_links(at)).enumerate() {
+        for (i, (c, e)) in at.children().zip(tree.child_links(at)).enumerate() {
             if done & (1 << i) != 0 {
                 continue;
             }

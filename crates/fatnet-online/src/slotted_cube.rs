@@ -41,8 +41,9 @@
 //! give every arc the packet the scan of the single list would give it, with the same random
 //! draws, so every result is the same. Each arc keeps its oldest 15 packets inline, packed in
 //! 8 bytes, in a 128-byte ring beside the other arcs of its node, and only the overflow of a
-//! longer queue in a heap buffer (`ArcQueues`): a slot visits the nodes in order, so it reads
-//! and writes the rings in order. (A `VecDeque` per arc, before, scattered the packets over the
+//! longer queue in a heap buffer (`ArcQueues`): a slot visits the nodes once, in order, each
+//! joining its arrivals and then sending (its sends kept in a second arrival buffer until the
+//! slot ends), so it reads and writes the rings in order, once. (A `VecDeque` per arc, before, scattered the packets over the
 //! heap, a cache miss per pop and per push: on the 10-cube at ρ = 0.9 the rings halve a
 //! greedy run.) On the butterfly's two arcs per list per-arc queues cost more than the scan
 //! (tried, with heap buffers). One pool of packets with each arc's queue linked through it
@@ -96,8 +97,9 @@ use serde::{Deserialize, Serialize};
 pub const MAX_DIMENSION: u32 = 20;
 
 /// The largest cube dimension whose greedy runs keep per-arc queues: their `d · 2^d` rings
-/// take 128 bytes each (134 MB at `d = 16`, 2.7 GB at 20, against 50 MB for the single lists
-/// at 20). Above it greedy scans single lists, with the same results.
+/// take 128 bytes each (134 MB at `d = 16`, and 8 MB more for the second arrival buffer; 2.7
+/// GB at 20, against 50 MB for the single lists at 20). Above it greedy scans single lists,
+/// with the same results.
 const PER_ARC_MAX_DIMENSION: u32 = 16;
 
 /// The routing scheme.

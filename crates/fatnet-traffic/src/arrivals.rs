@@ -566,6 +566,8 @@ fn exp_gap<R: RngCore + ?Sized>(rng: &mut R, inv_lambda: f64) -> f64 {
     -(1.0 - rng.random::<f64>()).ln() * inv_lambda
 }
 
+/// Inlined: a packet's destination draw calls it, from the engines' crates.
+#[inline]
 fn mask(d: u32) -> u32 {
     if d >= 32 { u32::MAX } else { (1u32 << d) - 1 }
 }

@@ -36,6 +36,7 @@
 
 mod adversary;
 pub mod direct_broadcast;
+mod divide;
 mod dynamic_options;
 mod engine;
 mod error;

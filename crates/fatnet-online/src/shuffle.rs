@@ -9,6 +9,7 @@
 //! inlines, where `random_range` (generic, `#[track_caller]`) stayed a call per item, a fifth
 //! of the work of an output-queued broadcast run (Stamoulis' Figure 7.6).
 
+use crate::divide::Divisor;
 use rand::distr::uniform::{UniformSampler, UniformUsize};
 use rand::seq::SliceRandom;
 use rand::{Rng, RngCore};
@@ -32,7 +33,8 @@ pub(crate) fn shuffle<T, R: RngCore>(items: &mut [T], rng: &mut R) {
 /// waiting for the last. `rand` (0.9) draws the indices of its Fisher–Yates shuffle (position
 /// `i` swapped with a uniform index in `0..=i`, `i` increasing) as the mixed-radix digits of
 /// one uniform draw in `0..(i + 1)(i + 2)⋯(i + k)`, for as many factors as fit a `u32`; here
-/// the same digits come out of multiplications by precomputed reciprocals ([`div_rem`]). The
+/// the same digits come out of multiplications by precomputed reciprocals ([`div_rem`],
+/// [`Divisor`]). The
 /// test `slice_random_shuffle_is_rands` holds this to `rand`'s shuffle, permutation and
 /// generator state, for every length up to 300 and two long ones; a `rand` that drew
 /// differently would fail it.
@@ -88,29 +90,23 @@ const fn product_bound(m: u32) -> (u32, u32) {
     (product, next - m)
 }
 
-/// `⌈2^64 / n⌉` for `n` in `2..=64` (entries 0 and 1 unused), the multipliers of [`div_rem`].
-const RECIPROCALS: [u64; 65] = {
-    let mut r = [0u64; 65];
+/// The divisors `0..=64` of [`div_rem`] (entries 0 and 1 unused).
+const RADICES: [Divisor; 65] = {
+    let mut r = [Divisor::new(1); 65];
     let mut n = 2;
     while n < r.len() {
-        r[n] = u64::MAX / n as u64 + 1;
+        r[n] = Divisor::new(n as u32);
         n += 1;
     }
     r
 };
 
-/// `(a / n, a % n)` for `n ≥ 2`; for `n ≤ 64` by multiplications with `c = ⌈2^64 / n⌉`, exact
-/// for every `u32` `a` (Lemire, Kaser and Kurz, "Faster remainder by direct computation",
-/// 2019: `a / n = ⌊c·a / 2^64⌋`, `a % n = ⌊(c·a mod 2^64)·n / 2^64⌋`).
+/// `(a / n, a % n)` for `n ≥ 2`; for `n ≤ 64` by multiplication ([`Divisor`]), above by the
+/// hardware division.
 #[inline]
 fn div_rem(a: u32, n: u32) -> (u32, u32) {
-    match RECIPROCALS.get(n as usize) {
-        Some(&c) if n >= 2 => {
-            let q = (u128::from(c) * u128::from(a)) >> 64;
-            let low = c.wrapping_mul(u64::from(a));
-            let r = (u128::from(low) * u128::from(n)) >> 64;
-            (q as u32, r as u32)
-        }
+    match RADICES.get(n as usize) {
+        Some(&v) if n >= 2 => v.div_rem(a),
         _ => (a / n, a % n),
     }
 }

@@ -93,6 +93,7 @@
 //! phases, one thread replayed those of other parts' nodes at the end of every step.
 
 use crate::OnlineParameter;
+use crate::divide::Divisor;
 use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
 
@@ -1347,8 +1348,8 @@ struct Sim<'a, S> {
     owned: bool,
     /// Worms per message: `L` for split, 1 otherwise.
     per_message: u32,
-    /// `⌈2^64 / per_message⌉` when `per_message > 1` ([`Sim::message_of`]).
-    per_message_inverse: u64,
+    /// `per_message` as a [`Divisor`] ([`Sim::message_of`]).
+    per_message_div: Divisor,
     /// Whether every processor's sink is a terminal (then a unit arrives exactly when it
     /// crosses an ejection link).
     terminal_sinks: bool,
@@ -1789,11 +1790,7 @@ impl<'a, S: Store> Sim<'a, S> {
             unit_len,
             owned: unit_len > 1,
             per_message,
-            per_message_inverse: if per_message > 1 {
-                u64::MAX / u64::from(per_message) + 1
-            } else {
-                0
-            },
+            per_message_div: Divisor::new(per_message),
             terminal_sinks: net.terminal_sinks,
             q,
             source_routed,
@@ -1880,17 +1877,12 @@ impl<'a, S: Store> Sim<'a, S> {
         &self.mc.trees[self.mc.multicasts[m].tree as usize]
     }
 
-    /// The message of worm `worm`: `worm / per_message`, by a multiplication with
-    /// `c = ⌈2^64 / per_message⌉`, exact for every `u32` worm (Lemire, Kaser and Kurz,
-    /// "Faster remainder by direct computation", 2019; worms are below `NONE`). A division
-    /// here, read at every head decision of a SPLIT run, cost more than the decision.
+    /// The message of worm `worm`: `worm / per_message`, by a multiplication ([`Divisor`];
+    /// worms are below `NONE`, so `u32`). A division here, read at every head decision of a
+    /// SPLIT run, cost more than the decision.
     #[inline(always)]
     fn message_of(&self, worm: usize) -> usize {
-        if self.per_message == 1 {
-            worm
-        } else {
-            ((u128::from(self.per_message_inverse) * worm as u128) >> 64) as usize
-        }
+        self.per_message_div.quotient(worm as u32) as usize
     }
 
     /// Records that the unit at the front of input `inp` moves on link `e` this step (a head:

@@ -249,6 +249,23 @@ pub struct Figure5_3;
 const FIG_RHO: f64 = 0.9;
 const FIG_P: f64 = 0.5;
 
+/// Figure 5.3's packets per cell (full form): the budget of the greedy grids (`greedy`,
+/// `butterfly_slotted`), so that a cell's precision, not the network's size, sets its cost.
+///
+/// With one horizon for every `d` (20,000 slots until 2026-11-30), a cell's packets grew as
+/// `2^d`: 33 million at `d = 10`, where the 99% interval was ±0.6% of the queueing delay, and
+/// `d = 9, 10` took 80% of the experiment. With the budget, `d ≤ 5` keep 20,000 slots (the
+/// cap: their intervals are the widest), `d = 6` runs 17,361 slots and `d ≥ 7` the floor,
+/// [`FIG5_3_MIN_SLOTS`] slots (18 million packets at `d = 10`). The regenerated cells were compared with the 20,000-slot ones
+/// (`docs/bench/reproduce.md`, 2026-11-30, session 20).
+const FIG5_3_BUDGET: f64 = 2_000_000.0;
+
+/// Figure 5.3's shortest run (full form), in slots, the first tenth discarded: 1,000 slots of
+/// warm-up at ρ = 0.9 (five times `greedy_heavy_traffic`'s `2/(1 − ρ)²`) and 20 batches of
+/// 450 slots. A floor of 4,000 slots was tried first: `d = 10`'s greedy cell came out 0.8%
+/// (2.6 combined standard errors) below the 20,000-slot value, which 10,000 slots do not.
+const FIG5_3_MIN_SLOTS: u64 = 10_000;
+
 impl Experiment for Figure5_3 {
     fn paper(&self) -> Paper {
         Paper::Stamoulis
@@ -259,7 +276,7 @@ impl Experiment for Figure5_3 {
     }
 
     fn cost(&self) -> u32 {
-        22
+        11
     }
 
     fn seed(&self) -> Option<u64> {
@@ -379,11 +396,15 @@ impl Tabular for Figure5_3 {
 
     fn compute(&self, effort: Effort) -> Result<Vec<QueueingDelay>, ReproError> {
         use fatnet::online::slotted_cube::{SlottedConfig, SlottedScheme, run};
-        let (horizon, max_d) = match effort {
-            Effort::Full => (20_000u64, 10u32),
-            Effort::Quick => (4_000, 7),
+        // A cell's horizon: about `budget` packets, as in the greedy grids, between `min` and
+        // `max` slots (the quick form: 4,000 slots for every d up to 7).
+        let (budget, min, max, max_d) = match effort {
+            Effort::Full => (FIG5_3_BUDGET, FIG5_3_MIN_SLOTS, 20_000u64, 10u32),
+            Effort::Quick => (0.0, 4_000, 4_000, 7),
         };
         let lambda = FIG_RHO / FIG_P;
+        let horizon_of =
+            |d: u32| ((budget / (lambda * f64::from(1u32 << d))) as u64).clamp(min, max);
         let mut grid = Vec::new();
         for d in 2..=max_d {
             for scheme in [SlottedScheme::Greedy, SlottedScheme::Adaptive] {
@@ -392,6 +413,7 @@ impl Tabular for Figure5_3 {
         }
         let reports = try_run_trials(FIG5_3_SEED, grid.len() as u64, |i, _| {
             let (d, scheme) = grid[i as usize];
+            let horizon = horizon_of(d);
             run(&SlottedConfig {
                 network: fatnet::online::greedy_cube::GreedyNetwork::Hypercube,
                 scheme,
@@ -424,7 +446,7 @@ impl Tabular for Figure5_3 {
                     delay: r.delay_mean,
                     measured: r.measured,
                     max_node_queue: r.max_node_queue,
-                    horizon,
+                    horizon: horizon_of(d),
                     lower: b.lower - dp,
                     claimed: b.claimed_lower.unwrap_or(f64::NAN) - dp,
                     upper: b.upper - dp,
@@ -482,7 +504,7 @@ impl Tabular for Figure5_3 {
         let dims = rows.len() / 2;
         vec![
             format!("The thesis' claim, checked: the adaptive scheme's queueing delay is below greedy's at {adaptive_below} of {dims} dimensions."),
-            "Simulation: `fatnet_online::slotted_cube`, τ = 1, Poisson(1.8) batches per node per slot, destinations flip each bit with probability 1/2 (self-addressed packets count with delay 0); greedy: canonical paths, FIFO arcs, random ties; adaptive (§5.5): closest-to-destination first, then FIFO, then random; each packet takes a uniformly random free preferred arc or is stored. Both schemes see the same arrivals for a given d. One run per cell, the first tenth of the slots discarded, 99% intervals over 20 batch means.".into(),
+            "Simulation: `fatnet_online::slotted_cube`, τ = 1, Poisson(1.8) batches per node per slot, destinations flip each bit with probability 1/2 (self-addressed packets count with delay 0); greedy: canonical paths, FIFO arcs, random ties; adaptive (§5.5): closest-to-destination first, then FIFO, then random; each packet takes a uniformly random free preferred arc or is stored. Both schemes see the same arrivals for a given d. One run per cell of about 2,000,000 packets (between 10,000 and 20,000 slots; the quick form: 4,000 slots), the first tenth of the slots discarded, 99% intervals over 20 batch means.".into(),
             "The paper column gives greedy's bound interval for T̄ − dp: pρ/(2(1 − ρ)) (Prop. 5.13) to ρdp/(1 − ρ) + τ (Prop. 5.12 with T̄ ≤ T + τ, (5.26)). The thesis prints no data for Figure 5.3, so the adaptive cells have no paper value; the note column flags greedy cells below the sharper bound (5.18), which the thesis states without proof.".into(),
             "Figure 5.3 (`fig5_3/fig5_3.svg`) plots the table's values with the bounds on the same axes.".into(),
         ]

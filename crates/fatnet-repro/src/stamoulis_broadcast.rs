@@ -916,7 +916,7 @@ impl Experiment for Figure7_6 {
     }
 
     fn cost(&self) -> u32 {
-        15
+        9
     }
 
     fn seed(&self) -> Option<u64> {
@@ -1017,8 +1017,12 @@ impl Tabular for Figure7_6 {
     fn compute(&self, effort: Effort) -> Result<Vec<DelayPoint>, ReproError> {
         use fatnet::online::direct_broadcast::TreeFamily;
         let d = FIG7_6_D;
+        // The full form runs Table 6.1's protocol (`Table6_1::runs`): the same network and,
+        // for the direct scheme, the same quantity. Until 2026-11-30 it ran 10,000 slots a
+        // run, twice Table 6.1's length for the same cells (docs/bench/reproduce.md, session
+        // 20).
         let (horizon, trials) = match effort {
-            Effort::Full => (10_000u64, 4u64),
+            Effort::Full => Table6_1::runs(effort),
             Effort::Quick => (2_000, 2),
         };
         let build = |family| {
@@ -1124,7 +1128,7 @@ impl Tabular for Figure7_6 {
             .count();
         vec![
             format!("The thesis' claim (iv), checked: the direct scheme's delay is below the non-idling indirect scheme's at {faster} of {} loads.", FIG7_6_LOADS.len()),
-            "Simulation: `fatnet_online::direct_broadcast` on the output-queued packet engine, Poisson generation at rate λ = ρd/(2^d − 1) per node in continuous time, one uniformly drawn tree per packet, FIFO arcs. Direct: the origin's rotated dimension-order trees. Non-idling indirect (the notes' reading of §7.4, which the thesis leaves underspecified): the undirected Johnsson–Ho tree T^(j) flooded from the origin, without Rules C–E. Each cell: independent runs, the first tenth of the slots discarded, 99% interval over the runs.".into(),
+            "Simulation: `fatnet_online::direct_broadcast` on the output-queued packet engine, Poisson generation at rate λ = ρd/(2^d − 1) per node in continuous time, one uniformly drawn tree per packet, FIFO arcs. Direct: the origin's rotated dimension-order trees. Non-idling indirect (the notes' reading of §7.4, which the thesis leaves underspecified): the undirected Johnsson–Ho tree T^(j) flooded from the origin, without Rules C–E. Each cell: independent runs (the full form: Table 6.1's protocol, 4 runs of 5,500 slots), the first tenth of the slots discarded, 99% interval over the runs.".into(),
             "The thesis prints no data for Figure 7.6; the paper column holds the only stated value, the light-traffic limit 3d/2 of Appendix 7.B (within tolerance if our mean at ρ = 0.01 is within its 99% half-width plus 0.1 of it; the first-order term adds about 0.02 there). The notes give (6.19) for the direct scheme and Prop. 7.4 for the Rules A–E scheme, shown in the note and detail columns.".into(),
             format!("The lower bound of Props. 6.1–6.2 (both schemes are oblivious, so Prop. 6.2 applies; it is T ≥ d = {d} at every load here): {above} of {} simulated 99% intervals lie entirely above it.", rows.len()),
             "Figure 7.6 (`fig7_6/fig7_6.svg`) plots both schemes with (6.19), Prop. 7.4 and the lower bound of Props. 6.1–6.2 on the same axes.".into(),

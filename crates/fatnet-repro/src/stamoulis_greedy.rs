@@ -256,8 +256,9 @@ const FIG_P: f64 = 0.5;
 /// `2^d`: 33 million at `d = 10`, where the 99% interval was ±0.6% of the queueing delay, and
 /// `d = 9, 10` took 80% of the experiment. With the budget, `d ≤ 5` keep 20,000 slots (the
 /// cap: their intervals are the widest), `d = 6` runs 17,361 slots and `d ≥ 7` the floor,
-/// [`FIG5_3_MIN_SLOTS`] slots (18 million packets at `d = 10`). The regenerated cells were compared with the 20,000-slot ones
-/// (`docs/bench/reproduce.md`, 2026-11-30, session 20).
+/// [`FIG5_3_MIN_SLOTS`] slots (18 million packets at `d = 10`). The regenerated cells were
+/// compared with the 20,000-slot ones and with independent runs of 10,000, 20,000 and 40,000
+/// slots (`docs/bench/reproduce.md`, 2026-11-30, session 20).
 const FIG5_3_BUDGET: f64 = 2_000_000.0;
 
 /// Figure 5.3's shortest run (full form), in slots, the first tenth discarded: 1,000 slots of
@@ -504,7 +505,7 @@ impl Tabular for Figure5_3 {
         let dims = rows.len() / 2;
         vec![
             format!("The thesis' claim, checked: the adaptive scheme's queueing delay is below greedy's at {adaptive_below} of {dims} dimensions."),
-            "Simulation: `fatnet_online::slotted_cube`, τ = 1, Poisson(1.8) batches per node per slot, destinations flip each bit with probability 1/2 (self-addressed packets count with delay 0); greedy: canonical paths, FIFO arcs, random ties; adaptive (§5.5): closest-to-destination first, then FIFO, then random; each packet takes a uniformly random free preferred arc or is stored. Both schemes see the same arrivals for a given d. One run per cell of about 2,000,000 packets (between 10,000 and 20,000 slots; the quick form: 4,000 slots), the first tenth of the slots discarded, 99% intervals over 20 batch means.".into(),
+            "Simulation: `fatnet_online::slotted_cube`, τ = 1, Poisson(1.8) batches per node per slot, destinations flip each bit with probability 1/2 (self-addressed packets count with delay 0); greedy: canonical paths, FIFO arcs, random ties; adaptive (§5.5): closest-to-destination first, then FIFO, then random; each packet takes a uniformly random free preferred arc or is stored. Both schemes see the same arrivals for a given d. One run per cell of 2,000,000 / (1.8 · 2^d) slots (about 2 million packets), kept within 10,000 to 20,000 slots (the quick form: 4,000 slots for every d), the first tenth of the slots discarded, 99% intervals over 20 batch means.".into(),
             "The paper column gives greedy's bound interval for T̄ − dp: pρ/(2(1 − ρ)) (Prop. 5.13) to ρdp/(1 − ρ) + τ (Prop. 5.12 with T̄ ≤ T + τ, (5.26)). The thesis prints no data for Figure 5.3, so the adaptive cells have no paper value; the note column flags greedy cells below the sharper bound (5.18), which the thesis states without proof.".into(),
             "Figure 5.3 (`fig5_3/fig5_3.svg`) plots the table's values with the bounds on the same axes.".into(),
         ]

@@ -34,10 +34,9 @@ pub(crate) fn shuffle<T, R: RngCore>(items: &mut [T], rng: &mut R) {
 /// `i` swapped with a uniform index in `0..=i`, `i` increasing) as the mixed-radix digits of
 /// one uniform draw in `0..(i + 1)(i + 2)⋯(i + k)`, for as many factors as fit a `u32`; here
 /// the same digits come out of multiplications by precomputed reciprocals ([`div_rem`],
-/// [`Divisor`]). The
-/// test `slice_random_shuffle_is_rands` holds this to `rand`'s shuffle, permutation and
-/// generator state, for every length up to 300 and two long ones; a `rand` that drew
-/// differently would fail it.
+/// [`Divisor`]). The test `slice_random_shuffle_is_rands` holds this to `rand`'s shuffle,
+/// permutation and generator state, for every length up to 300 and two long ones; a `rand`
+/// that drew differently would fail it.
 pub(crate) fn shuffle_as_slice_random<T: Copy>(v: &mut [T], rng: &mut Pcg64) {
     let len = v.len();
     if len <= 1 {

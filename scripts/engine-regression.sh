@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The packet engine's regression set: `fatnet simulate --json` on every flow control, path and
-# scan policy, queue size, sink and topology family, small enough to run in about a minute.
+# scan policy, queue size, sink and topology family, on input and on output queues (unicast,
+# broadcast trees, labelled queues), and every multiple-broadcast scheme of Stamoulis
+# (`--arrivals poisson --broadcast ...`), small enough to run in about a minute.
 # A change that must keep every draw and every result runs it with the binary before and the
 # binary after, and compares:
 #
@@ -45,6 +47,25 @@ runs=(
   "butterfly:d=4 -t uniform --flow worm --trials 3"
   "bft:n=1024 -t uniform --flow worm --threads 2 --trials 2"
   "hypercube:d=6 --collective alltoall:order=pairwise,flits=4 --flow worm"
+  "hypercube:d=6 -t uniform --queueing output --trials 3"
+  "hypercube:d=6 -t uniform --queueing output --scan oldest --trials 3"
+  "hypercube:d=6 -t uniform --queueing output --scan fo --trials 3"
+  "hypercube:d=6 -t uniform --queueing output --scan label --trials 3"
+  "hypercube:d=6 -t uniform --queueing output --path gp --trials 3"
+  "hypercube:d=6 -t uniform --queueing output --path fp --trials 3"
+  "hypercube:d=6 -t uniform --queueing output --path dor --delay 8 --trials 3"
+  "bft:n=256 -t uniform --queueing output --trials 3"
+  "karyntree:k=4,levels=4 -t uniform --queueing output --path std --trials 3"
+  "butterfly:d=5 -t uniform --queueing output --trials 3"
+  "hypercube:d=5 -t broadcast --queueing output --trials 3"
+  "hypercube:d=5 -t broadcast --queueing output --scan label --trials 3"
+  "hypercube:d=6 --arrivals poisson --broadcast direct --rate 0.057 --slots 3000 --trials 2"
+  "hypercube:d=6 --arrivals poisson --broadcast indirect --rate 0.03 --slots 3000 --trials 2"
+  "hypercube:d=6 --arrivals poisson --broadcast nonidling --rate 0.05 --slots 3000 --trials 2"
+  "hypercube:d=6 --arrivals poisson --broadcast one-tree --rate 0.02 --slots 3000 --trials 2"
+  "hypercube:d=6 --arrivals poisson --broadcast periodic --rate 0.05 --slots 3000 --trials 2"
+  "hypercube:d=6 --arrivals poisson --broadcast periodic-nonidling --rate 0.08 --slots 3000 --trials 2"
+  "hypercube:d=8 --arrivals poisson --broadcast direct --rate 0.0188 --slots 3000 --trials 1"
 )
 i=0
 for r in "${runs[@]}"; do

@@ -226,10 +226,16 @@ impl Tabular for GreedyGrid {
     fn notes(&self, _effort: Effort, _rows: &[GridPoint], _cells: &[Cell]) -> Vec<String> {
         vec![
                 "Simulation: the output-queued packet engine (`Queueing::Output`, dimension order, random ties), Poisson(λ = ρ/p) batches per node at every slot boundary, destinations by flipping each bit with probability p (packets to themselves count with delay 0). Each cell is one run of about 2,000,000 packets (2,000 to 200,000 slots), the first tenth discarded, every packet run to delivery; the 99% interval is over 20 batch means by generation slot.".into(),
+                BATCH_MEANS_CAVEAT.into(),
                 "The paper column is the bound interval: the continuous-time bounds of Props. 5.13 and 5.12 with T ≤ T̄ ≤ T + τ (§5.4, τ = 1; `fatnet_queueing::stamoulis::greedy::slotted_delay_bounds`); within bound if our interval meets it. For p = 1 the delay is exact (a discrete M/D/1 at the first arc, thesis (2.4)): match if it lies in our interval.".into(),
         ]
     }
 }
+
+/// The one-long-run tables' note on their intervals: batch means assume independent batches,
+/// and near saturation they are not (measured against independent runs; the numbers are in
+/// the rustdoc of `fatnet_queueing::stats::batch_means_half_width`).
+const BATCH_MEANS_CAVEAT: &str = "The batch-means intervals assume independent batches, which near saturation they are not: against the spread of independent runs of the same protocol (2026-11-30), a nominal 99% interval covered about 95–96% of them at ρ = 0.9 on the 8- and 10-cube (slotted) and at ρ = 0.8 on the 10-cube (continuous), and all of them at ρ = 0.5 and on the slotted butterfly at ρ = 0.8 (`fatnet_queueing::stats::batch_means_half_width`; docs/bench/reproduce.md). Where a run is short in time (a large network near saturation), its verdict rests on an interval up to about 1.3 times too narrow.";
 
 /// Master seed of Figure 5.3.
 pub const FIG5_3_SEED: u64 = 53;
@@ -506,6 +512,7 @@ impl Tabular for Figure5_3 {
         vec![
             format!("The thesis' claim, checked: the adaptive scheme's queueing delay is below greedy's at {adaptive_below} of {dims} dimensions."),
             "Simulation: `fatnet_online::slotted_cube`, τ = 1, Poisson(1.8) batches per node per slot, destinations flip each bit with probability 1/2 (self-addressed packets count with delay 0); greedy: canonical paths, FIFO arcs, random ties; adaptive (§5.5): closest-to-destination first, then FIFO, then random; each packet takes a uniformly random free preferred arc or is stored. Both schemes see the same arrivals for a given d. One run per cell of 2,000,000 / (1.8 · 2^d) slots (about 2 million packets), kept within 10,000 to 20,000 slots (the quick form: 4,000 slots for every d), the first tenth of the slots discarded, 99% intervals over 20 batch means.".into(),
+            BATCH_MEANS_CAVEAT.into(),
             "The paper column gives greedy's bound interval for T̄ − dp: pρ/(2(1 − ρ)) (Prop. 5.13) to ρdp/(1 − ρ) + τ (Prop. 5.12 with T̄ ≤ T + τ, (5.26)). The thesis prints no data for Figure 5.3, so the adaptive cells have no paper value; the note column flags greedy cells below the sharper bound (5.18), which the thesis states without proof.".into(),
             "Figure 5.3 (`fig5_3/fig5_3.svg`) plots the table's values with the bounds on the same axes.".into(),
         ]
@@ -680,6 +687,7 @@ impl Tabular for ContinuousGrid {
             .count();
         vec![
                 "Simulation: `fatnet_online::greedy_cube`, exact in continuous time (each arc's departures D_k = max(D_(k−1), t_k) + 1, level by level); Poisson generation at rate λ per node (butterfly: per level-1 node), destinations flipping each bit with probability p; λ = ρ/p on the cube, ρ/max{p, 1 − p} on the butterfly. One run per cell of about 3,000,000 packets (horizon 2,000 to 400,000), the first tenth discarded; 99% intervals over 20 batch means.".into(),
+                BATCH_MEANS_CAVEAT.into(),
                 "The paper column is the proved bound interval (cube: Props. 5.13 and 5.12; butterfly: Props. 5.14 and 5.17); within bound if our interval meets it. Where paths are disjoint (p = 1; on the butterfly also p = 0) the lower bound is the exact delay d + ρ/(2(1 − ρ)): match if it lies in our interval.".into(),
                 format!("The claimed bounds ((5.18) on the cube; Prop. 5.18 in continuous time on the butterfly, which the thesis transfers from slotted time by an inequality in the wrong direction) are checked too: our interval lies below the claimed bound in {claimed_fails} cells (note column)."),
         ]
@@ -875,6 +883,7 @@ impl Tabular for ButterflySlotted {
             .count();
         vec![
                 "Simulation: `fatnet_online::slotted_cube` on the butterfly: Poisson(λ) batches per level-1 node at every slot boundary (the continuous arrivals advanced to the slot start), destinations flipping each bit with probability p, λ = ρ/max{p, 1 − p}; each arc sends one packet per slot, FIFO by arrival at the node with uniformly random ties. One run per cell of about 2,000,000 packets (2,000 to 400,000 slots), the first tenth discarded, 99% intervals over 20 batch means.".into(),
+                BATCH_MEANS_CAVEAT.into(),
                 format!("The paper column is the bound interval for T̄: the larger of Prop. 5.14 and Prop. 5.18's slotted form (5.33), which the thesis proves in slotted time, below, and Prop. 5.17 + τ (5.26) above; (5.33) is the larger lower bound in {raised} of {} cells. For p = 1 (disjoint paths) the delay is the discrete M/D/1 value d + ρ/(2(1 − ρ)): match if it lies in our interval.", points.len()),
         ]
     }

@@ -33,10 +33,10 @@ use std::f64::consts::PI;
 /// | slotted butterfly, d = 6, ρ = 0.8, 46,875 slots, n = 60 | 2,100 slots | 0.83 ± 0.08 | 100 % |
 ///
 /// (± one standard error of the ratio.) Near saturation a nominal 99 % interval covers
-/// about 95 %. Longer batches helped little at ρ = 0.9 (1.27 with 900 slots, 1.18 with 3,600),
-/// so there the correlation reaches beyond thousands of slots. Not yet corrected: a correction (batches sized in time, or a
-/// correlation test that merges batches) changes the intervals of every table that uses one
-/// long run.
+/// about 95 %. Longer batches helped little at ρ = 0.9 (1.27 with 900 slots, 1.18 with
+/// 3,600), so there the correlation reaches beyond thousands of slots. Not yet corrected: a
+/// correction (batches sized in time, or a correlation test that merges batches) changes the
+/// intervals of every table that uses one long run.
 ///
 /// ```
 /// use fatnet_queueing::stats::batch_means_half_width;

@@ -617,3 +617,69 @@ fn links_are_wires_of_their_channels() {
         assert_eq!(wires.wires(channels as usize), None);
     }
 }
+
+/// The engine's decisions on arithmetic next hops (`Sim::head_link_run`: the candidates as a
+/// run of link ids, never listed) are those it makes on the table's lists: the same run, on
+/// every tree family, under every path policy a head decides by and the other-up reading.
+#[test]
+fn runs_on_arithmetic_hops_are_the_runs_on_the_table() {
+    use super::{FlowControl, PacketConfig, PathPolicy, QueueCapacity, StoreTiming, batch};
+    use fatnet_traffic::patterns;
+    use rand::SeedableRng;
+    use rand_pcg::Pcg64;
+    let nets: Vec<AnyTopology> = vec![
+        FatTree::new(64, CapacityProfile::Doubling { leaf: 1 })
+            .unwrap()
+            .into(),
+        FatTree::new(64, CapacityProfile::Constant(3))
+            .unwrap()
+            .into(),
+        FatTree::new(64, CapacityProfile::Universal { root: 64 })
+            .unwrap()
+            .into(),
+        KAryNTree::new(4, 3).unwrap().into(),
+        FoldedClos::new(3, 4, 6).unwrap().into(),
+        Clos::new(3, 4, 6).unwrap().into(),
+    ];
+    let base = PacketConfig {
+        check_conservation: true,
+        record_latencies: true,
+        ..PacketConfig::worm()
+    };
+    let configs = [
+        base,
+        PacketConfig {
+            path: PathPolicy::Greedy,
+            ..base
+        },
+        PacketConfig {
+            path: PathPolicy::DimensionOrder,
+            ..base
+        },
+        PacketConfig {
+            flow: FlowControl::StoreAndForward,
+            queue: QueueCapacity::Bounded(1),
+            store_timing: StoreTiming::OtherUpLink,
+            ..base
+        },
+        PacketConfig {
+            flow: FlowControl::Split,
+            flits: 4,
+            ..base
+        },
+    ];
+    for t in nets {
+        let name = t.name();
+        let arith = PacketNet::new(t.clone()).unwrap();
+        let table = PacketNet::with_table_for_tests(t).unwrap();
+        let n = arith.processors();
+        let m = patterns::uniform(n, true, &mut Pcg64::seed_from_u64(3)).unwrap();
+        let inj = batch(&m, 3, 8, &mut Pcg64::seed_from_u64(4)).unwrap();
+        for config in &configs {
+            let a = super::simulate(&arith, &inj, config, 11).unwrap();
+            let b = super::simulate(&table, &inj, config, 11).unwrap();
+            assert_eq!(a, b, "{name}: {config:?}");
+            assert_eq!(a.delivered, a.messages, "{name}: {config:?}");
+        }
+    }
+}

@@ -12,7 +12,7 @@ use fatnet_topology::{
 use rand::Rng;
 use serde::{Deserialize, Serialize};
 
-use super::hops::TreeHops;
+use super::hops::{Run, TreeHops};
 use super::table::{DistTable, UNREACHABLE};
 use super::{OnlineError, PathPolicy};
 
@@ -975,6 +975,23 @@ impl PacketNet {
             Hops::Table(table) => self.table_next_hops(table, node, dst, out),
             Hops::Paths => debug_assert!(false, "routes are fixed at the source"),
         }
+    }
+
+    /// [`Self::next_hops`], except on the tree families whose next hops are arithmetic
+    /// (`hops`): there the links are returned as a [`Run`] of link ids and `out` is left
+    /// alone (a channel of a large fat-tree has hundreds of thousands of wires).
+    #[inline(always)]
+    pub(crate) fn next_hops_or_run(
+        &self,
+        node: u32,
+        dst: Processor,
+        out: &mut Vec<u32>,
+    ) -> Option<Run> {
+        if let Hops::Tree(tree) = &self.hops {
+            return Some(tree.run(node, dst, &self.channel_links));
+        }
+        self.next_hops(node, dst, out);
+        None
     }
 
     /// [`Self::next_hops`] from the distance table (out of line: it is the large case).

@@ -1238,6 +1238,8 @@ thread_local! {
     /// Test only: runs started on this thread keep wait masks at least this wide (`wait`),
     /// and find every node's mask words through `node_word`.
     pub(super) static WAIT_WIDTH: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    /// Test only: wait masks per link beyond 64 inputs too, not node-wide wakes (`wait`).
+    pub(super) static PER_LINK_WAITS: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
 /// Per word of 64 nodes, the key of its first node: the smallest processor index among the
@@ -1730,6 +1732,10 @@ impl<'a, S: Store> Sim<'a, S> {
         // Test only: wide wait masks also take the general path to the mask words.
         #[cfg(test)]
         let one_word = one_word && WAIT_WIDTH.with(std::cell::Cell::get) == 0;
+        // The same-step reading asks which inputs wait for one link (`Sim::wake_into_work`).
+        let per_link_waits = config.store_timing.same_step();
+        #[cfg(test)]
+        let per_link_waits = per_link_waits || PER_LINK_WAITS.with(std::cell::Cell::get);
         // A link's tail, from its partner's record where links pair up (`Sim::tail_of`).
         let paired = net.paired();
         let tails = net.stored_tails();
@@ -1750,7 +1756,9 @@ impl<'a, S: Store> Sim<'a, S> {
             }
         };
         let wait = WaitMasks::new(
+            nodes,
             max_inputs,
+            per_link_waits,
             (0..links).map(|e| {
                 let t = tail(e) as usize;
                 node_word[t + 1] - node_word[t]
@@ -1987,17 +1995,17 @@ impl<'a, S: Store> Sim<'a, S> {
     #[inline(always)]
     fn wait_on(&self, inp_word: usize, node: u32, bit: u64, e: u32, event: Event) {
         let offset = inp_word - self.words_of(node).0;
-        self.wait.or(event, e as usize, offset, bit);
+        self.wait.sleep(event, e as usize, node, offset, bit);
         self.store.set_waited(e as usize, event, true);
     }
 
     /// Puts input `inp` to sleep until one of `links` (all leaving its node) opens for a
     /// head: an owned link when it is released, a full one when it pops.
     #[inline]
-    fn sleep_head(&self, inp: u32, links: &[u32]) {
+    fn sleep_head(&self, inp: u32, links: impl IntoIterator<Item = u32>) {
         let i = self.input_info(inp);
         self.masks.or(ASLEEP, i.word(), i.bit());
-        for &e in links {
+        for e in links {
             let event = if self.store.owned(e as usize) {
                 Event::Release
             } else {
@@ -2142,8 +2150,17 @@ impl<'a, S: Store> Sim<'a, S> {
         let tail = self.tail_of(e);
         let (base, end) = self.words_of(tail);
         let mut any = false;
+        // Node-wide wakes (`wait`): every sleeper of the tail, once per sleep.
+        let node_wide = self.wait.take_node(tail);
+        if node_wide == Some(true) {
+            any = true;
+        }
         for j in 0..end - base {
-            let w = self.wait.take(event, e, j);
+            let w = match node_wide {
+                None => self.wait.take(event, e, j),
+                Some(true) => self.masks.get(ASLEEP, base + j),
+                Some(false) => break,
+            };
             if w != 0 {
                 if shared {
                     self.masks.fetch_and_not(ASLEEP, base + j, w);
@@ -2729,7 +2746,9 @@ impl<'a, S: Store> Sim<'a, S> {
 
     /// The link a head at node `v` (front of input `inp`, worm `w`, route slot `slot`) takes
     /// this step, `NONE` if none (it then sleeps when every candidate is closed). `cands` is
-    /// scratch, borrowed rather than taken out of the thread's state and put back.
+    /// scratch, borrowed rather than taken out of the thread's state and put back. On the
+    /// tree families the candidates are a run of link ids, decided by [`Sim::head_link_run`]
+    /// without listing them (a test checks both give the same runs).
     #[inline(always)]
     fn head_link(
         &self,
@@ -2744,7 +2763,12 @@ impl<'a, S: Store> Sim<'a, S> {
             cands.clear();
             cands.push(self.route[slot].get());
         } else {
-            net.next_hops(v, self.msg_dst[self.message_of(w)], cands);
+            let dst = self.msg_dst[self.message_of(w)];
+            if self.sticky {
+                net.next_hops(v, dst, cands);
+            } else if let Some(run) = net.next_hops_or_run(v, dst, cands) {
+                return self.head_link_run(run, inp);
+            }
             if self.config.path == PathPolicy::DimensionOrder {
                 cands.truncate(1);
             }
@@ -2755,7 +2779,7 @@ impl<'a, S: Store> Sim<'a, S> {
             }
         }
         if cands.iter().all(|&e| self.closed_for_head(e)) {
-            self.sleep_head(inp, cands);
+            self.sleep_head(inp, cands.iter().copied());
             NONE
         } else if self.config.path == PathPolicy::Greedy {
             cands
@@ -2782,6 +2806,54 @@ impl<'a, S: Store> Sim<'a, S> {
                 NONE
             }
         }
+    }
+
+    /// [`Sim::head_link`] on the tree families, whose candidates are the run of link ids
+    /// `run` (`hops::Run`), never listed: a channel of Leiserson's fat-trees has up to half a
+    /// million wires at 2^20 processors, and listing them made every decision at the top of
+    /// a full-bisection tree cost as many steps as the channel has wires.
+    ///
+    /// The same decision in another order: the link is picked first (a free link is never
+    /// closed) and the candidates are scanned for an open one only when none was picked,
+    /// stopping at the first, so a decision looks at one wire of a channel of thousands
+    /// unless nearly all are closed. The random draw is keyed (`draws`), so drawing it
+    /// before that scan, and for a head that then sleeps, changes nothing. (The listed
+    /// candidates of `head_link` keep the closed check first: with two or three of them it
+    /// costs less than a draw; `hops_tests` runs every tree both ways and compares.)
+    #[inline(always)]
+    fn head_link_run(&self, run: super::hops::Run, inp: u32) -> u32 {
+        let n = if self.config.path == PathPolicy::DimensionOrder {
+            run.count.min(1)
+        } else {
+            run.count
+        };
+        let at = |i: u32| run.first + i * run.stride;
+        let picked = match self.config.path {
+            _ if n == 0 => None,
+            PathPolicy::Greedy => (0..n).map(at).find(|&e| self.free_for_head(e)),
+            path => {
+                let random = n > 1 && path == PathPolicy::Random;
+                let k = if random {
+                    self.now.below(inp, Purpose::RandomPath, n)
+                } else {
+                    0
+                };
+                let e = at(k);
+                if self.free_for_head(e) {
+                    Some(e)
+                } else if random && self.other_up {
+                    (1..n)
+                        .map(|j| at((k + j) % n))
+                        .find(|&e| self.free_for_head(e))
+                } else {
+                    None
+                }
+            }
+        };
+        if picked.is_none() && (0..n).map(at).all(|e| self.closed_for_head(e)) {
+            self.sleep_head(inp, (0..n).map(at));
+        }
+        picked.unwrap_or(NONE)
     }
 
     /// [`StoreTiming`] (a): the first candidate after the drawn `cands[k]`, cyclically, that
@@ -3037,7 +3109,7 @@ impl<'a, S: Store> Sim<'a, S> {
                 }
             }
             if cands.iter().all(|&e| self.closed_for_head(e)) {
-                self.sleep_head(inp, &cands);
+                self.sleep_head(inp, cands.iter().copied());
             }
         }
         lo.cands = cands;
@@ -4439,8 +4511,8 @@ impl<S: Threads> StepModel for Run<'_, S> {
 #[cfg(test)]
 mod order_tests {
     use super::{
-        FORCE_PARTS, FORCE_SERIAL_SPLIT, NO_LAZY, NO_WALKS, REVERSE_NODES, THREADED_STEPS,
-        WAIT_WIDTH,
+        FORCE_PARTS, FORCE_SERIAL_SPLIT, NO_LAZY, NO_WALKS, PER_LINK_WAITS, REVERSE_NODES,
+        THREADED_STEPS, WAIT_WIDTH,
     };
     use crate::packet::{
         FlowControl, Injection, Multicast, MulticastTree, PacketConfig, PacketNet, PathPolicy,
@@ -4506,6 +4578,16 @@ mod order_tests {
                 "{what}: {width}-bit wait masks changed the run"
             );
         }
+        // Beyond 64 inputs: node-wide wakes (above) and per-link masks give the same run.
+        WAIT_WIDTH.with(|w| w.set(65));
+        PER_LINK_WAITS.with(|w| w.set(true));
+        let per_link = run();
+        PER_LINK_WAITS.with(|w| w.set(false));
+        WAIT_WIDTH.with(|w| w.set(0));
+        assert_eq!(
+            forward, per_link,
+            "{what}: per-link wait masks beyond 64 inputs changed the run"
+        );
     }
 
     /// The property a step on several threads rests on: deciding the nodes of every step in
@@ -4632,9 +4714,24 @@ mod order_tests {
                 },
             ),
         ];
+        // Leiserson's full-bisection fat-tree: channels of up to 64 wires, nodes of up to
+        // 192 inputs, so wakes are node-wide (`wait`) and every candidate set a run of wires.
+        let fat = PacketNet::new(
+            "fattree:n=256,profile=doubling"
+                .parse::<fatnet_topology::TopologySpec>()
+                .unwrap()
+                .build()
+                .unwrap(),
+        )
+        .unwrap();
         for (name, config) in configs {
-            for (net_name, net) in [("bft", &bft), ("4-ary 3-tree", &tree), ("6-cube", &cube)] {
-                for seed in 0..3 {
+            for (net_name, net, seeds) in [
+                ("bft", &bft, 3),
+                ("4-ary 3-tree", &tree, 3),
+                ("6-cube", &cube, 3),
+                ("full-bisection fat-tree", &fat, 1),
+            ] {
+                for seed in 0..seeds {
                     let inj = injections(net.processors(), seed);
                     both(&format!("{name} on {net_name}, seed {seed}"), || {
                         simulate(net, &inj, &config, seed).unwrap()

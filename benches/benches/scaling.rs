@@ -1,14 +1,17 @@
 //! How the packet engine scales with N: the batch of the peers' comparison
 //! (`docs/bench/peers.md`) — one 32-flit packet per processor to a uniform destination other
 //! than itself, wormhole, 2-flit queues, one trial — on Greenberg and Oh's butterfly fat-tree
-//! `bft:n=N` and the 4-ary n-tree `karyntree:k=4`, N = 2^10 … 2^16 on both.
+//! `bft:n=N`, the 4-ary n-tree `karyntree:k=4` and Leiserson's full-bisection binary fat-tree
+//! `fattree:n=N,profile=doubling` (a channel at height `h` is `2^h` wires, so its top nodes
+//! have tens of thousands of inputs), N = 2^10 … 2^16 on all three.
 //!
 //! Reported: router traversals per second, a flit passing through one switch
 //! (`unit_hops − L·messages`: every path is one link longer than the switches it crosses),
 //! and flit-hops per second (`unit_hops`, link crossings; criterion's throughput). The timed
 //! run is [`batch_trial`] alone: the network (`PacketNet::new`) and the message set are built
 //! once outside it. Networks the engine refuses are reported and skipped (none since the
-//! 4-ary n-tree has arithmetic next hops: its next-hop table was refused from N = 2^14).
+//! 4-ary n-tree has arithmetic next hops, whose next-hop table was refused from N = 2^14, and
+//! the full-bisection fat-tree wakes node-wide, whose wait masks were refused from 2^14).
 //!
 //! Each network runs in a rayon pool of 1 and of 2 threads (`threads=1`, `threads=2`): a run
 //! splits its large steps between the threads of its pool (the same run either way).
@@ -33,6 +36,10 @@ const NETWORKS: &[(&str, u32)] = &[
     ("karyntree:k=4,levels=6", 1 << 12),
     ("karyntree:k=4,levels=7", 1 << 14),
     ("karyntree:k=4,levels=8", 1 << 16),
+    ("fattree:n=1024,profile=doubling", 1 << 10),
+    ("fattree:n=4096,profile=doubling", 1 << 12),
+    ("fattree:n=16384,profile=doubling", 1 << 14),
+    ("fattree:n=65536,profile=doubling", 1 << 16),
 ];
 
 fn scaling(c: &mut Criterion) {

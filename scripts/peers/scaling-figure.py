@@ -44,8 +44,12 @@ for m in range(0, top + 1, 10):
 for e in range(lo, hi + 1, 2):
     out.append(f'<text x="{x(2 ** e):.1f}" y="308" text-anchor="middle">2^{e}</text>')
 out.append(f'<text x="{(L + R) / 2}" y="326" text-anchor="middle">processors N (one fatnet simulate process per point)</text>')
-colours = {"bft": "#d62728", "karyntree": "#1f77b4"}
-labels = {"bft": "bft (butterfly fat-tree)", "karyntree": "karyntree:k=4 (4-ary n-tree)"}
+colours = {"bft": "#d62728", "karyntree": "#1f77b4", "fattree": "#2ca02c"}
+labels = {
+    "bft": "bft (butterfly fat-tree)",
+    "karyntree": "karyntree:k=4 (4-ary n-tree)",
+    "fattree": "fattree:profile=doubling",
+}
 for i, (name, pts) in enumerate(sorted(series.items())):
     pts.sort()
     c = colours.get(name, "#333")

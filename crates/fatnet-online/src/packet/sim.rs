@@ -4901,8 +4901,23 @@ mod order_tests {
     /// large steps do run on the threads.
     #[test]
     fn a_large_run_is_the_same_on_any_number_of_threads() {
-        let net = PacketNet::new(KAryNTree::new(4, 8).unwrap()).unwrap();
-        assert_eq!(net.processors(), 1 << 16);
+        same_on_any_number_of_threads(PacketNet::new(KAryNTree::new(4, 8).unwrap()).unwrap());
+    }
+
+    /// The same on Leiserson's full-bisection fat-tree, whose nodes near the root have
+    /// thousands of inputs (node-wide wakes, `wait`; refused before them at this size).
+    #[test]
+    fn a_large_full_bisection_fat_tree_is_the_same_on_any_number_of_threads() {
+        let tree = "fattree:n=16384,profile=doubling"
+            .parse::<fatnet_topology::TopologySpec>()
+            .unwrap()
+            .build()
+            .unwrap();
+        same_on_any_number_of_threads(PacketNet::new(tree).unwrap());
+    }
+
+    fn same_on_any_number_of_threads(net: PacketNet) {
+        assert!(net.processors() >= 1 << 14);
         let m = patterns::uniform(net.processors(), false, &mut Pcg64::seed_from_u64(3)).unwrap();
         let inj = batch(&m, 1, 1, &mut Pcg64::seed_from_u64(4)).unwrap();
         let config = PacketConfig {

@@ -140,6 +140,10 @@ struct CopyMove {
 /// How many moves (apply) or active nodes (decide) ahead link records are prefetched.
 const AHEAD: usize = 4;
 
+/// At most this many input records of a node are prefetched ahead of its scan
+/// (`Sim::prefetch_inputs`).
+const PREFETCH_INPUTS: usize = 8;
+
 /// Networks of at least this many links prefetch link records: 4 MiB of records at 32 bytes
 /// a record, four times the machine's L2. Below, the prefetches cost more than they save
 /// (`docs/bench/2026-11-26-engine-scale.md`).
@@ -3164,10 +3168,12 @@ impl<'a, S: Store> Sim<'a, S> {
         }
     }
 
-    /// Brings the records of node `v`'s inputs into the cache.
+    /// Brings the records of node `v`'s inputs into the cache: its first
+    /// [`PREFETCH_INPUTS`], all of them on the trees whose nodes have at most 8 (a node of a
+    /// large fat-tree has thousands, of which a step reads the few that are ready).
     #[inline(always)]
     fn prefetch_inputs(&self, net: &PacketNet, v: u32) {
-        for &inp in net.inputs_of(v) {
+        for &inp in net.inputs_of(v).iter().take(PREFETCH_INPUTS) {
             if inp < self.links {
                 self.store.prefetch(inp as usize);
             }

@@ -101,6 +101,9 @@ macro_rules! at {
                 let $c = &words[$event as usize][first[$e] as usize + $j];
                 $body
             }
+            // Only the same-step reading reads a link's mask (`Sim::wake_into_work`) and
+            // `Sim::wake_in` takes one only when `take_node` says there are masks; `Sim::new`
+            // keeps masks for the same-step reading (`per_link`), so no input reaches this.
             WaitMasks::Nodes(_) => unreachable!("node-wide wakes keep no masks"),
         }
     };

@@ -49,6 +49,33 @@ fn greenberg_oh(c: &mut Criterion) {
     g.finish();
 }
 
+/// Deep queues (more than 4 flits, held in the engine's `Rings`): WORM RP-RR, 32-flit worms
+/// on the 4-ary 6-tree (4,096 processors), one random permutation, queues of 2 (the inline
+/// records, for comparison), 8 and 16 flits.
+fn deep_queues(c: &mut Criterion) {
+    let mut g = c.benchmark_group("packet_engine_deep_queues");
+    g.sample_size(10);
+    let net = PacketNet::new(fatnet::topology::KAryNTree::new(4, 6).unwrap()).unwrap();
+    let m = patterns::uniform(4096, false, &mut Pcg64::seed_from_u64(5)).unwrap();
+    for q in [2, 8, 16] {
+        let config = PacketConfig {
+            check_conservation: false,
+            queue: QueueCapacity::Bounded(q),
+            ..PacketConfig::worm()
+        };
+        let hops = batch_trial(&net, &m, 1, &config, 7).unwrap().unit_hops;
+        g.throughput(Throughput::Elements(hops));
+        g.bench_function(format!("worm_rp_rr_q{q}/karyntree_k=4_n=6/random"), |b| {
+            b.iter(|| {
+                batch_trial(&net, black_box(&m), 1, &config, 7)
+                    .unwrap()
+                    .latency
+            })
+        });
+    }
+    g.finish();
+}
+
 /// Multicast: every node of the 8-cube broadcasts one unit packet along its shortest-path
 /// tree (store-and-forward, unbounded queues, absorbed on arrival): 65,280 packet-hops of
 /// copying per run.
@@ -191,6 +218,7 @@ fn fabric(c: &mut Criterion) {
 criterion_group!(
     benches,
     greenberg_oh,
+    deep_queues,
     broadcast,
     output_queues,
     direct_broadcast,

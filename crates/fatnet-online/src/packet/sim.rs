@@ -70,7 +70,8 @@
 //!
 //! **Threads.** A run started inside a rayon pool of several threads splits its large steps
 //! between them (`Sim::step_threaded`, or `Sim::step_walks_threaded` in walk mode): unicast
-//! runs under the snapshot reading with queues of at most 4 units, on networks of at least
+//! runs under the snapshot reading with bounded queues of at most 255 units (`Rings` beyond
+//! 4, since session 23; before, deeper queues ran on one thread), on networks of at least
 //! 4,096 nodes, in steps after one that moved at least 8,192 units (smaller steps do not
 //! repay the fork-joins: three a step, two in walk mode), and of those, only while
 //! threaded steps measure faster per move than one-thread steps in the same run (`Pace`).
@@ -445,7 +446,7 @@ impl Default for LinkFields {
 
 impl LinkFields {
     /// The queue, a ring of `q` unit slots from `head`, loses its front: returns the front's
-    /// slot and the length left.
+    /// position in the ring (below `q`) and the length left.
     #[inline(always)]
     fn take_front(&self, q: usize) -> (usize, u8) {
         let head = self.head.get();
@@ -453,19 +454,17 @@ impl LinkFields {
             .set(if head as usize + 1 == q { 0 } else { head + 1 });
         let left = self.len.get() - 1;
         self.len.set(left);
-        (head as usize % q, left)
+        (head as usize, left)
     }
 
-    /// The queue gains a unit at its back: returns the back's slot and the length before.
+    /// The queue gains a unit at its back: returns the back's position in the ring (below
+    /// `q`) and the length before.
     #[inline(always)]
     fn take_back(&self, q: usize) -> (usize, u8) {
         let len = self.len.get();
-        let mut pos = self.head.get() as usize + len as usize;
-        if pos >= q {
-            pos -= q;
-        }
+        let pos = wrap(self.head.get() as usize + len as usize, q);
         self.len.set(len + 1);
-        (pos % q, len)
+        (pos, len)
     }
 
     #[inline(always)]
@@ -473,6 +472,12 @@ impl LinkFields {
         let f = self.flags.get();
         self.flags.set(if on { f | bit } else { f & !bit });
     }
+}
+
+/// Ring position `i` (below `2q`) wrapped below `q`.
+#[inline(always)]
+fn wrap(i: usize, q: usize) -> usize {
+    if i >= q { i - q } else { i }
 }
 
 /// A link record with room for a queue of one or two units ([`Links`]): half a cache line,
@@ -551,7 +556,7 @@ enum Records<R> {
     Mapped(memmap2::MmapMut),
 }
 
-impl<R: Record> Records<R> {
+impl<R: Default + FromBytes + IntoBytes + KnownLayout> Records<R> {
     /// `n` default records.
     fn new(n: usize) -> Self {
         // Transparent huge pages are Linux's (elsewhere the mapping would gain nothing).
@@ -585,24 +590,105 @@ impl<R: Record> Records<R> {
     }
 }
 
+/// How a store of bounded queues reaches link `e`: its [`LinkFields`] and the ring of unit
+/// slots of its queue. One implementation of [`Store`] and [`Threads`] serves both layouts:
+/// [`Links`], one record per link with a ring of a size known at compile time, and
+/// [`Rings`], fields and rings in two arrays, the ring's size chosen at run time.
+trait Slots: Sync {
+    fn at(&self, e: usize) -> (&LinkFields, &[C64]);
+    fn fields_mut(&mut self, e: usize) -> &mut LinkFields;
+    /// Asks the processor for link `e`'s record (a hint).
+    fn prefetch_link(&self, e: usize);
+    /// The ring's size: the queue's capacity.
+    fn ring(&self) -> usize;
+    /// Ring position `i` (below [`Slots::ring`]) as an index into the unit slots: `i`, or
+    /// for [`Links`] `i % Q`, which lets the compiler drop the bounds check.
+    fn slot(&self, i: usize) -> usize;
+}
+
 /// Links with a queue of at most `Q` units stored inline in their records ([`Record2`] for
 /// `Q <= 2`, [`Record4`] for 3 and 4): everything a move tests and changes is in one cache
 /// line.
 #[derive(Debug)]
 struct Links<'m, R, const Q: usize>(&'m mut [R]);
 
-impl<R: Record, const Q: usize> Links<'_, R, Q> {
+impl<R: Record, const Q: usize> Slots for Links<'_, R, Q> {
     #[inline(always)]
     fn at(&self, e: usize) -> (&LinkFields, &[C64]) {
         let r = &self.0[e];
         (r.fields(), r.units())
     }
+    #[inline(always)]
+    fn fields_mut(&mut self, e: usize) -> &mut LinkFields {
+        self.0[e].fields_mut()
+    }
+    #[inline(always)]
+    fn prefetch_link(&self, e: usize) {
+        prefetch_index::prefetch_index(&*self.0, e);
+    }
+    #[inline(always)]
+    fn ring(&self) -> usize {
+        Q
+    }
+    #[inline(always)]
+    fn slot(&self, i: usize) -> usize {
+        i % Q
+    }
 }
 
-impl<R: Record, const Q: usize> Store for Links<'_, R, Q> {
+/// The largest queue held in [`Rings`] (a queue's length and ring position are bytes).
+pub(super) const MAX_RING: u32 = 255;
+
+/// At most this many unit slots (8 bytes each: 2 GiB) in [`Rings`], eight units for each of
+/// [`MAX_LINKS`](super::net::MAX_LINKS) links. Larger rings (deeper queues on the largest
+/// networks) are [`Deques`], whose queues are allocated when they first hold a unit, so
+/// only the queues a run fills take memory (about 60 bytes a link besides).
+const MAX_RING_SLOTS: u64 = super::net::MAX_LINKS * 8;
+
+/// Links with a bounded queue deeper than [`MAX_INLINE`] units, up to [`MAX_RING`]: every
+/// link's fields in one array (16 bytes each, four to a cache line) and its ring of `q` unit
+/// slots in another, both in [`Records`] (huge pages on large networks). A head's test of
+/// a link reads only its fields; a move reads one ring. Before, such queues were
+/// [`Deques`], a heap-allocated `VecDeque` per link on one thread: a full-bisection fat-tree
+/// of 16,384 processors with `--queue 8` took 13 times as long as with `--queue 2`.
+#[derive(Debug)]
+struct Rings<'m> {
+    fields: &'m mut [LinkFields],
+    units: &'m [C64],
+    q: usize,
+}
+
+impl Slots for Rings<'_> {
+    #[inline(always)]
+    fn at(&self, e: usize) -> (&LinkFields, &[C64]) {
+        let first = e * self.q;
+        (&self.fields[e], &self.units[first..first + self.q])
+    }
+    #[inline(always)]
+    fn fields_mut(&mut self, e: usize) -> &mut LinkFields {
+        &mut self.fields[e]
+    }
+    /// The fields and the ring's first slot: the whole ring up to 8 units, when the slots
+    /// start on a cache line (a mapping does).
+    #[inline(always)]
+    fn prefetch_link(&self, e: usize) {
+        prefetch_index::prefetch_index(&*self.fields, e);
+        prefetch_index::prefetch_index(self.units, e * self.q);
+    }
+    #[inline(always)]
+    fn ring(&self) -> usize {
+        self.q
+    }
+    #[inline(always)]
+    fn slot(&self, i: usize) -> usize {
+        i
+    }
+}
+
+impl<L: Slots> Store for L {
     #[inline(always)]
     fn prefetch(&self, e: usize) {
-        prefetch_index::prefetch_index(&*self.0, e);
+        self.prefetch_link(e);
     }
     #[inline(always)]
     fn gate(&self, e: usize) -> Gate {
@@ -621,7 +707,7 @@ impl<R: Record, const Q: usize> Store for Links<'_, R, Q> {
     #[inline]
     fn queue_front(&self, e: usize) -> Unit {
         let (l, units) = self.at(e);
-        Unit::unpack(units[l.head.get() as usize % Q].get())
+        Unit::unpack(units[self.slot(l.head.get() as usize)].get())
     }
     #[inline(always)]
     fn len_info(&self, e: usize) -> (usize, InputInfo) {
@@ -631,11 +717,11 @@ impl<R: Record, const Q: usize> Store for Links<'_, R, Q> {
     #[inline(always)]
     fn shift(&self, inp: usize, e: usize) -> bool {
         let ((a, a_units), (b, b_units)) = (self.at(inp), self.at(e));
-        let (front, _) = a.take_front(Q);
-        let x = a_units[front].get();
-        let (back, _) = b.take_back(Q);
+        let (front, _) = a.take_front(self.ring());
+        let x = a_units[self.slot(front)].get();
+        let (back, _) = b.take_back(self.ring());
         // One hop on: the hop is the packed unit's top 16 bits (`Unit::pack`).
-        b_units[back].set(x + (1 << 48));
+        b_units[self.slot(back)].set(x + (1 << 48));
         a.pop_waited.get() != 0
     }
     #[inline(always)]
@@ -657,28 +743,31 @@ impl<R: Record, const Q: usize> Store for Links<'_, R, Q> {
     #[inline]
     fn queue_back(&self, e: usize) -> Unit {
         let (l, units) = self.at(e);
-        let back = (l.head.get() as usize + l.len.get() as usize + Q - 1) % Q;
-        Unit::unpack(units[back].get())
+        let back = wrap(
+            l.head.get() as usize + l.len.get() as usize - 1,
+            self.ring(),
+        );
+        Unit::unpack(units[self.slot(back)].get())
     }
     #[inline(always)]
     fn front_fwd(&self, e: usize) -> (Unit, u32) {
         let (l, units) = self.at(e);
         (
-            Unit::unpack(units[l.head.get() as usize % Q].get()),
+            Unit::unpack(units[self.slot(l.head.get() as usize)].get()),
             l.fwd.get(),
         )
     }
     #[inline]
     fn queue_pop(&self, e: usize) -> Unit {
         let (l, units) = self.at(e);
-        let (front, _) = l.take_front(Q);
-        Unit::unpack(units[front].get())
+        let (front, _) = l.take_front(self.ring());
+        Unit::unpack(units[self.slot(front)].get())
     }
     #[inline]
     fn queue_push(&self, e: usize, u: Unit) {
         let (l, units) = self.at(e);
-        let (back, _) = l.take_back(Q);
-        units[back].set(u.pack());
+        let (back, _) = l.take_back(self.ring());
+        units[self.slot(back)].set(u.pack());
     }
     #[inline]
     fn owned(&self, e: usize) -> bool {
@@ -702,7 +791,7 @@ impl<R: Record, const Q: usize> Store for Links<'_, R, Q> {
     }
     #[inline]
     fn set_info(&mut self, e: usize, info: InputInfo) {
-        self.0[e].fields_mut().info = info;
+        self.fields_mut(e).info = info;
     }
     #[inline]
     fn used(&self, e: usize) -> bool {
@@ -740,20 +829,21 @@ impl<R: Record, const Q: usize> Store for Links<'_, R, Q> {
     #[inline(always)]
     fn pop_front(&self, e: usize) -> (Unit, InputInfo, bool, bool) {
         let (l, units) = self.at(e);
-        let (front, left) = l.take_front(Q);
-        let u = Unit::unpack(units[front].get());
+        let (front, left) = l.take_front(self.ring());
+        let u = Unit::unpack(units[self.slot(front)].get());
         (u, l.info, left == 0, l.pop_waited.get() != 0)
     }
     #[inline(always)]
     fn push_back(&self, e: usize, u: Unit) -> (usize, InputInfo) {
         let (l, units) = self.at(e);
-        let (back, before) = l.take_back(Q);
-        units[back].set(u.pack());
+        let (back, before) = l.take_back(self.ring());
+        units[self.slot(back)].set(u.pack());
         (before as usize, l.info)
     }
 }
 
-/// Links with large or unbounded queues (runs on one thread: `Cell`s, not shared words).
+/// Links with unbounded queues, or bounded ones beyond [`Rings`] (runs on one thread: `Cell`s,
+/// not shared words).
 struct Deques {
     queues: Vec<RefCell<VecDeque<Unit>>>,
     owned: Vec<Cell<bool>>,
@@ -1063,6 +1153,23 @@ fn run_multicast(
         QueueCapacity::Bounded(2) => inline!(Record2, 2),
         QueueCapacity::Bounded(3) => inline!(Record4, 3),
         QueueCapacity::Bounded(MAX_INLINE) => inline!(Record4, 4),
+        QueueCapacity::Bounded(q) if q <= MAX_RING && rings_fit(links, q) && !forced_deques() => {
+            let q = q as usize;
+            let mut fields = Records::<LinkFields>::new(links);
+            let mut units = Records::<C64>::new(links * q);
+            let store = Rings {
+                fields: fields.slice(),
+                units: units.slice(),
+                q,
+            };
+            let sim = Sim::new(net, injections, mc, config, seed, per_message, store, q)?;
+            drive(
+                Run::new(sim, net),
+                net,
+                config.max_steps,
+                config.check_conservation,
+            )
+        }
         queue => {
             let q = match queue {
                 QueueCapacity::Bounded(q) => q as usize,
@@ -1244,6 +1351,21 @@ thread_local! {
     pub(super) static WAIT_WIDTH: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
     /// Test only: wait masks per link beyond 64 inputs too, not node-wide wakes (`wait`).
     pub(super) static PER_LINK_WAITS: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// Test only: bounded queues deeper than `MAX_INLINE` in `Deques`, not `Rings`.
+    pub(super) static FORCE_DEQUES: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Whether the rings of `links` links with queues of `q` units fit [`MAX_RING_SLOTS`].
+fn rings_fit(links: usize, q: u32) -> bool {
+    (links as u64).saturating_mul(u64::from(q)) <= MAX_RING_SLOTS
+}
+
+/// Whether a test asked for [`Deques`] where [`Rings`] would do ([`FORCE_DEQUES`]).
+fn forced_deques() -> bool {
+    #[cfg(test)]
+    return FORCE_DEQUES.with(std::cell::Cell::get);
+    #[cfg(not(test))]
+    false
 }
 
 /// Per word of 64 nodes, the key of its first node: the smallest processor index among the
@@ -3762,7 +3884,8 @@ impl<'a, S: Store> Sim<'a, S> {
         self.end_step(locals, walked)
     }
 
-    /// One step on the threads of `locals` (unicast, snapshot reading, inline queues):
+    /// One step on the threads of `locals` (unicast, snapshot reading, bounded queues in
+    /// records or rings):
     ///
     /// 1. the parts decide their active nodes ([`Sim::decide_threaded`]);
     /// 2. the terminals drain (one thread);
@@ -4234,7 +4357,7 @@ mod pace_tests {
 
 #[cfg(test)]
 mod store_tests {
-    use super::{Deques, Links, Record2, Records, Store, Unit};
+    use super::{C64, Deques, LinkFields, Links, Record2, Records, Rings, Store, Unit};
 
     fn unit(worm: u32, seq: u16, hop: u16) -> Unit {
         Unit { worm, seq, hop }
@@ -4271,6 +4394,52 @@ mod store_tests {
         let mut records = Records::<Record2>::new(2);
         shifts(Links::<Record2, 2>(records.slice()));
         shifts(Deques::new(2));
+        // A ring of five slots, its positions wrapped at run time.
+        let (mut fields, mut units) = (Records::<LinkFields>::new(2), Records::<C64>::new(10));
+        shifts(Rings {
+            fields: fields.slice(),
+            units: units.slice(),
+            q: 5,
+        });
+    }
+
+    /// A queue in [`Rings`] holds `q` units in order through every wrap of its ring, for any
+    /// `q` up to [`MAX_RING`](super::MAX_RING).
+    #[test]
+    fn a_ring_keeps_its_units_in_order_through_its_wraps() {
+        for q in [5, 7, 8, 13, super::MAX_RING as usize] {
+            let (mut fields, mut slots) =
+                (Records::<LinkFields>::new(3), Records::<C64>::new(3 * q));
+            let rings = Rings {
+                fields: fields.slice(),
+                units: slots.slice(),
+                q,
+            };
+            let mut model = std::collections::VecDeque::new();
+            let mut next = 0u32;
+            // Fill to `q`, drain to 1, three times over: the head passes every position.
+            for _ in 0..3 {
+                while rings.queue_len(1) < q {
+                    rings.queue_push(1, unit(next, next as u16, 0));
+                    model.push_back(next);
+                    next += 1;
+                    assert_eq!(rings.queue_back(1).worm, next - 1);
+                }
+                while rings.queue_len(1) > 1 {
+                    assert_eq!(rings.queue_front(1).worm, model[0]);
+                    assert_eq!(rings.queue_pop(1).worm, model.pop_front().unwrap());
+                }
+            }
+            assert_eq!(
+                units(&rings, 1),
+                model.iter().map(|&w| (w, w as u16, 0)).collect::<Vec<_>>()
+            );
+            assert_eq!(
+                (rings.queue_len(0), rings.queue_len(2)),
+                (0, 0),
+                "q = {q}: the neighbours"
+            );
+        }
     }
 
     /// Records in a mapping ([`Records`]) start as the vector's do, and hold what is written.
@@ -4386,7 +4555,7 @@ trait Threads: Store {
         Self: Sized;
 }
 
-impl<R: Record, const Q: usize> Threads for Links<'_, R, Q> {
+impl<L: Slots> Threads for L {
     const SHARED: bool = true;
     #[inline(always)]
     fn step(run: &mut Run<'_, Self>, net: &PacketNet) -> (bool, u64) {
@@ -4517,8 +4686,8 @@ impl<S: Threads> StepModel for Run<'_, S> {
 #[cfg(test)]
 mod order_tests {
     use super::{
-        FORCE_PARTS, FORCE_SERIAL_SPLIT, NO_LAZY, NO_WALKS, PER_LINK_WAITS, REVERSE_NODES,
-        THREADED_STEPS, WAIT_WIDTH,
+        FORCE_DEQUES, FORCE_PARTS, FORCE_SERIAL_SPLIT, NO_LAZY, NO_WALKS, PER_LINK_WAITS,
+        REVERSE_NODES, THREADED_STEPS, WAIT_WIDTH,
     };
     use crate::packet::{
         FlowControl, Injection, Multicast, MulticastTree, PacketConfig, PacketNet, PathPolicy,
@@ -4593,6 +4762,15 @@ mod order_tests {
         assert_eq!(
             forward, per_link,
             "{what}: per-link wait masks beyond 64 inputs changed the run"
+        );
+        // Queues deeper than `MAX_INLINE`: in `Rings` (above, on any number of parts) and in
+        // `Deques`, one `VecDeque` per link, the same run.
+        FORCE_DEQUES.with(|d| d.set(true));
+        let deques = run();
+        FORCE_DEQUES.with(|d| d.set(false));
+        assert_eq!(
+            forward, deques,
+            "{what}: queues in `Deques` changed the run"
         );
     }
 
@@ -4681,6 +4859,25 @@ mod order_tests {
                 PacketConfig {
                     flits: 5,
                     queue: QueueCapacity::Bounded(3),
+                    ..base
+                },
+            ),
+            // Rings of a size known at run time (`Rings`): 5-flit worms in 6-flit queues,
+            // and store-and-forward packets of 2 units in queues of 5.
+            (
+                "worm L5 q6",
+                PacketConfig {
+                    flits: 5,
+                    queue: QueueCapacity::Bounded(6),
+                    ..base
+                },
+            ),
+            (
+                "store L2 q5",
+                PacketConfig {
+                    flow: FlowControl::StoreAndForward,
+                    flits: 2,
+                    queue: QueueCapacity::Bounded(5),
                     ..base
                 },
             ),

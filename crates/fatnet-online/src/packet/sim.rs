@@ -51,10 +51,11 @@
 //!   thread: 4-ary 6-tree 0.0555 -> 0.0398 s; two threads: 4-ary 7-tree 0.26 -> 0.16 s,
 //!   `bft:n=2^20` 39.1 -> 27.9-30.1 s, the 4-ary 10-tree unchanged (about 32 s)
 //!   (`docs/bench/2026-11-26-engine-scale.md`, session 13);
-//! - **lazy walks** (walk mode with queues of 2 or 3 units and worms of at most 32): a worm
-//!   keeps how many of its units each of its links holds, 2 bits a link in one word, and a
-//!   step's walk computes its moves from that word, reading and writing only the records of
-//!   the links at its two ends (`Sim::walk_lazy`): in a freely flowing worm every link
+//! - **lazy walks** (walk mode with queues of 2 to 15 units and worms of at most 32): a worm
+//!   keeps how many of its units each of its links holds, 2 bits a link in one word (4 bits
+//!   in two words for queues of 4 to 15, since session 23), and a step's walk computes its
+//!   moves from those counts, reading and writing only the records of the links at its two
+//!   ends (`Sim::walk_lazy`): in a freely flowing worm every link
 //!   between them holds one unit before and after the step. The peers' batch: 4-ary 6-tree
 //!   0.0408 -> 0.0197 s (one thread); two threads, 4-ary 10-tree 22.1 -> 13.4 s,
 //!   `bft:n=2^20` 22.3 -> 15.9 s (session 15);
@@ -182,38 +183,168 @@ const WALKS: usize = 16;
 /// ([`Sim::walk_lazies`]).
 const LAZY_AHEAD: usize = 8;
 
-/// Lazy walks: bits per link in a worm's counts ([`WormWalk::cnt`]): queues of 2 or 3 units.
-const FIELD: u32 = 2;
-/// The lowest bit of every field of a worm's counts.
-const LOW: u64 = 0x5555_5555_5555_5555;
-/// Lazy walks: the longest worm, in units, whose counts fit a word. With queues of 2 units
-/// or more no link between a worm's ends is ever empty (a link whose front unit leaves takes
-/// the unit behind it, unless it was full, and then keeps one), so a worm spans at most as
-/// many links as it has units; with 1-unit queues it may spread out, and walks visit every
-/// link.
-const MAX_LAZY_UNITS: u32 = 64 / FIELD;
+/// Lazy walks: the longest worm, in units. With queues of 2 units or more no link between a
+/// worm's ends is ever empty (a link whose front unit leaves takes the unit behind it, unless
+/// it was full, and then keeps one), so a worm spans at most as many links as it has units:
+/// its counts ([`Counts`]) have 32 fields. With 1-unit queues it may spread out, and walks
+/// visit every link.
+const MAX_LAZY_UNITS: u32 = 32;
+
+/// Lazy walks: a worm's counts ([`WormWalk::cnt`]), one field of [`Counts::FIELD`] bits a
+/// link, from its front link (the lowest field) back to its rear, each the worm's units in
+/// that link: a `u64` of 2-bit fields for queues of 2 or 3 units, a `u128` of 4-bit fields
+/// for queues of 4 to 15 (its high word in [`Sim::cnt_hi`]). Both have [`MAX_LAZY_UNITS`]
+/// fields. A step's moves follow from the counts by word operations on every field at once.
+trait Counts:
+    Copy
+    + PartialEq
+    + std::ops::Shl<u32, Output = Self>
+    + std::ops::Shr<u32, Output = Self>
+    + std::ops::BitAnd<Output = Self>
+    + std::ops::BitOr<Output = Self>
+    + std::ops::BitOrAssign
+    + std::ops::BitAndAssign
+    + std::ops::BitXor<Output = Self>
+    + std::ops::Not<Output = Self>
+    + std::ops::Add<Output = Self>
+    + std::ops::Sub<Output = Self>
+{
+    /// Bits a field.
+    const FIELD: u32;
+    const BITS: u32;
+    const ZERO: Self;
+    const ONE: Self;
+    /// The lowest bit of every field.
+    const LOW: Self;
+    fn of(x: u64) -> Self;
+    /// The low 64 bits.
+    fn low64(self) -> u64;
+    fn ones(self) -> u32;
+    fn leading(self) -> u32;
+    /// Worm `w`'s counts.
+    fn load(sim_ww: &WormWalk, hi: &[C64], w: usize) -> Self;
+    fn store(self, sim_ww: &WormWalk, hi: &[C64], w: usize);
+}
+
+impl Counts for u64 {
+    const FIELD: u32 = 2;
+    const BITS: u32 = 64;
+    const ZERO: Self = 0;
+    const ONE: Self = 1;
+    const LOW: Self = 0x5555_5555_5555_5555;
+    #[inline(always)]
+    fn of(x: u64) -> Self {
+        x
+    }
+    #[inline(always)]
+    fn low64(self) -> u64 {
+        self
+    }
+    #[inline(always)]
+    fn ones(self) -> u32 {
+        self.count_ones()
+    }
+    #[inline(always)]
+    fn leading(self) -> u32 {
+        self.leading_zeros()
+    }
+    #[inline(always)]
+    fn load(ww: &WormWalk, _: &[C64], _: usize) -> Self {
+        ww.cnt.get()
+    }
+    #[inline(always)]
+    fn store(self, ww: &WormWalk, _: &[C64], _: usize) {
+        ww.cnt.set(self)
+    }
+}
+
+impl Counts for u128 {
+    const FIELD: u32 = 4;
+    const BITS: u32 = 128;
+    const ZERO: Self = 0;
+    const ONE: Self = 1;
+    const LOW: Self = 0x1111_1111_1111_1111_1111_1111_1111_1111;
+    #[inline(always)]
+    fn of(x: u64) -> Self {
+        u128::from(x)
+    }
+    #[inline(always)]
+    fn low64(self) -> u64 {
+        self as u64
+    }
+    #[inline(always)]
+    fn ones(self) -> u32 {
+        self.count_ones()
+    }
+    #[inline(always)]
+    fn leading(self) -> u32 {
+        self.leading_zeros()
+    }
+    #[inline(always)]
+    fn load(ww: &WormWalk, hi: &[C64], w: usize) -> Self {
+        u128::from(ww.cnt.get()) | u128::from(hi[w].get()) << 64
+    }
+    #[inline(always)]
+    fn store(self, ww: &WormWalk, hi: &[C64], w: usize) {
+        ww.cnt.set(self as u64);
+        hi[w].set((self >> 64) as u64);
+    }
+}
+
+/// The largest queue whose worms' counts fit a field of [`Counts`] for `u128`.
+const MAX_LAZY_QUEUE: usize = 15;
+
+/// One field's bits.
+#[inline(always)]
+fn field_mask<C: Counts>() -> C {
+    C::of((1 << C::FIELD) - 1)
+}
 
 /// Field `i` of a worm's counts.
 #[inline(always)]
-fn field(c: u64, i: u32) -> u32 {
-    (c >> (FIELD * i) & 3) as u32
+fn field<C: Counts>(c: C, i: u32) -> u32 {
+    (c >> (C::FIELD * i) & field_mask::<C>()).low64() as u32
 }
 
 /// The highest non-zero field of a worm's counts (its rear link's, or with the tail still at
 /// the source its first link's), 0 when every field is zero.
 #[inline(always)]
-fn top_field(c: u64) -> u32 {
-    if c == 0 {
+fn top_field<C: Counts>(c: C) -> u32 {
+    if c == C::ZERO {
         0
     } else {
-        (63 - c.leading_zeros()) / FIELD
+        (C::BITS - 1 - c.leading()) / C::FIELD
     }
 }
 
 /// The units a worm's counts hold.
 #[inline(always)]
-fn units_in(c: u64) -> u64 {
-    u64::from((c & LOW).count_ones() + 2 * (c & LOW << 1).count_ones())
+fn units_in<C: Counts>(c: C) -> u64 {
+    (0..C::FIELD)
+        .map(|b| u64::from((c & C::LOW << b).ones()) << b)
+        .sum()
+}
+
+/// The lowest bit of every non-zero field of `c`.
+#[inline(always)]
+fn nonzero<C: Counts>(c: C) -> C {
+    let mut any = c;
+    for b in 1..C::FIELD {
+        any |= c >> b;
+    }
+    any & C::LOW
+}
+
+/// `v` in every field.
+#[inline(always)]
+fn in_every_field<C: Counts>(v: u32) -> C {
+    let mut all = C::ZERO;
+    for b in 0..C::FIELD {
+        if v >> b & 1 != 0 {
+            all |= C::LOW << b;
+        }
+    }
+    all
 }
 
 /// A worm's walk in progress in walk mode ([`Sim::walk_link`]): the worm (`NONE`: no walk),
@@ -1581,6 +1712,10 @@ struct Sim<'a, S> {
     /// Lazy walks ([`Sim::walk_lazy`]): a worm's links between its front and its rear keep
     /// their units in the worm's counts, not in their records.
     lazy: bool,
+    /// Lazy walks with queues of 4 to 15 units: the worms' counts are `u128` ([`Counts`]),
+    /// their high words here, per worm.
+    wide_counts: bool,
+    cnt_hi: Vec<C64>,
     /// Walk mode, per unicast worm: whether it is in `Local::flying` or `Local::woken`.
     listed: Vec<C8>,
     /// Walk mode: the part whose list of worms to walk takes the next worm woken.
@@ -1617,7 +1752,7 @@ impl Default for InjQueue {
 /// injection queue and after its tail arrives) and, in lazy walks ([`Sim::walk_lazy`]), the
 /// link that holds its head (`front`; once the head arrived, the link it arrived by; the
 /// injection queue when the head arrived from there) and the worm's units in each link from
-/// `front` back to `rear` (`cnt`, [`FIELD`] bits a link, `front`'s lowest). One record, so
+/// `front` back to `rear` (`cnt`, [`Counts`], `front`'s lowest). One record, so
 /// that a walk starts with one read.
 #[derive(Debug)]
 #[repr(align(16))]
@@ -1986,6 +2121,8 @@ impl<'a, S: Store> Sim<'a, S> {
             walk: false,
             ww: Vec::new(),
             lazy: false,
+            wide_counts: false,
+            cnt_hi: Vec::new(),
             listed: Vec::new(),
             next_part: 0,
         };
@@ -2317,7 +2454,12 @@ impl<'a, S: Store> Sim<'a, S> {
     fn start_walks(&mut self, lazy: bool) {
         let worms = self.mc_first as usize;
         self.walk = true;
-        self.lazy = lazy && (2..=3).contains(&self.q) && self.unit_len <= MAX_LAZY_UNITS;
+        self.lazy =
+            lazy && (2..=MAX_LAZY_QUEUE).contains(&self.q) && self.unit_len <= MAX_LAZY_UNITS;
+        self.wide_counts = self.lazy && self.q > 3;
+        if self.wide_counts {
+            self.cnt_hi = std::iter::repeat_with(|| C64::new(0)).take(worms).collect();
+        }
         self.ww = std::iter::repeat_with(WormWalk::default)
             .take(worms)
             .collect();
@@ -2361,8 +2503,10 @@ impl<'a, S: Store> Sim<'a, S> {
     /// own walk, its head's move, a terminal's drain or an older worm's last units leaving
     /// its head's link pop the links it waits on. Returns whether any unit moved.
     fn walk_worms(&self, lo: &mut Local) -> bool {
-        if self.lazy {
-            return self.walk_lazies(lo);
+        if self.wide_counts {
+            return self.walk_lazies::<u128>(lo);
+        } else if self.lazy {
+            return self.walk_lazies::<u64>(lo);
         }
         let mut flying = std::mem::take(&mut lo.flying);
         lo.walking = true;
@@ -2414,17 +2558,17 @@ impl<'a, S: Store> Sim<'a, S> {
     /// Lazy walks: walks the worms of `lo.flying` ([`Sim::walk_lazy`]) in turn; on a large
     /// network, [`LAZY_AHEAD`] worms ahead the records of a worm's ends are brought into the
     /// cache, and twice as far ahead its walk's state. Returns whether any unit moved.
-    fn walk_lazies(&self, lo: &mut Local) -> bool {
+    fn walk_lazies<C: Counts>(&self, lo: &mut Local) -> bool {
         let mut flying = std::mem::take(&mut lo.flying);
         lo.walking = true;
         let mut kept = 0;
         let mut any = false;
         for i in 0..flying.len() {
             if self.prefetch {
-                self.prefetch_lazy(&flying, i);
+                self.prefetch_lazy::<C>(&flying, i);
             }
             let w = flying[i];
-            let moved = self.walk_lazy(lo, w);
+            let moved = self.walk_lazy::<C>(lo, w);
             any |= moved;
             if moved && self.ww[w as usize].rear.get() != NONE {
                 flying[kept] = w;
@@ -2446,9 +2590,12 @@ impl<'a, S: Store> Sim<'a, S> {
     /// units arrive by. Without the last, these two dependent reads were 47 % of the 4-ary
     /// 10-tree batch's walk samples.
     #[inline(always)]
-    fn prefetch_lazy(&self, flying: &[u32], i: usize) {
+    fn prefetch_lazy<C: Counts>(&self, flying: &[u32], i: usize) {
         if let Some(&a) = flying.get(i + 3 * LAZY_AHEAD) {
             prefetch_index::prefetch_index(&self.ww, a as usize);
+            if C::BITS > 64 {
+                prefetch_index::prefetch_index(&self.cnt_hi, a as usize);
+            }
         }
         if let Some(&b) = flying.get(i + 2 * LAZY_AHEAD) {
             let ww = &self.ww[b as usize];
@@ -2597,22 +2744,27 @@ impl<'a, S: Store> Sim<'a, S> {
     /// gain a link in front (`e`, holding the head), or, once the head arrived, lose it from
     /// the front link, which stays the worm's front.
     #[inline(always)]
-    fn head_moved(&self, u: Unit, e: u32, arrived: bool) {
-        let ww = &self.ww[u.worm as usize];
+    fn head_moved<C: Counts>(&self, u: Unit, e: u32, arrived: bool) {
+        let w = u.worm as usize;
+        let ww = &self.ww[w];
+        let hi = &self.cnt_hi[..];
         if u.hop == 0 {
             // From its injection queue (`pop_input` made it the worm's rear).
             ww.front.set(if arrived { ww.rear.get() } else { e });
-            ww.cnt.set(u64::from(!arrived));
+            C::of(u64::from(!arrived)).store(ww, hi, w);
         } else if arrived {
-            ww.cnt.set(ww.cnt.get() - 1);
+            (C::load(ww, hi, w) - C::ONE).store(ww, hi, w);
         } else {
-            let c = ww.cnt.get() - 1;
+            let c = C::load(ww, hi, w) - C::ONE;
             debug_assert!(
-                c >> (64 - FIELD) == 0,
+                c >> (C::BITS - C::FIELD) == C::ZERO,
                 "lazy walk: a worm spans more than {MAX_LAZY_UNITS} links"
             );
-            debug_assert!(c & 3 != 0, "lazy walk: the head left an empty link behind");
-            ww.cnt.set(c << FIELD | 1);
+            debug_assert!(
+                c & field_mask::<C>() != C::ZERO,
+                "lazy walk: the head left an empty link behind"
+            );
+            (c << C::FIELD | C::ONE).store(ww, hi, w);
             ww.front.set(e);
         }
     }
@@ -2641,7 +2793,7 @@ impl<'a, S: Store> Sim<'a, S> {
     /// with the heads' moves (`Local::moves`, or `Local::pops` when the unit enters a link
     /// between the ends), so that the younger worm's walk reads the start length.
     #[inline(always)]
-    fn walk_lazy(&self, lo: &mut Local, w: u32) -> bool {
+    fn walk_lazy<C: Counts>(&self, lo: &mut Local, w: u32) -> bool {
         let ww = &self.ww[w as usize];
         let rear = ww.rear.get();
         if rear == NONE {
@@ -2660,18 +2812,18 @@ impl<'a, S: Store> Sim<'a, S> {
             debug_assert!(next.is_none(), "lazy walk: the head arrived");
             return true;
         }
-        let c = ww.cnt.get();
+        let c = C::load(ww, &self.cnt_hi, w as usize);
         let top = top_field(c);
         let len0 = self.store.queue_len(front as usize);
         // Bits `FIELD * i`: link `i` holds a unit of the worm; is full (the front link by
         // its length, which may count an older worm's units).
-        let nonempty = (c | c >> 1) & LOW;
-        let full = (if self.q == 2 { c >> 1 & !c } else { c & c >> 1 }) & LOW & !1
-            | u64::from(len0 >= self.q);
+        let nonempty = nonzero(c);
+        let full = !nonzero(c ^ in_every_field::<C>(self.q as u32)) & C::LOW & !C::ONE
+            | C::of(u64::from(len0 >= self.q));
         // The links whose front unit moves (not the front link's: its head moves by the node
         // scans, and once it arrived, its units move below).
-        let moving = nonempty & !(full << FIELD) & !1;
-        let bit = |i: u32| 1u64 << (FIELD * i);
+        let moving = nonempty & !(full << C::FIELD) & !C::ONE;
+        let bit = |i: u32| C::ONE << (C::FIELD * i);
         // The injection queue's units, and the hop of the rear link's units.
         let (left, hop_top) = if at_source {
             let p = (rear - self.links) as usize;
@@ -2679,9 +2831,9 @@ impl<'a, S: Store> Sim<'a, S> {
         } else {
             (0, self.store.queue_front(rear as usize).hop)
         };
-        let from_source = at_source && full & bit(top) == 0;
+        let from_source = at_source && full & bit(top) == C::ZERO;
         // Lazy links that take a unit, and the units' hops between the ends.
-        let mut into = 0u64;
+        let mut into = C::ZERO;
         let mut interior = moving;
         if from_source {
             let f = self.move_link(rear);
@@ -2701,7 +2853,7 @@ impl<'a, S: Store> Sim<'a, S> {
                     ww.rear.set(f);
                 }
             }
-        } else if !at_source && moving & bit(top) != 0 {
+        } else if !at_source && moving & bit(top) != C::ZERO {
             interior &= !bit(top);
             let shared = self.store.queue_back(rear as usize).worm != w;
             if top == 1 {
@@ -2741,11 +2893,11 @@ impl<'a, S: Store> Sim<'a, S> {
                 }
             }
         }
-        if interior & bit(1) != 0 {
+        if interior & bit(1) != C::ZERO {
             // A unit enters the front link: its labels from the units behind it and the
             // rear's hop.
             interior &= !bit(1);
-            let behind = u64::from(left) + units_in(c >> FIELD);
+            let behind = u64::from(left) + units_in(c >> C::FIELD);
             let u = Unit {
                 worm: w,
                 seq: (u64::from(self.unit_len) - behind) as u16,
@@ -2755,8 +2907,8 @@ impl<'a, S: Store> Sim<'a, S> {
             lo.unit_hops += 1;
             self.push_unit(lo, front, u);
         }
-        lo.unit_hops += u64::from(interior.count_ones());
-        into |= interior >> FIELD;
+        lo.unit_hops += u64::from(interior.ones());
+        into |= interior >> C::FIELD;
         // Once the head arrived, the front link's front unit arrives.
         let mut arrived = false;
         if len0 > 0 && field(c, 0) > 0 {
@@ -2776,20 +2928,70 @@ impl<'a, S: Store> Sim<'a, S> {
                 }
             }
         }
-        let after = c - moving + (moving >> FIELD) + if from_source { bit(top) } else { 0 }
-            - u64::from(arrived);
-        ww.cnt.set(after);
-        if into != 0 {
-            let most = if after & after >> 1 & into != 0 {
-                3
-            } else if after >> 1 & into != 0 {
-                2
+        let after =
+            c - moving + (moving >> C::FIELD) + if from_source { bit(top) } else { C::ZERO }
+                - C::of(u64::from(arrived));
+        after.store(ww, &self.cnt_hi, w as usize);
+        if into != C::ZERO {
+            let most = if C::FIELD == 2 {
+                if after & after >> 1 & into != C::ZERO {
+                    3
+                } else if after >> 1 & into != C::ZERO {
+                    2
+                } else {
+                    1
+                }
             } else {
-                1
+                // The fields that took a unit, one at a time.
+                let mut most = 1;
+                let mut rest = into;
+                while rest != C::ZERO {
+                    let i = (C::BITS - 1 - rest.leading()) / C::FIELD;
+                    most = most.max(field(after, i));
+                    rest &= !bit(i);
+                }
+                most
             };
             lo.max_queue = lo.max_queue.max(most);
         }
-        moving != 0 || from_source || arrived
+        moving != C::ZERO || from_source || arrived
+    }
+
+    /// The conservation check under lazy walks: `queued`, counted from the links' records,
+    /// with the links between each worm's ends counted from the worm's counts instead.
+    fn lazy_queued<C: Counts>(&self, t: u64, mut queued: u64) -> Result<u64, OnlineError> {
+        // The links between a worm's ends: its counts, not their records.
+        for (w, ww) in self.ww.iter().enumerate() {
+            let rear = ww.rear.get();
+            let front = ww.front.get();
+            if rear == NONE || rear == front {
+                continue;
+            }
+            let c = C::load(ww, &self.cnt_hi, w);
+            let top = top_field(c);
+            // The first link between the ends (the rear's next), and its field: a rear
+            // link is field `top`, an injection queue is behind it.
+            let mut e = self.move_link(rear);
+            let mut i = if rear >= self.links {
+                top
+            } else {
+                top.saturating_sub(1)
+            };
+            while i >= 1 {
+                if e == NONE || e == front {
+                    return Err(OnlineError::Conservation {
+                        clock: "step",
+                        at: t,
+                        detail: format!("worm {w}: its links end before its counts"),
+                    });
+                }
+                queued -= self.store.queue_len(e as usize) as u64;
+                queued += u64::from(field(c, i));
+                e = self.store.fwd(e as usize);
+                i -= 1;
+            }
+        }
+        Ok(queued)
     }
 
     /// A message is delivered at step `t`.
@@ -3574,7 +3776,11 @@ impl<'a, S: Store> Sim<'a, S> {
                 .set(if arrived { NONE } else { e });
         }
         if self.lazy && u.seq == 0 {
-            self.head_moved(u, e, arrived);
+            if self.wide_counts {
+                self.head_moved::<u128>(u, e, arrived);
+            } else {
+                self.head_moved::<u64>(u, e, arrived);
+            }
         }
         if !arrived {
             return Some(next);
@@ -3968,38 +4174,10 @@ impl<'a, S: Store> Sim<'a, S> {
                 queued += len as u64;
             }
         }
-        if self.lazy {
-            // The links between a worm's ends: its counts, not their records.
-            for (w, ww) in self.ww.iter().enumerate() {
-                let rear = ww.rear.get();
-                let front = ww.front.get();
-                if rear == NONE || rear == front {
-                    continue;
-                }
-                let c = ww.cnt.get();
-                let top = top_field(c);
-                // The first link between the ends (the rear's next), and its field: a rear
-                // link is field `top`, an injection queue is behind it.
-                let mut e = self.move_link(rear);
-                let mut i = if rear >= self.links {
-                    top
-                } else {
-                    top.saturating_sub(1)
-                };
-                while i >= 1 {
-                    if e == NONE || e == front {
-                        return Err(OnlineError::Conservation {
-                            clock: "step",
-                            at: t,
-                            detail: format!("worm {w}: its links end before its counts"),
-                        });
-                    }
-                    queued -= self.store.queue_len(e as usize) as u64;
-                    queued += u64::from(field(c, i));
-                    e = self.store.fwd(e as usize);
-                    i -= 1;
-                }
-            }
+        if self.wide_counts {
+            queued = self.lazy_queued::<u128>(t, queued)?;
+        } else if self.lazy {
+            queued = self.lazy_queued::<u64>(t, queued)?;
         }
         let mut pending = 0u64;
         for p in 0..self.inj.len() {
@@ -4967,8 +5145,8 @@ mod order_tests {
         /// Lazy walks (`Sim::walk_lazy`: a worm's units per link kept in one word, only its
         /// ends' records touched) give the run that walks visiting every link give, on random
         /// message sets: any sources and destinations (self-messages and several messages a
-        /// source), releases spread over 40 steps, short and 32-flit worms, 2- and 3-unit
-        /// queues, both sinks and the three tree-routing path policies, on the butterfly
+        /// source), releases spread over 40 steps, short and 32-flit worms, queues of 2 to 16
+        /// units (2-bit counts, 4-bit counts, and at 16 no lazy walks), both sinks and the three tree-routing path policies, on the butterfly
         /// fat-tree, two k-ary n-trees and the hypercube, with conservation checked every
         /// step (lazy counts included).
         #[test]
@@ -4976,7 +5154,7 @@ mod order_tests {
             which in 0usize..4,
             raw in proptest::collection::vec((0u32..64, 0u32..64, 0u64..40), 1..150),
             flits in proptest::prop_oneof![2u32..=6, proptest::strategy::Just(32u32)],
-            q in 2u32..=3,
+            q in 2u32..=16,
             immediate in proptest::bool::ANY,
             path in 0usize..3,
             seed in proptest::num::u64::ANY,

@@ -4581,6 +4581,20 @@ mod store_tests {
         });
     }
 
+    /// Rings up to eight slots a link on the largest network the engine takes; deeper
+    /// queues there go to [`Deques`](super::Deques), allocated as they fill.
+    #[test]
+    fn rings_fit_eight_slots_a_link_at_the_link_limit() {
+        use super::super::net::MAX_LINKS;
+        use super::{MAX_RING_SLOTS, rings_fit};
+        let links = MAX_LINKS as usize;
+        assert!(rings_fit(links, 8));
+        assert!(!rings_fit(links, 9));
+        assert!(rings_fit(links / 2, 16));
+        assert!(!rings_fit(usize::MAX, 255), "no overflow");
+        assert_eq!(MAX_RING_SLOTS, MAX_LINKS * 8);
+    }
+
     /// A queue in [`Rings`] holds `q` units in order through every wrap of its ring, for any
     /// `q` up to [`MAX_RING`](super::MAX_RING).
     #[test]

@@ -222,8 +222,31 @@ trait Counts:
     fn ones(self) -> u32;
     fn leading(self) -> u32;
     /// Worm `w`'s counts.
-    fn load(sim_ww: &WormWalk, hi: &[C64], w: usize) -> Self;
-    fn store(self, sim_ww: &WormWalk, hi: &[C64], w: usize);
+    fn load(ww: &WormWalk, hi: &[C64], w: usize) -> Self;
+    fn store(self, ww: &WormWalk, hi: &[C64], w: usize);
+}
+
+/// The methods of [`Counts`] that its two words share.
+macro_rules! word_ops {
+    () => {
+        #[inline(always)]
+        fn of(x: u64) -> Self {
+            Self::from(x)
+        }
+        #[inline(always)]
+        #[allow(clippy::unnecessary_cast)]
+        fn low64(self) -> u64 {
+            self as u64
+        }
+        #[inline(always)]
+        fn ones(self) -> u32 {
+            self.count_ones()
+        }
+        #[inline(always)]
+        fn leading(self) -> u32 {
+            self.leading_zeros()
+        }
+    };
 }
 
 impl Counts for u64 {
@@ -232,22 +255,7 @@ impl Counts for u64 {
     const ZERO: Self = 0;
     const ONE: Self = 1;
     const LOW: Self = 0x5555_5555_5555_5555;
-    #[inline(always)]
-    fn of(x: u64) -> Self {
-        x
-    }
-    #[inline(always)]
-    fn low64(self) -> u64 {
-        self
-    }
-    #[inline(always)]
-    fn ones(self) -> u32 {
-        self.count_ones()
-    }
-    #[inline(always)]
-    fn leading(self) -> u32 {
-        self.leading_zeros()
-    }
+    word_ops!();
     #[inline(always)]
     fn load(ww: &WormWalk, _: &[C64], _: usize) -> Self {
         ww.cnt.get()
@@ -264,22 +272,7 @@ impl Counts for u128 {
     const ZERO: Self = 0;
     const ONE: Self = 1;
     const LOW: Self = 0x1111_1111_1111_1111_1111_1111_1111_1111;
-    #[inline(always)]
-    fn of(x: u64) -> Self {
-        u128::from(x)
-    }
-    #[inline(always)]
-    fn low64(self) -> u64 {
-        self as u64
-    }
-    #[inline(always)]
-    fn ones(self) -> u32 {
-        self.count_ones()
-    }
-    #[inline(always)]
-    fn leading(self) -> u32 {
-        self.leading_zeros()
-    }
+    word_ops!();
     #[inline(always)]
     fn load(ww: &WormWalk, hi: &[C64], w: usize) -> Self {
         u128::from(ww.cnt.get()) | u128::from(hi[w].get()) << 64

@@ -55,10 +55,10 @@
 //!   keeps how many of its units each of its links holds, 2 bits a link in one word (4 bits
 //!   in two words for queues of 4 to 15, since session 23), and a step's walk computes its
 //!   moves from those counts, reading and writing only the records of the links at its two
-//!   ends (`Sim::walk_lazy`): in a freely flowing worm every link
-//!   between them holds one unit before and after the step. The peers' batch: 4-ary 6-tree
-//!   0.0408 -> 0.0197 s (one thread); two threads, 4-ary 10-tree 22.1 -> 13.4 s,
-//!   `bft:n=2^20` 22.3 -> 15.9 s (session 15);
+//!   ends (`Sim::walk_lazy`): in a freely flowing worm every link between them holds one
+//!   unit before and after the step. The peers' batch: 4-ary 6-tree 0.0408 -> 0.0197 s (one
+//!   thread); two threads, 4-ary 10-tree 22.1 -> 13.4 s, `bft:n=2^20` 22.3 -> 15.9 s
+//!   (session 15). Queues of 8 (session 23): the 4-ary 7-tree 0.68 -> 0.39 s (one thread);
 //! - the active nodes and the ejection queues to drain are bit sets with a summary bit per
 //!   word (`Marks`): a step costs one read per 4,096 nodes or links plus its work, so idle
 //!   parts of a large network cost (almost) nothing;

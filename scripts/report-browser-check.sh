@@ -17,8 +17,9 @@
 #      page was parsed to its end) and the fabric's `<svg`;
 #   4. scripts/png-check.py decodes the screenshot (Python's zlib, no PIL) and requires many
 #      distinct colours and non-white pixels: not a blank page.
-# Before that, the checks are run on two pages that must fail them (a page loading an external
-# image, a blank page), so a check that silently stopped working is noticed.
+# Before that, the checks are run on three pages that must fail them (a page loading an external
+# image, a page without the end marker, a blank page), so a check that silently stopped working
+# is noticed.
 # Set FATNET_REPORT_SCREENSHOT=FILE to write is4_3l_1944n's screenshot there, shrunk
 # (scripts/png-check.py --shrink): docs/img/fabric-report.png.
 set -euo pipefail
@@ -41,8 +42,10 @@ browser() {
   # A fresh profile per run; chromium's exit status is 0 even when the page is broken.
   local profile
   profile=$(mktemp -d)
+  # --disable-dev-shm-usage: containers often give /dev/shm 64 MB, where chromium's renderer
+  # can crash at random; this keeps its shared memory in /tmp.
   timeout 180 "$chromium" --headless --no-sandbox --disable-gpu --hide-scrollbars \
-    --user-data-dir="$profile" --window-size=1600,1200 "$@"
+    --disable-dev-shm-usage --user-data-dir="$profile" --window-size=1600,1200 "$@"
   rm -rf "$profile"
 }
 
@@ -56,9 +59,24 @@ check() {
     grep ':CONSOLE' "$out/$name.console" | sed 's/^/  /'
     ok=1
   fi
-  browser --dump-dom "file://$html" >"$out/$name.dom" 2>/dev/null || true
-  if ! grep -q 'id="fatnet-report-end"' "$out/$name.dom" || ! grep -q '<svg' "$out/$name.dom"; then
-    echo "$name: the DOM lacks the report's end marker or its <svg>"
+  # Up to three tries, each failed one's exit status and size logged: a CI run once got a dump
+  # without the marker for a page whose screenshot passed, and the same page's dump was whole
+  # in every run here. The page is a fixed file, so a page that lacks the marker fails all three.
+  local try status dom_ok=0
+  for try in 1 2 3; do
+    status=0
+    browser --dump-dom "file://$html" >"$out/$name.dom" 2>"$out/$name.dom.err" || status=$?
+    if grep -q 'id="fatnet-report-end"' "$out/$name.dom" && grep -q '<svg' "$out/$name.dom"; then
+      dom_ok=1
+      break
+    fi
+    echo "$name: --dump-dom try $try: exit $status, $(wc -c <"$out/$name.dom") bytes," \
+      "no end marker or <svg> (stderr: $out/$name.dom.err)"
+  done
+  if [[ $dom_ok -ne 1 ]]; then
+    echo "$name: the DOM lacks the report's end marker or its <svg>;" \
+      "the last try's stderr ends (dbus lines left out):"
+    grep -v "dbus/" "$out/$name.dom.err" | tail -n 5 | sed 's/^/  /'
     ok=1
   fi
   if [[ ! -s $out/$name.png ]]; then
@@ -75,12 +93,19 @@ cat >"$out/selftest-external.html" <<'EOF'
 <body><svg xmlns="http://www.w3.org/2000/svg" width="1500" height="1000"><defs><linearGradient id="g"><stop offset="0" stop-color="#fed976"/><stop offset="1" stop-color="#800026"/></linearGradient></defs><rect width="1500" height="1000" fill="url(#g)"/></svg>
 <img src="http://example.invalid/x.png"><footer id="fatnet-report-end"></footer></body></html>
 EOF
+cat >"$out/selftest-truncated.html" <<'EOF'
+<!DOCTYPE html><html><head><meta charset="utf-8"><title>truncated</title></head>
+<body><svg xmlns="http://www.w3.org/2000/svg" width="1500" height="1000"><defs><linearGradient id="g"><stop offset="0" stop-color="#fed976"/><stop offset="1" stop-color="#800026"/></linearGradient></defs><rect width="1500" height="1000" fill="url(#g)"/></svg>
+</body></html>
+EOF
 cat >"$out/selftest-blank.html" <<'EOF'
 <!DOCTYPE html><html><head><meta charset="utf-8"><title>blank</title></head><body><svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"></svg><footer id="fatnet-report-end"></footer></body></html>
 EOF
 # Each must fail for its own reason: the colourful external page on the console alone (its
-# screenshot passes), the blank page on its screenshot alone.
-for t in "selftest-external:console messages:" "selftest-blank:blank?"; do
+# screenshot passes), the page cut before its footer on the DOM alone, the blank page on its
+# screenshot alone.
+for t in "selftest-external:console messages:" "selftest-truncated:lacks" \
+  "selftest-blank:blank?"; do
   name=${t%%:*} reason=${t#*:}
   if check "$name" >"$out/$name.log" 2>&1; then
     echo "ERROR: the browser check passed $name.html, which it must fail:"

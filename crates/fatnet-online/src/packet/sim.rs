@@ -397,6 +397,12 @@ impl Unit {
 /// current step. Shared by the threads of a step (`&self`); who may change what, and when, is
 /// in the module documentation of `cells` and at [`Sim::step_threaded`].
 trait Store {
+    /// Whether the store's queues can have lazy walks with narrow counts (a `u64`: queues of
+    /// 2 or 3 units) and with wide ones (a `u128`: 4 to 15), see [`Counts`]. Only those walks
+    /// are compiled for the store: a store whose queues are all of one size needs one width
+    /// (each width's walks are a few thousand lines of machine code a store).
+    const NARROW_COUNTS: bool;
+    const WIDE_COUNTS: bool;
     fn queue_len(&self, e: usize) -> usize;
     fn queue_front(&self, e: usize) -> Unit;
     /// The unit at the back of link `e`'s (non-empty) queue.
@@ -720,6 +726,9 @@ impl<R: Default + FromBytes + IntoBytes + KnownLayout> Records<R> {
 /// [`Links`], one record per link with a ring of a size known at compile time, and
 /// [`Rings`], fields and rings in two arrays, the ring's size chosen at run time.
 trait Slots: Sync {
+    /// [`Store::NARROW_COUNTS`] and [`Store::WIDE_COUNTS`].
+    const NARROW_COUNTS: bool;
+    const WIDE_COUNTS: bool;
     fn at(&self, e: usize) -> (&LinkFields, &[C64]);
     fn fields_mut(&mut self, e: usize) -> &mut LinkFields;
     /// Asks the processor for link `e`'s record (a hint).
@@ -738,6 +747,8 @@ trait Slots: Sync {
 struct Links<'m, R, const Q: usize>(&'m mut [R]);
 
 impl<R: Record, const Q: usize> Slots for Links<'_, R, Q> {
+    const NARROW_COUNTS: bool = Q == 2 || Q == 3;
+    const WIDE_COUNTS: bool = Q == 4;
     #[inline(always)]
     fn at(&self, e: usize) -> (&LinkFields, &[C64]) {
         let r = &self.0[e];
@@ -784,6 +795,9 @@ struct Rings<'m> {
 }
 
 impl Slots for Rings<'_> {
+    /// Its queues hold 5 units or more.
+    const NARROW_COUNTS: bool = false;
+    const WIDE_COUNTS: bool = true;
     #[inline(always)]
     fn at(&self, e: usize) -> (&LinkFields, &[C64]) {
         let first = e * self.q;
@@ -811,6 +825,8 @@ impl Slots for Rings<'_> {
 }
 
 impl<L: Slots> Store for L {
+    const NARROW_COUNTS: bool = L::NARROW_COUNTS;
+    const WIDE_COUNTS: bool = L::WIDE_COUNTS;
     #[inline(always)]
     fn prefetch(&self, e: usize) {
         self.prefetch_link(e);
@@ -996,6 +1012,10 @@ impl Deques {
 }
 
 impl Store for Deques {
+    /// Bounded queues are [`Deques`] when they hold more than [`MAX_RING`] units, or when
+    /// their rings would not fit: at least 5 units.
+    const NARROW_COUNTS: bool = false;
+    const WIDE_COUNTS: bool = true;
     #[inline]
     fn queue_len(&self, e: usize) -> usize {
         self.queues[e].borrow().len()
@@ -2448,9 +2468,24 @@ impl<'a, S: Store> Sim<'a, S> {
     fn start_walks(&mut self, lazy: bool) {
         let worms = self.mc_first as usize;
         self.walk = true;
-        self.lazy =
-            lazy && (2..=MAX_LAZY_QUEUE).contains(&self.q) && self.unit_len <= MAX_LAZY_UNITS;
+        let compiled = if self.q > 3 {
+            S::WIDE_COUNTS
+        } else {
+            S::NARROW_COUNTS
+        };
+        self.lazy = lazy
+            && compiled
+            && (2..=MAX_LAZY_QUEUE).contains(&self.q)
+            && self.unit_len <= MAX_LAZY_UNITS;
         self.wide_counts = self.lazy && self.q > 3;
+        #[cfg(test)]
+        LAZY_BITS.with(|b| {
+            b.set(match (self.lazy, self.wide_counts) {
+                (false, _) => 0,
+                (true, false) => u64::BITS,
+                (true, true) => u128::BITS,
+            })
+        });
         if self.wide_counts {
             self.cnt_hi = std::iter::repeat_with(|| C64::new(0)).take(worms).collect();
         }
@@ -2497,9 +2532,10 @@ impl<'a, S: Store> Sim<'a, S> {
     /// own walk, its head's move, a terminal's drain or an older worm's last units leaving
     /// its head's link pop the links it waits on. Returns whether any unit moved.
     fn walk_worms(&self, lo: &mut Local) -> bool {
-        if self.wide_counts {
+        // The store's constant first: a width it cannot have is not compiled for it.
+        if S::WIDE_COUNTS && self.wide_counts {
             return self.walk_lazies::<u128>(lo);
-        } else if self.lazy {
+        } else if S::NARROW_COUNTS && self.lazy {
             return self.walk_lazies::<u64>(lo);
         }
         let mut flying = std::mem::take(&mut lo.flying);
@@ -3770,9 +3806,9 @@ impl<'a, S: Store> Sim<'a, S> {
                 .set(if arrived { NONE } else { e });
         }
         if self.lazy && u.seq == 0 {
-            if self.wide_counts {
+            if S::WIDE_COUNTS && self.wide_counts {
                 self.head_moved::<u128>(u, e, arrived);
-            } else {
+            } else if S::NARROW_COUNTS {
                 self.head_moved::<u64>(u, e, arrived);
             }
         }
@@ -4168,9 +4204,9 @@ impl<'a, S: Store> Sim<'a, S> {
                 queued += len as u64;
             }
         }
-        if self.wide_counts {
+        if S::WIDE_COUNTS && self.wide_counts {
             queued = self.lazy_queued::<u128>(t, queued)?;
-        } else if self.lazy {
+        } else if S::NARROW_COUNTS && self.lazy {
             queued = self.lazy_queued::<u64>(t, queued)?;
         }
         let mut pending = 0u64;
@@ -4361,6 +4397,9 @@ thread_local! {
     pub(super) static NO_WALKS: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
     /// Test only: walks visit every link of a worm (no lazy walks, [`Sim::walk_lazy`]).
     pub(super) static NO_LAZY: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// Test only: the bits of the counts ([`Counts`]) of the lazy walks of the last run that
+    /// started walks on this thread (`Sim::start_walks`); 0 without lazy walks.
+    pub(super) static LAZY_BITS: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
 }
 
 /// A run: the shared state and one [`Local`] per thread of a step.
@@ -4872,8 +4911,8 @@ impl<S: Threads> StepModel for Run<'_, S> {
 #[cfg(test)]
 mod order_tests {
     use super::{
-        FORCE_DEQUES, FORCE_PARTS, FORCE_SERIAL_SPLIT, NO_LAZY, NO_WALKS, PER_LINK_WAITS,
-        REVERSE_NODES, THREADED_STEPS, WAIT_WIDTH,
+        FORCE_DEQUES, FORCE_PARTS, FORCE_SERIAL_SPLIT, LAZY_BITS, NO_LAZY, NO_WALKS,
+        PER_LINK_WAITS, REVERSE_NODES, THREADED_STEPS, WAIT_WIDTH,
     };
     use crate::packet::{
         FlowControl, Injection, Multicast, MulticastTree, PacketConfig, PacketNet, PathPolicy,
@@ -5200,6 +5239,44 @@ mod order_tests {
             let visiting = simulate(&net, &inj, &config, seed);
             NO_LAZY.with(|w| w.set(false));
             proptest::prop_assert_eq!(lazy, visiting.unwrap());
+        }
+    }
+
+    /// Wormhole runs walk lazily with every bounded queue of 2 to 15 units, in whichever store
+    /// holds it (inline records, rings, or deques when rings are refused): each store compiles
+    /// only the count widths its queues can have (`Store::NARROW_COUNTS`, `WIDE_COUNTS`), and
+    /// one that claimed too few would silently fall back to visiting walks (the same runs,
+    /// several times slower), which no comparison of runs can see.
+    #[test]
+    fn queues_of_2_to_15_units_walk_lazily_in_every_store() {
+        let net = PacketNet::new(KAryNTree::new(4, 2).unwrap()).unwrap();
+        let inj: Vec<Injection> = (0..16)
+            .map(|src| Injection {
+                src,
+                dst: (src * 5 + 3) % 16,
+                release: 0,
+            })
+            .collect();
+        for deques in [false, true] {
+            for q in 1..=17 {
+                let config = PacketConfig {
+                    flits: 8,
+                    queue: QueueCapacity::Bounded(q),
+                    ..PacketConfig::worm()
+                };
+                FORCE_DEQUES.with(|d| d.set(deques));
+                LAZY_BITS.with(|b| b.set(u32::MAX));
+                let run = simulate(&net, &inj, &config, 7);
+                let bits = LAZY_BITS.with(std::cell::Cell::get);
+                FORCE_DEQUES.with(|d| d.set(false));
+                assert_eq!(run.unwrap().delivered, 16, "q {q}");
+                let want = match q {
+                    2..=3 => 64,
+                    4..=15 => 128,
+                    _ => 0,
+                };
+                assert_eq!(bits, want, "q {q}, forced deques {deques}");
+            }
         }
     }
 

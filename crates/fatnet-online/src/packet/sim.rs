@@ -1024,8 +1024,8 @@ impl Deques {
 }
 
 impl Store for Deques {
-    /// Bounded queues are [`Deques`] when they hold more than [`MAX_RING`] units, or when
-    /// their rings would not fit: at least 5 units.
+    /// Its queues are unbounded, or bounded at 5 units or more: deeper than [`MAX_RING`], or
+    /// [`Rings`] that would not fit.
     const NARROW_COUNTS: bool = false;
     const WIDE_COUNTS: bool = true;
     #[inline]

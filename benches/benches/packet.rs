@@ -7,7 +7,8 @@
 
 use std::hint::black_box;
 
-use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use criterion::measurement::WallTime;
+use criterion::{BenchmarkGroup, Criterion, Throughput, criterion_group, criterion_main};
 use fatnet::online::RunProtocol;
 use fatnet::online::direct_broadcast::{DirectConfig, DirectScheme};
 use fatnet::online::packet::{
@@ -15,10 +16,34 @@ use fatnet::online::packet::{
     Queueing, RouteSource, SinkModel, batch_trial, multicast_trial, simulate,
 };
 use fatnet::topology::{ButterflyFatTree, Hypercube};
-use fatnet::traffic::patterns;
+use fatnet::traffic::{MessageSet, patterns};
 use fatnet_fabric::FabricTopology;
 use rand::SeedableRng;
 use rand_pcg::Pcg64;
+
+/// Benchmark `id`: one batch of `m` on `net` under `config` (without conservation checks), one
+/// delay draw, seed 7; its throughput is the flit-hops of a first run.
+fn bench_batch(
+    g: &mut BenchmarkGroup<'_, WallTime>,
+    id: String,
+    net: &PacketNet,
+    m: &MessageSet,
+    config: PacketConfig,
+) {
+    let config = PacketConfig {
+        check_conservation: false,
+        ..config
+    };
+    let hops = batch_trial(net, m, 1, &config, 7).unwrap().unit_hops;
+    g.throughput(Throughput::Elements(hops));
+    g.bench_function(id, |b| {
+        b.iter(|| {
+            batch_trial(net, black_box(m), 1, &config, 7)
+                .unwrap()
+                .latency
+        })
+    });
+}
 
 fn greenberg_oh(c: &mut Criterion) {
     let mut g = c.benchmark_group("packet_engine");
@@ -31,27 +56,15 @@ fn greenberg_oh(c: &mut Criterion) {
             ("store_rp_rr", PacketConfig::store()),
             ("split_rp_rr", PacketConfig::split()),
         ] {
-            let config = PacketConfig {
-                check_conservation: false,
-                ..config
-            };
-            let hops = batch_trial(&net, &m, 1, &config, 7).unwrap().unit_hops;
-            g.throughput(Throughput::Elements(hops));
-            g.bench_function(format!("{name}/bft_n={n}/random"), |b| {
-                b.iter(|| {
-                    batch_trial(&net, black_box(&m), 1, &config, 7)
-                        .unwrap()
-                        .latency
-                })
-            });
+            bench_batch(&mut g, format!("{name}/bft_n={n}/random"), &net, &m, config);
         }
     }
     g.finish();
 }
 
 /// Deep queues (more than 4 flits, held in the engine's `Rings`): WORM RP-RR, 32-flit worms
-/// on the 4-ary 6-tree (4,096 processors), one random permutation, queues of 2 (the inline
-/// records, for comparison), 8 and 16 flits.
+/// on the 4-ary 6-tree (4,096 processors), one message a processor to a uniform destination
+/// other than itself, queues of 2 (the inline records, for comparison), 8 and 16 flits.
 fn deep_queues(c: &mut Criterion) {
     let mut g = c.benchmark_group("packet_engine_deep_queues");
     g.sample_size(10);
@@ -59,19 +72,11 @@ fn deep_queues(c: &mut Criterion) {
     let m = patterns::uniform(4096, false, &mut Pcg64::seed_from_u64(5)).unwrap();
     for q in [2, 8, 16] {
         let config = PacketConfig {
-            check_conservation: false,
             queue: QueueCapacity::Bounded(q),
             ..PacketConfig::worm()
         };
-        let hops = batch_trial(&net, &m, 1, &config, 7).unwrap().unit_hops;
-        g.throughput(Throughput::Elements(hops));
-        g.bench_function(format!("worm_rp_rr_q{q}/karyntree_k=4_n=6/random"), |b| {
-            b.iter(|| {
-                batch_trial(&net, black_box(&m), 1, &config, 7)
-                    .unwrap()
-                    .latency
-            })
-        });
+        let id = format!("worm_rp_rr_q{q}/karyntree_k=4_n=6/random");
+        bench_batch(&mut g, id, &net, &m, config);
     }
     g.finish();
 }
@@ -198,19 +203,13 @@ fn fabric(c: &mut Criterion) {
         ("worm", PacketConfig::worm()),
         ("store", PacketConfig::store()),
     ] {
-        let config = PacketConfig {
-            check_conservation: false,
-            ..config
-        };
-        let hops = batch_trial(&net, &m, 1, &config, 7).unwrap().unit_hops;
-        g.throughput(Throughput::Elements(hops));
-        g.bench_function(format!("{name}/is4_3l_1944n/permutation"), |b| {
-            b.iter(|| {
-                batch_trial(&net, black_box(&m), 1, &config, 7)
-                    .unwrap()
-                    .latency
-            })
-        });
+        bench_batch(
+            &mut g,
+            format!("{name}/is4_3l_1944n/permutation"),
+            &net,
+            &m,
+            config,
+        );
     }
     g.finish();
 }

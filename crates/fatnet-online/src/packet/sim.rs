@@ -227,9 +227,16 @@ trait Counts:
     fn store(self, ww: &WormWalk, hi: &[C64], w: usize);
 }
 
-/// The methods of [`Counts`] that its two words share.
+/// What [`Counts`] says the same way of its two words: all but where a worm's word is kept.
+/// `$field` bits a field; the lowest bit of every field is the word's largest value over a
+/// field's (`0x55…` for 2-bit fields, `0x11…` for 4-bit ones).
 macro_rules! word_ops {
-    () => {
+    ($field:literal) => {
+        const FIELD: u32 = $field;
+        const BITS: u32 = Self::BITS;
+        const ZERO: Self = 0;
+        const ONE: Self = 1;
+        const LOW: Self = Self::MAX / ((1 << $field) - 1);
         #[inline(always)]
         fn of(x: u64) -> Self {
             Self::from(x)
@@ -251,12 +258,7 @@ macro_rules! word_ops {
 }
 
 impl Counts for u64 {
-    const FIELD: u32 = 2;
-    const BITS: u32 = 64;
-    const ZERO: Self = 0;
-    const ONE: Self = 1;
-    const LOW: Self = 0x5555_5555_5555_5555;
-    word_ops!();
+    word_ops!(2);
     #[inline(always)]
     fn load(ww: &WormWalk, _: &[C64], _: usize) -> Self {
         ww.cnt.get()
@@ -268,12 +270,7 @@ impl Counts for u64 {
 }
 
 impl Counts for u128 {
-    const FIELD: u32 = 4;
-    const BITS: u32 = 128;
-    const ZERO: Self = 0;
-    const ONE: Self = 1;
-    const LOW: Self = 0x1111_1111_1111_1111_1111_1111_1111_1111;
-    word_ops!();
+    word_ops!(4);
     #[inline(always)]
     fn load(ww: &WormWalk, hi: &[C64], w: usize) -> Self {
         u128::from(ww.cnt.get()) | u128::from(hi[w].get()) << 64

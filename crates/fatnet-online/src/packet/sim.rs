@@ -1289,17 +1289,22 @@ fn run_multicast(
     }
     let links = net.links() as usize;
     let per_message = per_message as u32;
-    macro_rules! inline {
-        ($record:ty, $q:literal) => {{
-            let mut records = Records::<$record>::new(links);
-            let store = Links::<$record, $q>(records.slice());
-            let sim = Sim::new(net, injections, mc, config, seed, per_message, store, $q)?;
+    // The run on `store`, of queues of `q` units (each store its own `Sim` type).
+    macro_rules! run {
+        ($store:expr, $q:expr) => {{
+            let sim = Sim::new(net, injections, mc, config, seed, per_message, $store, $q)?;
             drive(
                 Run::new(sim, net),
                 net,
                 config.max_steps,
                 config.check_conservation,
             )
+        }};
+    }
+    macro_rules! inline {
+        ($record:ty, $q:literal) => {{
+            let mut records = Records::<$record>::new(links);
+            run!(Links::<$record, $q>(records.slice()), $q)
         }};
     }
     match config.queue {
@@ -1316,27 +1321,14 @@ fn run_multicast(
                 units: units.slice(),
                 q,
             };
-            let sim = Sim::new(net, injections, mc, config, seed, per_message, store, q)?;
-            drive(
-                Run::new(sim, net),
-                net,
-                config.max_steps,
-                config.check_conservation,
-            )
+            run!(store, q)
         }
         queue => {
             let q = match queue {
                 QueueCapacity::Bounded(q) => q as usize,
                 QueueCapacity::Unbounded => usize::MAX,
             };
-            let store = Deques::new(links);
-            let sim = Sim::new(net, injections, mc, config, seed, per_message, store, q)?;
-            drive(
-                Run::new(sim, net),
-                net,
-                config.max_steps,
-                config.check_conservation,
-            )
+            run!(Deques::new(links), q)
         }
     }
 }
